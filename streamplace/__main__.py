@@ -1,0 +1,3 @@
+from streamplace.cli.app import main
+
+main()

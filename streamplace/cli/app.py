@@ -1,0 +1,170 @@
+"""``streamplace``: the commands of cli.md. Thin layer over the library; Rich on stderr."""
+
+from __future__ import annotations
+
+import enum
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from streamplace import __version__
+from streamplace.cli.console import console, handle_errors
+from streamplace.cli.options import build_objective, parse_limit
+from streamplace.cli.render import render_checks, render_evaluation, render_methods
+from streamplace.errors import InputError
+from streamplace.io.junit import write_junit
+from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.io.schema import json_schema
+from streamplace.io.writers import json_text, plan_document
+from streamplace.model.evaluate import evaluate
+from streamplace.model.validation import Thresholds, run_checks
+from streamplace.solve.registry import methods as registered_methods
+
+app = typer.Typer(
+    name="streamplace",
+    help="Decide where the operators of a stream-processing application run, and how many "
+         "replicas each needs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+)
+
+AppArg = Annotated[str, typer.Argument(metavar="APP", help="Application file (YAML/JSON, - = stdin).")]
+InfraArg = Annotated[str, typer.Argument(metavar="INFRA", help="Infrastructure file.")]
+PlanArg = Annotated[str, typer.Argument(metavar="PLAN", help="Plan file.")]
+ObjectiveOpt = Annotated[str | None, typer.Option("--objective", help="Objective file.")]
+WeightsOpt = Annotated[str | None, typer.Option(
+    "--weights", help="SAW weights r=..,a=..,c=..,z=.. (override the objective file's).")]
+MetricOpt = Annotated[str | None, typer.Option(
+    "--network-metric", help="traffic | network_usage | elastic_energy.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No tables on stderr.")]
+
+
+class SchemaKind(enum.StrEnum):
+    application = "application"
+    infrastructure = "infrastructure"
+    plan = "plan"
+    objective = "objective"
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"streamplace {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version.")] = False,
+) -> None:
+    """streamplace: operator replication and placement for stream processing."""
+
+
+def _same_file(a: str, b: str) -> bool:
+    return a != "-" and b != "-" and Path(a).resolve() == Path(b).resolve()
+
+
+def _guard_output(output: str | None, *inputs: str | None) -> None:
+    """Never write over an input: nothing the user had is lost."""
+    for source in inputs:
+        if output and source and _same_file(output, source):
+            raise InputError.single(f"output {output!r} is also an input",
+                                    "write to another file", path="output")
+
+
+@app.command("evaluate")
+@handle_errors
+def evaluate_cmd(application: AppArg, infrastructure: InfraArg, plan: PlanArg,
+                 objective: ObjectiveOpt = None, weights: WeightsOpt = None,
+                 network_metric: MetricOpt = None, json_: JsonOpt = False,
+                 quiet: QuietOpt = False) -> None:
+    """Compute every metric of PLAN and every constraint it violates."""
+    app_, infra = read_instance(application, infrastructure)
+    plan_ = read_plan_for(plan, app_, infra)
+    objective_ = build_objective(objective, weights, network_metric)
+    ev = evaluate(app_, infra, plan_, objective_)
+    if not quiet:
+        render_evaluation(console(), ev, f"{app_.name} on {infra.name}: plan {plan}")
+    if json_:
+        sys.stdout.write(json_text({
+            "command": "evaluate", "application": app_.name, "infrastructure": infra.name,
+            "feasible": ev.feasible, "complete": ev.complete, "metrics": ev.metrics(),
+            "violations": [v.__dict__ for v in ev.violations], "warnings": ev.warnings,
+            "evaluation": ev.to_dict(), "plan": plan_document(plan_, ev)}))
+
+
+@app.command("validate")
+@handle_errors
+def validate_cmd(
+    application: AppArg, infrastructure: InfraArg, plan: PlanArg,
+    max_response_time: Annotated[str | None, typer.Option(
+        help="Fail when R exceeds this (seconds, or e.g. '200 ms').")] = None,
+    min_availability: Annotated[str | None, typer.Option(
+        help="Fail when A is below this (0-1).")] = None,
+    max_cost: Annotated[str | None, typer.Option(help="Fail when C exceeds this.")] = None,
+    max_traffic: Annotated[str | None, typer.Option(
+        help="Fail when T exceeds this (bytes/s, or e.g. '2 MB/s').")] = None,
+    junit_xml: Annotated[str | None, typer.Option(
+        "--junit-xml", help="Write the checks as JUnit XML for CI systems.")] = None,
+    objective: ObjectiveOpt = None, json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Check PLAN: every constraint, plus thresholds. Exit 0 if all pass, 1 if any fails."""
+    started = time.perf_counter()
+    _guard_output(junit_xml, application, infrastructure, plan, objective)
+    thresholds = Thresholds(
+        max_response_time=parse_limit(max_response_time, "--max-response-time", "time"),
+        min_availability=parse_limit(min_availability, "--min-availability", "plain"),
+        max_cost=parse_limit(max_cost, "--max-cost", "money"),
+        max_traffic=parse_limit(max_traffic, "--max-traffic", "bandwidth"),
+    )
+    app_, infra = read_instance(application, infrastructure)
+    plan_ = read_plan_for(plan, app_, infra)
+    ev = evaluate(app_, infra, plan_, build_objective(objective, None, None))
+    checks = run_checks(ev, thresholds, plan_.method)
+    passed = all(c.passed for c in checks)
+    if junit_xml:
+        write_junit(junit_xml, checks, f"streamplace validate {Path(plan).name}",
+                    time.perf_counter() - started)
+    if not quiet:
+        con = console()
+        con.print(f"[bold]{app_.name} on {infra.name}: validate {plan}[/]")
+        render_checks(con, checks)
+        for w in ev.warnings:
+            con.print(f"[yellow]warning:[/] {w}")
+    if json_:
+        sys.stdout.write(json_text({
+            "command": "validate", "passed": passed, "metrics": ev.metrics(),
+            "checks": [c.__dict__ for c in checks],
+            "violations": [v.__dict__ for v in ev.violations], "warnings": ev.warnings}))
+    raise typer.Exit(0 if passed else 1)
+
+
+@app.command("schema")
+@handle_errors
+def schema_cmd(kind: Annotated[SchemaKind, typer.Argument(help="Which file kind.")]) -> None:
+    """Print the JSON Schema of a file kind on stdout."""
+    sys.stdout.write(json_text(json_schema(kind.value)))
+
+
+@app.command("methods")
+@handle_errors
+def methods_cmd(json_: JsonOpt = False) -> None:
+    """List every method: its model, exact or heuristic, and its options."""
+    infos = registered_methods()
+    if json_:
+        sys.stdout.write(json_text([
+            {"name": m.name, "model": m.model, "exact": m.exact, "summary": m.summary,
+             "options": list(m.options), "cycles": m.cycles, "replication": m.replication,
+             "trees": m.trees} for m in infos]))
+    else:
+        render_methods(console(), infos)
+
+
+def main() -> None:
+    app(prog_name="streamplace")

@@ -1,0 +1,68 @@
+"""The exception family; only :mod:`streamplace.cli` prints these and maps them to exit codes.
+
+Exit codes (cli.md): InputError -> 2, InfeasibleError -> 1, SolverError -> 3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input, located as precisely as the reader could.
+
+    Rendered as ``file:line: field.path: what is wrong — how to fix``.
+    """
+
+    message: str
+    fix: str = ""
+    path: str = ""
+    file: str | None = None
+    line: int | None = None
+
+    def render(self) -> str:
+        where = self.file or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        head = f"{where}: {self.path}: " if self.path else f"{where}: "
+        tail = f" — {self.fix}" if self.fix else ""
+        return f"{head}{self.message}{tail}"
+
+
+class StreamplaceError(Exception):
+    """Base of every error streamplace reports to a user."""
+
+    exit_code = 3
+
+
+class InputError(StreamplaceError):
+    """Bad usage or bad input; carries every problem found, not just the first."""
+
+    exit_code = 2
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems: Sequence[Problem] = tuple(problems)
+        super().__init__("\n".join(p.render() for p in self.problems))
+
+    @classmethod
+    def single(cls, message: str, fix: str = "", *, file: str | None = None,
+               path: str = "", line: int | None = None) -> InputError:
+        return cls([Problem(message=message, fix=fix, path=path, file=file, line=line)])
+
+
+class InfeasibleError(StreamplaceError):
+    """The instance provably has no feasible plan; ``reasons`` say what a person can change."""
+
+    exit_code = 1
+
+    def __init__(self, reasons: Iterable[str]) -> None:
+        self.reasons = tuple(reasons)
+        super().__init__("; ".join(self.reasons))
+
+
+class SolverError(StreamplaceError):
+    """The solver failed or stopped without any feasible plan."""
+
+    exit_code = 3

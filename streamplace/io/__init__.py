@@ -1,0 +1,1 @@
+"""Bytes <-> model: readers with line numbers, atomic writers, schema export."""

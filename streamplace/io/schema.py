@@ -1,0 +1,29 @@
+"""JSON Schemas of the four file kinds, generated from the models (the single source).
+
+The checked-in copies under ``schemas/`` are golden files: ``make golden`` regenerates them,
+and a test says what drifted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamplace.model.application import APPLICATION_SCHEMA, Application
+from streamplace.model.base import Document
+from streamplace.model.infrastructure import INFRASTRUCTURE_SCHEMA, Infrastructure
+from streamplace.model.objective import OBJECTIVE_SCHEMA, ObjectiveFile
+from streamplace.model.plan import PLAN_SCHEMA, Plan
+
+KINDS: dict[str, tuple[type[Document], str]] = {
+    "application": (Application, APPLICATION_SCHEMA),
+    "infrastructure": (Infrastructure, INFRASTRUCTURE_SCHEMA),
+    "objective": (ObjectiveFile, OBJECTIVE_SCHEMA),
+    "plan": (Plan, PLAN_SCHEMA),
+}
+
+
+def json_schema(kind: str) -> dict[str, Any]:
+    model, schema_id = KINDS[kind]
+    body = model.model_json_schema(by_alias=True, mode="validation")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": schema_id,
+            **body, "title": f"streamplace {kind} file"}

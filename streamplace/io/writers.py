@@ -1,0 +1,105 @@
+"""Writers: plans and reports as YAML or JSON, always written atomically.
+
+An interrupted run never leaves a half-written file: the text goes to a temporary file in
+the same folder, is flushed to disk, then renamed over the target (formats.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from streamplace.model.evaluate.report import Evaluation
+from streamplace.model.plan import PLAN_SCHEMA, Plan
+
+PLAN_KEYS = ("schema", "application", "infrastructure", "method", "status", "objective",
+             "bound", "gap", "placement", "routes", "downloads", "purchased", "metrics",
+             "bounds_used", "solver")
+
+
+def atomic_write(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def plan_document(plan: Plan, evaluation: Evaluation | None = None) -> dict[str, Any]:
+    """The plan as a plain mapping in formats.md's key order; metrics from ``evaluation``."""
+    raw = plan.model_dump(by_alias=True, exclude_none=True)
+    raw["schema"] = PLAN_SCHEMA
+    raw["placement"] = {op: {n: c for n, c in reps.items() if c > 0}
+                        for op, reps in plan.placement.items()}
+    if evaluation is not None and evaluation.complete:
+        raw["metrics"] = evaluation.metrics()
+        if evaluation.utility is not None and "bounds_used" not in raw:
+            raw["bounds_used"] = evaluation.utility.bounds_used
+    for key in ("routes", "downloads", "purchased"):
+        if not raw.get(key):
+            raw.pop(key, None)
+    return {k: raw[k] for k in PLAN_KEYS if k in raw}
+
+
+def format_for(path: str | None, requested: str | None) -> str:
+    if requested:
+        return requested
+    if path and Path(path).suffix.lower() == ".json":
+        return "json"
+    return "yaml"
+
+
+def dumps(data: Any, fmt: str) -> str:
+    """YAML (leaf collections in flow style, as in formats.md) or JSON text."""
+    clean = _plain(data)
+    if fmt == "json":
+        return json.dumps(_json_safe(clean), indent=2, allow_nan=False) + "\n"
+    return str(yaml.safe_dump(clean, sort_keys=False, default_flow_style=None,
+                              allow_unicode=True, width=100))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_plain(v) for v in value]
+    if hasattr(value, "value") and hasattr(value, "name") and isinstance(value.value, str):
+        return value.value  # enums
+    return value
+
+
+def _json_safe(value: Any) -> Any:
+    """JSON has no infinities: they are written as the strings "inf" / "-inf"."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def json_text(data: Any) -> str:
+    return dumps(data, "json")

@@ -1,0 +1,124 @@
+"""The application: operators, the streams between them and basic data objects (formats.md).
+
+Defaults not stated in formats.md follow the ODRP paper's Storm setting (seed 000, sec. 5.2:
+C_i = Res_i = 1): ``resources: 1`` and ``cost: 1`` per replica.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from streamplace.model.base import Document, StrictModel
+from streamplace.model.fields import (
+    Bytes,
+    Identifier,
+    Money,
+    Ops,
+    PositiveRate,
+    Rate,
+    Resources,
+    Seconds,
+)
+
+APPLICATION_SCHEMA = "streamplace/application/v1"
+
+
+class Operator(StrictModel):
+    """One operator of the DAG (ODRP's i, Benoit's n_i)."""
+
+    id: Identifier = Field(description="Unique operator id.")
+    name: str | None = Field(None, description="Readable name (e.g. a Spark stage name).")
+    description: str | None = None
+    service_rate: PositiveRate | None = Field(
+        None, description="mu_i in tuples/s on the reference node; latency 1/(mu - load).")
+    latency: Seconds | None = Field(
+        None, description="Fixed latency (s) on the reference node, instead of service_rate.")
+    input_rate: Rate | None = Field(
+        None, description="Tuples/s entering the operator; default: sum of incoming stream "
+                          "rates, or for a source the largest outgoing rate.")
+    resources: Resources = Field(default_factory=lambda: {"units": 1.0},
+                                 description="Res_i per replica.")
+    cost: Money = Field(1.0, description="C_i: cost per replica per resource unit.")
+    max_replicas: Annotated[int, Field(ge=1)] | None = Field(
+        None, description="k_i, the most replicas a solver may choose (default 1).")
+    replicas: Annotated[int, Field(ge=1)] | None = Field(
+        None, description="Fixed instance count; excludes max_replicas.")
+    candidates: list[Identifier] | None = Field(
+        None, min_length=1, description="Nodes it may run on (default: every processor).")
+    work: Ops = Field(0.0, description="Operations per result (Benoit w_i).")
+    output_size: Bytes | None = Field(None, description="Bytes per result (Benoit delta_i).")
+    objects: list[Identifier] = Field(default_factory=list,
+                                      description="Basic objects it downloads (Benoit).")
+
+    @model_validator(mode="after")
+    def _exclusive_fields(self) -> Operator:
+        if self.replicas is not None and self.max_replicas is not None:
+            raise ValueError("sets both replicas and max_replicas — keep replicas for a fixed "
+                             "count, or max_replicas to let the solver choose")
+        if self.service_rate is not None and self.latency is not None:
+            raise ValueError("sets both service_rate and latency — keep one: service_rate for "
+                             "a load-dependent (M/M/1) latency, latency for a fixed one")
+        return self
+
+    @property
+    def min_replicas(self) -> int:
+        return self.replicas if self.replicas is not None else 1
+
+    @property
+    def replica_cap(self) -> int:
+        """k_i: the largest replica count allowed."""
+        if self.replicas is not None:
+            return self.replicas
+        return self.max_replicas if self.max_replicas is not None else 1
+
+    @property
+    def billing_units(self) -> float:
+        """Res_i in the cost term C_i * Res_i: the first resource dimension listed."""
+        return next(iter(self.resources.values()), 0.0)
+
+
+class Stream(StrictModel):
+    """A directed edge (i, j) with tuple rate lambda_(i,j) and tuple size b_(i,j)."""
+
+    source: Identifier = Field(alias="from")
+    target: Identifier = Field(alias="to")
+    rate: Rate | None = Field(None, description="Tuples/s (lambda); required unless derivable.")
+    tuple_size: Bytes | None = Field(
+        None, description="Bytes per tuple (b); default: the producer's output_size, else 1.")
+
+
+class DataObject(StrictModel):
+    """A basic object held by data servers (Benoit o_k); rate_k = size * frequency."""
+
+    id: Identifier
+    size: Bytes = Field(description="delta_k in bytes.")
+    frequency: Rate = Field(description="f_k: downloads per second.")
+
+    @property
+    def rate(self) -> float:
+        return self.size * self.frequency
+
+
+class Application(Document):
+    """An application DAG (formats.md, ``streamplace/application/v1``)."""
+
+    schema_: Literal["streamplace/application/v1"] | None = Field(None, alias="schema")
+    name: Identifier
+    description: str | None = None
+    throughput: PositiveRate | None = Field(
+        None, description="Results/s the application must sustain (Benoit rho).")
+    operators: list[Operator] = Field(min_length=1)
+    streams: list[Stream] = Field(default_factory=list)
+    objects: list[DataObject] = Field(default_factory=list)
+
+    def operator(self, op_id: str) -> Operator:
+        for op in self.operators:
+            if op.id == op_id:
+                return op
+        raise KeyError(op_id)
+
+    @property
+    def operator_ids(self) -> list[str]:
+        return [op.id for op in self.operators]

@@ -1,0 +1,98 @@
+"""The ONE evaluator: every metric of every model for any plan, whichever method made it.
+
+Solvers never report metrics of their own; they call :func:`evaluate` on the plan they made.
+"""
+
+from __future__ import annotations
+
+import math
+
+from streamplace.model.application import Application
+from streamplace.model.evaluate.benoit import benoit_evaluation
+from streamplace.model.evaluate.constraints import placement_violations
+from streamplace.model.evaluate.ecker import ecker_score
+from streamplace.model.evaluate.odrp import odrp_metrics
+from streamplace.model.evaluate.report import Evaluation
+from streamplace.model.evaluate.utility import derive_bounds, utility
+from streamplace.model.graph import AppGraph, build_graph
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.network import Network
+from streamplace.model.objective import TERMS, Objective, Term
+from streamplace.model.plan import Plan
+
+ECKER_METHODS = frozenset({"hill-climbing", "ant-system", "hybrid"})
+
+__all__ = ["Evaluation", "evaluate", "resolve_bounds"]
+
+
+def evaluate(app: Application, infra: Infrastructure, plan: Plan,
+             objective: Objective | None = None) -> Evaluation:
+    """Evaluate ``plan``: ODRP metrics and utility, Benoit constraints and cost (when the
+    application sets a ``throughput``), the Ecker score, and every violated constraint.
+
+    Metrics are ``None`` when some operator has no replica: they would not mean anything.
+    """
+    objective = objective or Objective()
+    graph = build_graph(app)
+    graph.topological_order()  # the metrics need a DAG; this names the cycle otherwise
+    network = Network(infra, tuple(plan.purchased))
+    violations = placement_violations(graph, network, plan)
+    warnings: list[str] = []
+    placement = {op: plan.replicas(op) for op in app.operator_ids}
+    complete = all(placement.values())
+    odrp = util = ecker = None
+    if complete:
+        odrp = odrp_metrics(graph, network, placement)
+        bounds, derived, notes = resolve_bounds(graph, network, objective, plan)
+        warnings += notes
+        util = utility(odrp, objective, bounds, derived)
+        ecker, headroom = ecker_score(graph, network, placement)
+        if plan.method in ECKER_METHODS:
+            violations += headroom
+        else:
+            full = {v.subject for v in violations if v.constraint == "capacity"}
+            warnings += [v.message for v in headroom if v.subject not in full]
+    benoit = None
+    if app.throughput is not None:
+        benoit, benoit_violations, notes = benoit_evaluation(graph, network, plan)
+        violations += benoit_violations
+        warnings += notes
+    if plan.application not in (None, app.name):
+        warnings.append(f"the plan was made for application {plan.application!r}, "
+                        f"not {app.name!r}")
+    if plan.infrastructure not in (None, infra.name):
+        warnings.append(f"the plan was made for infrastructure {plan.infrastructure!r}, "
+                        f"not {infra.name!r}")
+    return Evaluation(complete, odrp, util, benoit, ecker, violations, warnings)
+
+
+def resolve_bounds(graph: AppGraph, network: Network, objective: Objective,
+                   plan: Plan | None = None,
+                   ) -> tuple[dict[Term, tuple[float, float]], set[Term], list[str]]:
+    """Bounds per term: the objective's, else the plan's ``bounds_used``, else derived."""
+    given = objective.bounds.as_dict()
+    recorded = _recorded_bounds(plan)
+    derived_all = derive_bounds(graph, network, objective.network_metric)
+    bounds: dict[Term, tuple[float, float]] = {}
+    derived: set[Term] = set()
+    for term in TERMS:
+        if term in given:
+            bounds[term] = given[term]
+        elif term in recorded:
+            bounds[term] = recorded[term]
+        else:
+            bounds[term] = derived_all[term]
+            derived.add(term)
+    return bounds, derived, []
+
+
+def _recorded_bounds(plan: Plan | None) -> dict[Term, tuple[float, float]]:
+    out: dict[Term, tuple[float, float]] = {}
+    if plan is None or not plan.bounds_used:
+        return out
+    for term in TERMS:
+        pair = plan.bounds_used.get(term)
+        if (isinstance(pair, list | tuple) and len(pair) == 2
+                and all(isinstance(x, int | float) and not math.isnan(x) for x in pair)):
+            out[term] = (float(pair[0]), float(pair[1]))
+    return out

@@ -1,0 +1,181 @@
+"""What the evaluator reports: metrics, breakdowns, and every violated constraint by name."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A constraint the plan breaks. ``constraint`` is a stable name (``capacity``,
+    ``stability``, ``benoit.compute`` ...); ``excess`` is how far over the limit it is."""
+
+    constraint: str
+    subject: str
+    message: str
+    excess: float | None = None
+
+
+@dataclass(frozen=True)
+class OperatorMetrics:
+    id: str
+    replicas: dict[str, int]
+    count: int
+    input_rate: float
+    load_per_replica: float
+    latency: float
+    stable: bool
+    cost: float
+
+
+@dataclass(frozen=True)
+class StreamMetrics:
+    source: str
+    target: str
+    rate: float
+    bytes_per_s: float
+    delay: float
+    traffic: float
+    network_usage: float
+    elastic_energy: float
+    link_cost: float
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One element of the critical path: an operator's latency or a stream's delay."""
+
+    kind: str  # "operator" | "stream"
+    name: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class OdrpMetrics:
+    """ODRP QoS metrics (seed 000, eqs. 1-20) of one plan."""
+
+    response_time: float
+    critical_path: list[str]
+    critical_steps: list[PathStep]
+    cost: float
+    compute_cost: float
+    network_cost: float
+    availability: float
+    log_availability: float
+    node_log_availability: float
+    link_log_availability: float
+    traffic: float
+    network_usage: float
+    elastic_energy: float
+    used_nodes: list[str]
+    used_links: list[tuple[str, str]]
+    operators: list[OperatorMetrics]
+    streams: list[StreamMetrics]
+    node_usage: dict[str, dict[str, tuple[float, float]]]  # node -> dim -> (used, capacity)
+
+    def metric(self, name: str) -> float:
+        return float(getattr(self, name))
+
+
+@dataclass(frozen=True)
+class UtilityTerm:
+    term: str
+    metric: str
+    weight: float
+    value: float
+    lo: float
+    hi: float
+    normalised: float
+    contribution: float
+    derived_bound: bool
+
+
+@dataclass(frozen=True)
+class Utility:
+    """The SAW utility F (seed 000, eq. 21) and its per-term breakdown."""
+
+    value: float
+    network_metric: str
+    terms: list[UtilityTerm]
+
+    @property
+    def bounds_used(self) -> dict[str, list[float]]:
+        return {t.term: [t.lo, t.hi] for t in self.terms}
+
+
+@dataclass(frozen=True)
+class Usage:
+    subject: str
+    used: float
+    capacity: float
+
+    @property
+    def fraction(self) -> float:
+        if self.capacity == float("inf"):
+            return 0.0
+        return self.used / self.capacity if self.capacity > 0 else float("inf")
+
+
+@dataclass(frozen=True)
+class BenoitMetrics:
+    """Cost and resource use under constraints (1)-(5) of seed 004."""
+
+    mode: str  # "constr" | "non-constr"
+    cost: float
+    throughput: float
+    used_processors: list[str]
+    purchased: dict[str, str]
+    compute: list[Usage]
+    processor_cards: list[Usage]
+    server_cards: list[Usage]
+    server_links: list[Usage]
+    processor_links: list[Usage]
+
+
+@dataclass(frozen=True)
+class EckerScore:
+    """The latency-aware score s(x) of seed 001, eq. 1 (lower is better)."""
+
+    score: float
+    s_lat: float
+    s_sup: float
+    s_co: float
+    s_event: float
+    weights: tuple[float, float, float, float]
+    violations: int
+
+
+@dataclass
+class Evaluation:
+    """Everything the one evaluator says about a plan."""
+
+    complete: bool
+    odrp: OdrpMetrics | None
+    utility: Utility | None
+    benoit: BenoitMetrics | None
+    ecker: EckerScore | None
+    violations: list[Violation] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def feasible(self) -> bool:
+        return not self.violations
+
+    def metrics(self) -> dict[str, float]:
+        """The flat ``metrics`` block of a plan file (formats.md)."""
+        out: dict[str, float] = {}
+        if self.odrp is not None:
+            for name in ("response_time", "cost", "availability", "traffic",
+                         "network_usage", "elastic_energy"):
+                out[name] = self.odrp.metric(name)
+        if self.utility is not None:
+            out["utility"] = self.utility.value
+        if self.benoit is not None:
+            out["benoit_cost"] = self.benoit.cost
+        if self.ecker is not None:
+            out["ecker_score"] = self.ecker.score
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"feasible": self.feasible, "metrics": self.metrics()}

@@ -1,0 +1,144 @@
+"""The SAW utility F (seed 000, eq. 21) and cheap normalisation bounds.
+
+Bounds left out of the objective are derived from the instance alone (never from the plan),
+so a plan's F does not depend on which method made it. Each derived bound is valid for every
+feasible plan, though not always tight:
+
+- R: per-operator latency with the most stable replicas on the fastest candidate (lo) or
+  the fewest on the slowest (hi); per-stream delay the closest (lo) or farthest (hi)
+  candidate pair; then the longest path of each.
+- C: fewest stable replicas and cheapest pairs (lo); k_i replicas and dearest pairs (hi).
+- A: lo = every candidate node and every candidate link up; hi = min over operators of the
+  best candidate's availability, and the pinned nodes' product.
+- Z: per stream, bytes/s times the smallest (lo) or largest (hi) candidate-pair factor
+  (1 for traffic, d for network usage, d^2 for elastic energy; 0 on one node).
+
+A term whose lo equals hi is constant; it is scored 1 (its best) rather than divided by 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+from streamplace.model.application import Operator
+from streamplace.model.evaluate.report import OdrpMetrics, Utility, UtilityTerm
+from streamplace.model.graph import AppGraph
+from streamplace.model.network import Network
+from streamplace.model.objective import TERMS, Objective, Term
+
+METRIC_OF_TERM = {"response_time": "response_time", "availability": "availability",
+                  "cost": "cost"}
+
+
+def candidates(op: Operator, network: Network) -> list[str]:
+    return list(op.candidates) if op.candidates is not None else network.processors
+
+
+def stable_counts(op: Operator, rate: float) -> list[int]:
+    """Replica counts within [min, k_i] at which a replica is stable."""
+    counts = range(op.min_replicas, op.replica_cap + 1)
+    if op.service_rate is None:
+        return list(counts)
+    return [m for m in counts if rate / m < op.service_rate]
+
+
+def derive_bounds(graph: AppGraph, network: Network,
+                  network_metric: str) -> dict[Term, tuple[float, float]]:
+    app = graph.app
+    cands = {op.id: candidates(op, network) for op in app.operators}
+    nodes = network.nodes
+    lat_lo: dict[str, float] = {}
+    lat_hi: dict[str, float] = {}
+    cost_lo = cost_hi = 0.0
+    for op in app.operators:
+        rate = graph.input_rates[op.id]
+        counts = stable_counts(op, rate) or [op.replica_cap]
+        fast = max(nodes[u].speedup for u in cands[op.id])
+        slow = min(nodes[u].speedup for u in cands[op.id])
+        lat_lo[op.id] = _latency(op, rate, max(counts)) / fast
+        lat_hi[op.id] = _latency(op, rate, min(counts)) / slow
+        cost_lo += op.cost * op.billing_units * min(counts)
+        cost_hi += op.cost * op.billing_units * op.replica_cap
+    d_lo: dict[tuple[str, str], float] = {}
+    d_hi: dict[tuple[str, str], float] = {}
+    z_lo = z_hi = 0.0
+    for s in graph.streams:
+        links = [network.link(u, v) for u in cands[s.source] for v in cands[s.target]]
+        finite = [lk for lk in links if lk.reachable] or links
+        d_lo[(s.source, s.target)] = min(lk.delay for lk in finite)
+        d_hi[(s.source, s.target)] = max(lk.delay for lk in finite)
+        cost_lo += s.bytes_per_s * min(lk.cost for lk in finite)
+        cost_hi += s.bytes_per_s * max(lk.cost for lk in finite)
+        factors = [_factor(lk.delay, lk.path, network_metric) for lk in finite]
+        z_lo += s.bytes_per_s * min(factors)
+        z_hi += s.bytes_per_s * max(factors)
+    r_lo = _longest(graph, lat_lo, d_lo)
+    r_hi = _longest(graph, lat_hi, d_hi)
+    used = sorted({u for c in cands.values() for u in c})
+    a_lo = math.prod(nodes[u].availability for u in used)
+    pairs = {(u, v) for s in graph.streams for u in cands[s.source] for v in cands[s.target]
+             if u != v}
+    a_lo *= math.prod(network.link(u, v).availability for u, v in sorted(pairs))
+    pinned = {c[0] for c in cands.values() if len(c) == 1}
+    a_hi = min(min(max(nodes[u].availability for u in c) for c in cands.values()),
+               math.prod(nodes[u].availability for u in pinned))
+    return {"response_time": (r_lo, r_hi), "availability": (a_lo, a_hi),
+            "cost": (cost_lo, cost_hi), "network": (z_lo, z_hi)}
+
+
+def _latency(op: Operator, rate: float, count: int) -> float:
+    if op.service_rate is not None:
+        load = rate / count
+        return 1.0 / (op.service_rate - load) if load < op.service_rate else math.inf
+    return op.latency or 0.0
+
+
+def _factor(delay: float, path: tuple[str, ...], metric: str) -> float:
+    if not path:  # same node
+        return 0.0
+    return {"traffic": 1.0, "network_usage": delay, "elastic_energy": delay**2}[metric]
+
+
+def _longest(graph: AppGraph, weight: dict[str, float],
+             delay: dict[tuple[str, str], float]) -> float:
+    best: dict[str, float] = {}
+    for op in graph.topological_order():
+        preds = list(graph.digraph.predecessors(op))
+        base = max((best[p] + delay[(p, op)] for p in preds), default=0.0)
+        best[op] = base + weight[op]
+    return max(best.values(), default=0.0)
+
+
+def utility(metrics: OdrpMetrics, objective: Objective,
+            bounds: dict[Term, tuple[float, float]], derived: set[Term]) -> Utility:
+    """F = sum of weighted normalised terms (eq. 21); availability on a log scale."""
+    weights = objective.weights.normalised()
+    network_metric = objective.network_metric
+    values = {"response_time": metrics.response_time, "availability": metrics.availability,
+              "cost": metrics.cost, "network": metrics.metric(network_metric)}
+    terms = []
+    for term in TERMS:
+        lo, hi = bounds[term]
+        value = values[term]
+        if term == "availability":
+            normalised = _scaled(_log(value) - _log(lo), _log(hi) - _log(lo))
+        else:
+            normalised = _scaled(hi - value, hi - lo)
+        terms.append(UtilityTerm(
+            term=term, metric=network_metric if term == "network" else term,
+            weight=weights[term], value=value, lo=lo, hi=hi, normalised=normalised,
+            contribution=weights[term] * normalised if weights[term] else 0.0,
+            derived_bound=term in derived))
+    return Utility(sum(t.contribution for t in terms), network_metric, terms)
+
+
+def _scaled(numerator: float, span: float) -> float:
+    if math.isnan(numerator):
+        return 0.0
+    if span == 0 or not math.isfinite(span):
+        return 1.0 if numerator >= 0 else 0.0
+    return numerator / span
+
+
+def _log(x: float) -> float:
+    return math.log(x) if x > 0 else -math.inf

@@ -1,0 +1,109 @@
+"""The infrastructure: nodes, links, routing and a processor catalog (formats.md).
+
+Defaults not stated in formats.md are the neutral ones: availability 1, speed-up 1, cost 0,
+unbounded resources, speed and bandwidth. A link that leaves a field out takes it from
+``defaults.link``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from streamplace.model.base import Document, StrictModel
+from streamplace.model.fields import (
+    Bandwidth,
+    Fraction,
+    Identifier,
+    Money,
+    PositiveBandwidth,
+    Positive,
+    Probability,
+    Resources,
+    Seconds,
+    Speed,
+)
+
+INFRASTRUCTURE_SCHEMA = "streamplace/infrastructure/v1"
+Role = Literal["processor", "server", "router"]
+
+
+class Node(StrictModel):
+    id: Identifier
+    description: str | None = None
+    role: Role = Field("processor", description="processor | server | router")
+    resources: Resources | None = Field(None, description="Res_u; default unbounded.")
+    speedup: Positive = Field(1.0, description="S_u relative to the reference node.")
+    availability: Probability = Field(1.0, description="A_u in (0, 1].")
+    cost: Money = Field(0.0, description="Cost of using the node (Benoit Non-Constr).")
+    speed: Speed = Field(float("inf"), description="Operations/s (Benoit s_u).")
+    bandwidth: PositiveBandwidth = Field(float("inf"), description="Card bytes/s (Bp_u, Bs_l).")
+    objects: list[Identifier] = Field(default_factory=list,
+                                      description="Objects a server holds.")
+    coordinates: list[float] | None = Field(None, min_length=1,
+                                            description="Cost-space coordinates (s).")
+    load: Fraction = Field(0.0, description="Current utilisation in [0, 1].")
+
+
+class Link(StrictModel):
+    source: Identifier = Field(alias="from")
+    target: Identifier = Field(alias="to")
+    delay: Seconds | None = Field(None, description="d_(u,v) in seconds.")
+    availability: Probability | None = None
+    cost: Money | None = Field(None, description="C_(u,v) per byte carried.")
+    bandwidth: Bandwidth | None = None
+    kind: Literal["dedicated", "opportunistic"] = "dedicated"
+    bidirectional: bool = True
+
+
+class LinkDefaults(StrictModel):
+    delay: Seconds = 0.0
+    availability: Probability = 1.0
+    cost: Money = 0.0
+    bandwidth: Bandwidth = float("inf")
+
+
+class Defaults(StrictModel):
+    link: LinkDefaults = Field(default_factory=LinkDefaults)
+
+
+class ProcessorClass(StrictModel):
+    """A processor class that can be bought (Benoit Constr)."""
+
+    id: Identifier
+    cost: Money
+    speed: Speed = float("inf")
+    bandwidth: PositiveBandwidth = float("inf")
+    resources: Resources | None = None
+    speedup: Positive = 1.0
+    availability: Probability = 1.0
+
+
+class Infrastructure(Document):
+    """Computing and network resources (formats.md, ``streamplace/infrastructure/v1``)."""
+
+    schema_: Literal["streamplace/infrastructure/v1"] | None = Field(None, alias="schema")
+    name: Identifier
+    description: str | None = None
+    nodes: list[Node] = Field(min_length=1)
+    links: list[Link] = Field(default_factory=list)
+    defaults: Defaults = Field(default_factory=Defaults)
+    routing: Literal["mesh", "shortest-path"] = "mesh"
+    catalog: list[ProcessorClass] = Field(default_factory=list)
+
+    @property
+    def processors(self) -> list[Node]:
+        return [n for n in self.nodes if n.role == "processor"]
+
+    def node(self, node_id: str) -> Node:
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        raise KeyError(node_id)
+
+    def processor_class(self, class_id: str) -> ProcessorClass:
+        for c in self.catalog:
+            if c.id == class_id:
+                return c
+        raise KeyError(class_id)

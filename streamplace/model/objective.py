@@ -1,0 +1,85 @@
+"""The ODRP objective: SAW weights, the network metric and normalisation bounds (formats.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, Field, model_validator
+
+from streamplace.model.base import Document, StrictModel
+from streamplace.model.fields import Bandwidth, Money, NonNegative, Probability, Seconds
+
+NetworkMetric = Literal["traffic", "network_usage", "elastic_energy"]
+Term = Literal["response_time", "availability", "cost", "network"]
+TERMS: tuple[Term, ...] = ("response_time", "availability", "cost", "network")
+OBJECTIVE_SCHEMA = "streamplace/objective/v1"
+
+
+def _pair(value: object) -> object:
+    if isinstance(value, list | tuple) and len(value) != 2:
+        raise ValueError(f"needs exactly two values [lo, hi], got {len(value)} — "
+                         "write [best, worst] like [0.005, 0.45]")
+    return value
+
+
+SecondsPair = Annotated[tuple[Seconds, Seconds], BeforeValidator(_pair)]
+ProbabilityPair = Annotated[tuple[Probability, Probability], BeforeValidator(_pair)]
+MoneyPair = Annotated[tuple[Money, Money], BeforeValidator(_pair)]
+NetworkPair = Annotated[tuple[Bandwidth, Bandwidth], BeforeValidator(_pair)]
+
+
+class Weights(StrictModel):
+    """SAW weights; left-out terms weigh 0. Normalised to sum 1 by :meth:`normalised`."""
+
+    response_time: NonNegative = 0.0
+    availability: NonNegative = 0.0
+    cost: NonNegative = 0.0
+    network: NonNegative = 0.0
+
+    @model_validator(mode="after")
+    def _not_all_zero(self) -> Weights:
+        if self.response_time + self.availability + self.cost + self.network <= 0:
+            raise ValueError("every weight is 0 — give at least one term a positive weight")
+        return self
+
+    def normalised(self) -> dict[Term, float]:
+        total = self.response_time + self.availability + self.cost + self.network
+        return {t: getattr(self, t) / total for t in TERMS}
+
+
+def balanced_weights() -> Weights:
+    return Weights(response_time=0.25, availability=0.25, cost=0.25, network=0.25)
+
+
+class Bounds(StrictModel):
+    """(best, worst) normalisation pairs; availability as probabilities, the rest as values."""
+
+    response_time: SecondsPair | None = None
+    availability: ProbabilityPair | None = None
+    cost: MoneyPair | None = None
+    network: NetworkPair | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Bounds:
+        for term in TERMS:
+            pair = getattr(self, term)
+            if pair is not None and not pair[0] < pair[1]:
+                raise ValueError(f"{term}: lo {pair[0]:g} is not below hi {pair[1]:g} — "
+                                 "write [lo, hi] with lo < hi")
+        return self
+
+    def as_dict(self) -> dict[Term, tuple[float, float]]:
+        return {t: getattr(self, t) for t in TERMS if getattr(self, t) is not None}
+
+
+class Objective(StrictModel):
+    weights: Weights = Field(default_factory=balanced_weights)
+    network_metric: NetworkMetric = "traffic"
+    bounds: Bounds = Field(default_factory=Bounds)
+
+
+class ObjectiveFile(Document):
+    """An objective file: ``objective:`` at the top level (formats.md)."""
+
+    schema_: Literal["streamplace/objective/v1"] | None = Field(None, alias="schema")
+    objective: Objective

@@ -1,0 +1,78 @@
+"""A placement plan (formats.md, ``streamplace/plan/v1``): replicas per operator per node.
+
+Only ``placement`` is needed in a plan written by hand; the rest is what solvers record.
+``placement`` also accepts a multiset as a list (``parser: [n1, n1, n3]``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, WithJsonSchema
+
+from streamplace.model.base import Document, StrictModel
+from streamplace.model.fields import Identifier
+
+PLAN_SCHEMA = "streamplace/plan/v1"
+Status = Literal["optimal", "feasible", "time_limit", "infeasible", "error"]
+
+
+def _multiset(value: object) -> object:
+    if isinstance(value, list):
+        if not all(isinstance(v, str | int) and not isinstance(v, bool) for v in value):
+            raise ValueError("a list placement holds node ids — write [n1, n1, n3] or "
+                             "{n1: 2, n3: 1}")
+        return dict(Counter(str(v) for v in value))
+    return value
+
+
+Replicas = Annotated[int, Field(ge=0)]
+Multiset = Annotated[
+    dict[Identifier, Replicas],
+    BeforeValidator(_multiset),
+    WithJsonSchema({"anyOf": [
+        {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+        {"type": "array", "items": {"type": "string"}},
+    ], "description": "replicas per node, {n1: 2, n3: 1}, or a multiset [n1, n1, n3]"}),
+]
+
+
+class Route(StrictModel):
+    stream: Annotated[list[Identifier], Field(min_length=2, max_length=2)]
+    source: Identifier = Field(alias="from")
+    target: Identifier = Field(alias="to")
+    path: Annotated[list[Identifier], Field(min_length=2)]
+
+
+class Download(StrictModel):
+    node: Identifier
+    object: Identifier
+    server: Identifier
+
+
+class Purchase(StrictModel):
+    id: Identifier
+    class_: Identifier = Field(alias="class")
+
+
+class Plan(Document):
+    schema_: Literal["streamplace/plan/v1"] | None = Field(None, alias="schema")
+    application: str | None = None
+    infrastructure: str | None = None
+    method: str | None = None
+    status: Status | None = None
+    objective: float | None = None
+    bound: float | None = None
+    gap: float | None = None
+    placement: dict[Identifier, Multiset]
+    routes: list[Route] = Field(default_factory=list)
+    downloads: list[Download] = Field(default_factory=list)
+    purchased: list[Purchase] = Field(default_factory=list)
+    metrics: dict[str, Any] | None = None
+    bounds_used: dict[str, Any] | None = None
+    solver: dict[str, Any] | None = None
+
+    def replicas(self, op_id: str) -> dict[str, int]:
+        """U_i as {node: count}, zero counts dropped."""
+        return {n: c for n, c in self.placement.get(op_id, {}).items() if c > 0}

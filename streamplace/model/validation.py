@@ -1,0 +1,68 @@
+"""The checks of ``streamplace validate``: every constraint family, then user thresholds."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from streamplace.model.evaluate import ECKER_METHODS
+from streamplace.model.evaluate.report import Evaluation
+
+CORE_CONSTRAINTS = ("placement.missing", "placement.role", "replicas.fixed", "replicas.max",
+                    "candidates", "capacity", "stability", "route.unreachable", "route.invalid")
+BENOIT_CONSTRAINTS = ("benoit.single_processor", "benoit.compute", "benoit.processor_card",
+                      "benoit.server_card", "benoit.server_link", "benoit.processor_link",
+                      "benoit.download_missing", "benoit.download_duplicate",
+                      "benoit.download_server")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    max_response_time: float | None = None
+    min_availability: float | None = None
+    max_cost: float | None = None
+    max_traffic: float | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    group: str  # "constraints" | "thresholds"
+    name: str
+    passed: bool
+    message: str
+    details: tuple[str, ...] = field(default=())
+
+
+def run_checks(evaluation: Evaluation, thresholds: Thresholds,
+               method: str | None = None) -> list[Check]:
+    names = list(CORE_CONSTRAINTS)
+    if evaluation.benoit is not None:
+        names += BENOIT_CONSTRAINTS
+    if method in ECKER_METHODS:
+        names.append("ecker.headroom")
+    names += sorted({v.constraint for v in evaluation.violations} - set(names))
+    checks = []
+    for name in names:
+        hits = [v for v in evaluation.violations if v.constraint == name]
+        message = f"{len(hits)} violation(s)" if hits else "satisfied"
+        checks.append(Check("constraints", name, not hits, message,
+                            tuple(f"{v.subject}: {v.message}" for v in hits)))
+    odrp = evaluation.odrp
+    limits = (("response_time", thresholds.max_response_time, "<=", "s"),
+              ("availability", thresholds.min_availability, ">=", ""),
+              ("cost", thresholds.max_cost, "<=", ""),
+              ("traffic", thresholds.max_traffic, "<=", "B/s"))
+    for metric, limit, relation, unit in limits:
+        if limit is None:
+            continue
+        name = f"{'min' if relation == '>=' else 'max'}_{metric}"
+        if odrp is None:
+            checks.append(Check("thresholds", name, False,
+                                f"{metric} is undefined: some operator has no replica"))
+            continue
+        value = odrp.metric(metric)
+        ok = value >= limit if relation == ">=" else value <= limit
+        ok = ok and not math.isnan(value)
+        checks.append(Check("thresholds", name, ok,
+                            f"{metric} = {value:.6g}{unit} (limit {relation} {limit:.6g}{unit})"))
+    return checks

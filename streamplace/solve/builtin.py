@@ -1,0 +1,5 @@
+"""Imports every built-in method module so that each registers itself.
+
+Each module imports its solver (highspy, pulp) inside its solve function, not at import
+time, so listing methods stays fast.
+"""

@@ -1,0 +1,78 @@
+"""What every method takes and returns (style.md, practice 1).
+
+"Stopped at the time limit with an incumbent" is ``TIME_LIMIT``, never ``OPTIMAL``: only a
+solver's proof makes a result optimal. Solver statuses are mapped to these in one place per
+solver interface.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.model.application import Application
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.objective import Objective
+from streamplace.model.plan import Plan
+
+
+class SolveStatus(enum.StrEnum):
+    OPTIMAL = "optimal"          # proven optimal (within the requested gap)
+    FEASIBLE = "feasible"        # a valid plan, optimality not claimed (heuristics)
+    TIME_LIMIT = "time_limit"    # stopped by the time limit; plan is the incumbent, if any
+    INFEASIBLE = "infeasible"    # proven that no valid plan exists
+    ERROR = "error"              # the method failed; no plan
+
+    @property
+    def has_plan(self) -> bool:
+        return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One problem to solve: the application, the infrastructure and the objective."""
+
+    app: Application
+    infra: Infrastructure
+    objective: Objective = field(default_factory=Objective)
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    time_limit: float | None = None
+    gap: float | None = None
+    seed: int = 0
+    threads: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """A method's answer. ``plan`` is set exactly when ``status.has_plan`` (and may be set
+    for TIME_LIMIT only if an incumbent exists)."""
+
+    status: SolveStatus
+    method: str
+    plan: Plan | None = None
+    objective: float | None = None
+    bound: float | None = None
+    seconds: float = 0.0
+    message: str = ""
+    solver: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE) and self.plan is None:
+            raise ValueError(f"a {self.status} result needs a plan")
+        if self.status in (SolveStatus.INFEASIBLE, SolveStatus.ERROR) and self.plan is not None:
+            raise ValueError(f"a {self.status} result has no plan")
+
+    @property
+    def gap(self) -> float | None:
+        """Relative gap |objective - bound| / max(|objective|, tiny), when both are known."""
+        if self.objective is None or self.bound is None:
+            return None
+        if not (math.isfinite(self.objective) and math.isfinite(self.bound)):
+            return None
+        return abs(self.objective - self.bound) / max(abs(self.objective), 1e-10)

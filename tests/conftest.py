@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from streamplace.errors import InputError
+from streamplace.io.readers import build_document
+from streamplace.model.application import Application
+from streamplace.model.checks import check_application, check_infrastructure, check_plan
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.plan import Plan
+from streamplace.model.source import SourceMap
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+
+
+def make_app(data: dict[str, Any]) -> Application:
+    app = build_document(Application, data, SourceMap("app.yaml"))
+    problems = check_application(app)
+    if problems:
+        raise InputError(problems)
+    return app
+
+
+def make_infra(data: dict[str, Any]) -> Infrastructure:
+    infra = build_document(Infrastructure, data, SourceMap("infra.yaml"))
+    problems = check_infrastructure(infra)
+    if problems:
+        raise InputError(problems)
+    return infra
+
+
+def make_plan(data: dict[str, Any], app: Application, infra: Infrastructure) -> Plan:
+    plan = build_document(Plan, data, SourceMap("plan.yaml"))
+    problems = check_plan(plan, app, infra)
+    if problems:
+        raise InputError(problems)
+    return plan
+
+
+def sample(name: str, file: str) -> str:
+    return str(SAMPLES / name / file)
+
+
+@pytest.fixture
+def two_nodes() -> Infrastructure:
+    """u: speed-up 1, A 0.9; v: speed-up 2, A 0.8; link u-v 10 ms, A 0.95, 0.001 per byte."""
+    return make_infra({
+        "name": "two",
+        "nodes": [{"id": "u", "resources": 4, "availability": 0.9},
+                  {"id": "v", "resources": 4, "speedup": 2, "availability": 0.8}],
+        "links": [{"from": "u", "to": "v", "delay": 0.01, "availability": 0.95,
+                   "cost": 0.001}],
+    })
+
+
+@pytest.fixture
+def chain() -> Application:
+    """a (mu 100, pinned on u) -> b (mu 50, k 3) -> c (fixed 2 ms, pinned on v)."""
+    return make_app({
+        "name": "chain",
+        "operators": [
+            {"id": "a", "service_rate": 100, "candidates": ["u"]},
+            {"id": "b", "service_rate": 50, "max_replicas": 3},
+            {"id": "c", "latency": 0.002, "candidates": ["v"]},
+        ],
+        "streams": [{"from": "a", "to": "b", "rate": 60, "tuple_size": 10},
+                    {"from": "b", "to": "c", "rate": 30, "tuple_size": 20}],
+    })
