@@ -34,7 +34,8 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-AppArg = Annotated[str, typer.Argument(metavar="APP", help="Application file (YAML/JSON, - = stdin).")]
+AppArg = Annotated[str, typer.Argument(metavar="APP",
+                                       help="Application file (YAML/JSON, - = stdin).")]
 InfraArg = Annotated[str, typer.Argument(metavar="INFRA", help="Infrastructure file.")]
 PlanArg = Annotated[str, typer.Argument(metavar="PLAN", help="Plan file.")]
 ObjectiveOpt = Annotated[str | None, typer.Option("--objective", help="Objective file.")]

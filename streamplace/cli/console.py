@@ -19,7 +19,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def console() -> Console:
     """A console on the *current* stderr (test runners swap it), plain when not a tty."""
-    return Console(stderr=True, highlight=False, soft_wrap=False,
+    return Console(stderr=True, highlight=False, soft_wrap=True,
                    width=None if sys.stderr.isatty() else 120)
 
 

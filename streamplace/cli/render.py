@@ -13,7 +13,6 @@ from streamplace.model.evaluate.report import Evaluation, Usage
 from streamplace.model.validation import Check
 from streamplace.solve.registry import MethodInfo
 
-
 _TEXT_COLUMNS = {"metric", "term", "operator", "replicas", "stream", "node", "resources used",
                  "constraint", "subject", "problem", "check", "result", "detail", "method",
                  "model", "kind", "options", "summary", "resource", "bounds (best, worst)"}

@@ -25,7 +25,8 @@ def junit_xml(checks: Sequence[Check], suite: str, seconds: float = 0.0) -> str:
         elif check.details:
             ET.SubElement(case, "system-out").text = "\n".join(check.details)
     ET.indent(suites)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    body = ET.tostring(suites, encoding="unicode")
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
 
 
 def write_junit(path: str, checks: Sequence[Check], suite: str, seconds: float = 0.0) -> None:

@@ -8,6 +8,7 @@ YAML floats follow YAML 1.2 (``1e9`` is a number, not the string YAML 1.1 makes 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -38,6 +39,7 @@ _Loader.add_implicit_resolver(
 )
 
 Path_ = tuple[str | int, ...]
+_PLAIN_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 
 
 def read_text(path: str) -> tuple[str, str]:
@@ -119,10 +121,8 @@ def _parse_json(text: str, name: str) -> tuple[Any, SourceMap]:
         raise InputError.single("nesting is too deep", "flatten the document",
                                 file=name) from None
     source = SourceMap(file=name)
-    try:  # JSON is YAML; composing it again is the cheapest way to learn its lines
+    with contextlib.suppress(InputError):  # JSON is YAML: composing it gives the lines
         _, source = _parse_yaml(text, name)
-    except InputError:
-        pass
     if duplicates:
         raise InputError([Problem(f"duplicate key {k!r}", "keep one of them", file=name)
                           for k in duplicates])
@@ -182,6 +182,9 @@ class _Walker:
             raise self._fail(node, f"nesting deeper than {MAX_DEPTH} levels",
                              "flatten the document")
         self.lines.setdefault(path, node.start_mark.line + 1)
+        if not isinstance(node, yaml.ScalarNode) and node.tag not in _PLAIN_TAGS:
+            raise self._fail(node, f"cannot read value: unsupported tag {node.tag!r}",
+                             "remove the tag")
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path, depth)
         if isinstance(node, yaml.SequenceNode):

@@ -154,7 +154,8 @@ def check_plan(plan: Plan, app: Application, infra: Infrastructure) -> list[Prob
         if not infra.catalog:
             problems.append(plan.problem(f"purchased[{i}]",
                                          f"{infra.name!r} has no catalog to buy from",
-                                         "remove purchased, or add a catalog to the infrastructure"))
+                                         "remove purchased, or add a catalog to the "
+                                         "infrastructure"))
         elif p.class_ not in class_ids:
             problems.append(plan.problem(f"purchased[{i}].class", f"unknown class {p.class_!r}",
                                          _suggest(p.class_, class_ids, "class")))

@@ -110,7 +110,8 @@ Resources = Annotated[
         {"type": "number", "minimum": 0},
         {"type": "object", "additionalProperties": {"anyOf": [
             {"type": "number", "minimum": 0}, {"type": "string", "enum": [".inf", "inf"]}]}},
-    ], "description": "a number (one dimension named 'units') or a map like {cpu: 1, memory: 512}"}),
+    ], "description": "a number (one dimension named 'units') or a map like "
+                      "{cpu: 1, memory: 512}"}),
 ]
 
 

@@ -9,6 +9,7 @@ every other node through ``defaults.link`` (formats.md).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -142,7 +143,7 @@ class Network:
             for target, path in paths.items():
                 if target == source:
                     continue
-                hops = [graph.edges[a, b]["link"] for a, b in zip(path, path[1:], strict=False)]
+                hops = [graph.edges[a, b]["link"] for a, b in itertools.pairwise(path)]
                 table[target] = LogicalLink(
                     delay=sum(h.delay for h in hops),
                     availability=math.prod(h.availability for h in hops),

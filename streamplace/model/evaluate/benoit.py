@@ -55,7 +55,7 @@ def benoit_evaluation(graph: AppGraph, network: Network,
         volume = rho * size if size is not None else s.bytes_per_s
         card[u] += volume                                                           # (2)
         card[v] += volume
-        proc_link[tuple(sorted((u, v)))] += volume                                  # (5)
+        proc_link[(min(u, v), max(u, v))] += volume                                 # (5)
 
     server_card: dict[str, float] = defaultdict(float)
     server_link: dict[tuple[str, str], float] = defaultdict(float)

@@ -47,9 +47,9 @@ def ecker_score(graph: AppGraph, network: Network, placement: dict[str, dict[str
 
     violations: list[Violation] = []
     use: dict[tuple[str, str], float] = defaultdict(float)
-    for op in graph.app.operators:
-        for u, c in placement[op.id].items():
-            for dim, amount in op.resources.items():
+    for operator in graph.app.operators:
+        for u, c in placement[operator.id].items():
+            for dim, amount in operator.resources.items():
                 use[(u, dim)] += amount * c
     for (u, dim), amount in sorted(use.items()):
         resources = network.nodes[u].resources

@@ -38,7 +38,8 @@ def operator_latency(op: Operator, input_rate: float, replicas: dict[str, int],
     return (op.latency or 0.0) / slowest
 
 
-def pair_traffic(rate: float, up: dict[str, int], down: dict[str, int]) -> dict[tuple[str, str], float]:
+def pair_traffic(rate: float, up: dict[str, int],
+                 down: dict[str, int]) -> dict[tuple[str, str], float]:
     """Tuples/s from node u to node v for one stream (eq. 7 summed over replica pairs).
 
     >>> pair_traffic(12.0, {"a": 2, "b": 1}, {"a": 1})

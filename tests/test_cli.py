@@ -1,0 +1,171 @@
+"""The command line through Typer's runner: every exit code of cli.md, outputs, JUnit."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from streamplace.cli.app import app
+
+from .conftest import ROOT, sample
+
+runner = CliRunner()
+DEBS = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
+PLAN = sample("debs2015", "plan.yaml")
+
+
+def run(*args: str, stdin: str | None = None):
+    return runner.invoke(app, list(args), input=stdin)
+
+
+def test_evaluate_prints_tables_on_stderr_and_json_on_stdout():
+    result = run("evaluate", *DEBS, PLAN, "--objective",
+                 sample("debs2015", "objective-balanced.yaml"), "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["feasible"] is True
+    assert doc["metrics"]["utility"] == pytest.approx(0.93336, abs=5e-6)
+    assert doc["plan"]["placement"]["partialRank"] == {"n1": 2}
+    assert doc["plan"]["bounds_used"]["response_time"] == [0.005, 0.45]
+    assert "Critical path" in result.stderr and "utility F" in result.stderr
+
+
+def test_weights_flag_overrides_objective():
+    result = run("evaluate", *DEBS, PLAN, "--weights", "r=1", "--json", "-q")
+    assert result.exit_code == 0
+    terms = json.loads(result.stdout)["evaluation"]["utility"]["terms"]
+    assert [t["weight"] for t in terms] == [1.0, 0.0, 0.0, 0.0]
+    assert result.stderr == ""
+
+
+def test_validate_passes_then_fails_a_threshold(tmp_path):
+    ok = run("validate", *DEBS, PLAN, "--max-response-time", "100 ms", "--min-availability",
+             "0.99")
+    assert ok.exit_code == 0, ok.stderr
+    junit = tmp_path / "reports" / "placement.xml"
+    slow = run("validate", *DEBS, PLAN, "--max-response-time", "50 ms", "--max-traffic",
+               "1 kB/s", "--junit-xml", str(junit), "--json")
+    assert slow.exit_code == 1
+    doc = json.loads(slow.stdout)
+    failed = [c["name"] for c in doc["checks"] if not c["passed"]]
+    assert failed == ["max_response_time"]
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "1"
+    case = suite.find("testcase[@name='max_response_time']")
+    assert case is not None and case.find("failure") is not None
+    assert "69.17 ms" not in case.find("failure").get("message")  # raw seconds, not prose
+    assert suite.find("testcase[@name='capacity']").find("failure") is None
+
+
+def test_validate_reports_constraint_violations(tmp_path):
+    plan = tmp_path / "bad.yaml"
+    plan.write_text("placement:\n  source: [n1]\n  parser: [n2, n2, n2, n2]\n"
+                    "  filterByCoordinates: [n2]\n  computeRouteID: [n2]\n  metronome: [n2]\n"
+                    "  countByWindow: [n2]\n  partialRank: [n2]\n  globalRank: [n3]\n")
+    result = run("validate", *DEBS, str(plan), "--json")
+    assert result.exit_code == 1
+    names = sorted({v["constraint"] for v in json.loads(result.stdout)["violations"]})
+    assert names == ["candidates", "capacity", "replicas.max", "stability"]
+
+
+def test_bad_input_exits_2_with_location(tmp_path):
+    bad = tmp_path / "app.yaml"
+    bad.write_text("name: x\noperators:\n  - id: a\n    replicas: two\n")
+    result = run("evaluate", str(bad), DEBS[1], PLAN)
+    assert result.exit_code == 2
+    assert f"{bad}:4: operators[0].replicas: expected a whole number" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_plan_with_unknown_ids_exits_2(tmp_path):
+    plan = tmp_path / "p.yaml"
+    plan.write_text("placement:\n  parsr: [n1]\n  parser: [n9]\n")
+    result = run("validate", *DEBS, str(plan))
+    assert result.exit_code == 2
+    assert "placement.parsr: unknown operator 'parsr' — did you mean 'parser'?" in result.stderr
+    assert "unknown node 'n9'" in result.stderr
+
+
+def test_cycle_is_named_and_exits_2(tmp_path):
+    app_file = tmp_path / "cyc.yaml"
+    app_file.write_text("name: c\noperators: [{id: a}, {id: b}]\nstreams:\n"
+                        "  - {from: a, to: b, rate: 1}\n  - {from: b, to: a, rate: 1}\n")
+    infra = tmp_path / "i.yaml"
+    infra.write_text("name: i\nnodes: [{id: n}]\n")
+    plan = tmp_path / "p.yaml"
+    plan.write_text("placement: {a: [n], b: [n]}\n")
+    result = run("evaluate", str(app_file), str(infra), str(plan))
+    assert result.exit_code == 2
+    assert "the streams form a cycle a -> b -> a" in result.stderr
+
+
+def test_usage_errors_exit_2():
+    assert run("evaluate", *DEBS).exit_code == 2
+    assert run("validate", *DEBS, PLAN, "--no-such-flag").exit_code == 2
+    bad_limit = run("validate", *DEBS, PLAN, "--max-response-time", "fast")
+    assert bad_limit.exit_code == 2 and "--max-response-time" in bad_limit.stderr
+    assert run("evaluate", *DEBS, PLAN, "--weights", "q=1").exit_code == 2
+    assert run("schema", "planet").exit_code == 2
+
+
+def test_junit_never_overwrites_an_input():
+    before = Path(PLAN).read_bytes()
+    result = run("validate", *DEBS, PLAN, "--junit-xml", PLAN)
+    assert result.exit_code == 2 and "is also an input" in result.stderr
+    assert Path(PLAN).read_bytes() == before
+
+
+def test_internal_errors_exit_3_without_traceback(monkeypatch):
+    import streamplace.cli.app as cli
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "evaluate", broken)
+    result = run("evaluate", *DEBS, PLAN)
+    assert result.exit_code == 3
+    assert "internal error: RuntimeError: boom" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_file_exits_2():
+    result = run("evaluate", "nope.yaml", DEBS[1], PLAN)
+    assert result.exit_code == 2 and "nope.yaml: file not found" in result.stderr
+
+
+def test_plan_from_stdin():
+    result = run("validate", *DEBS, "-", "--json", "-q", stdin=Path(PLAN).read_text())
+    assert result.exit_code == 0 and json.loads(result.stdout)["passed"] is True
+
+
+@pytest.mark.parametrize("kind", ["application", "infrastructure", "plan", "objective"])
+def test_schema_matches_the_golden_file(kind):
+    result = run("schema", kind)
+    assert result.exit_code == 0
+    golden = (ROOT / "schemas" / f"{kind}.schema.json").read_text()
+    assert result.stdout == golden, f"schemas/{kind}.schema.json drifted: run `make golden`"
+
+
+def test_methods_lists_the_registry():
+    result = run("methods", "--json")
+    assert result.exit_code == 0
+    assert isinstance(json.loads(result.stdout), list)
+    assert run("methods").exit_code == 0
+
+
+def test_real_console_script_runs_the_sample():
+    """The installed entry point, as a user runs it (python -m streamplace)."""
+    done = subprocess.run([sys.executable, "-m", "streamplace", "validate", *DEBS, PLAN,
+                           "--max-response-time", "0.1"], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert "all" in done.stderr and "checks passed" in done.stderr
+    version = subprocess.run([sys.executable, "-m", "streamplace", "--version"],
+                             capture_output=True, text=True, check=False)
+    assert version.stdout.startswith("streamplace ")
