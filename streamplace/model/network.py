@@ -62,8 +62,10 @@ class Network:
     purchased: tuple[Purchase, ...] = ()
     _explicit: dict[tuple[str, str], Link] = field(default_factory=dict, repr=False)
     _routes: dict[str, dict[str, LogicalLink]] = field(default_factory=dict, repr=False)
+    _links: dict[tuple[str, str], LogicalLink] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        self._bought = frozenset(p.id for p in self.purchased)
         for link in self.infra.links:
             self._explicit[(link.source, link.target)] = link
             if link.bidirectional:
@@ -89,11 +91,16 @@ class Network:
         return [n.id for n in self.nodes.values() if n.role == "server"]
 
     def link(self, u: str, v: str) -> LogicalLink:
-        """The logical link from ``u`` to ``v``."""
+        """The logical link from ``u`` to ``v`` (memoised: solvers ask for it often)."""
         if u == v:
             return PERFECT
-        bought = {p.id for p in self.purchased}
-        if u in bought or v in bought:
+        found = self._links.get((u, v))
+        if found is None:
+            found = self._links[(u, v)] = self._link(u, v)
+        return found
+
+    def _link(self, u: str, v: str) -> LogicalLink:
+        if u in self._bought or v in self._bought:
             return self._defaults((u, v))
         if self.infra.routing == "mesh":
             link = self._explicit.get((u, v))

@@ -19,6 +19,7 @@ A term whose lo equals hi is constant; it is scored 1 (its best) rather than div
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from streamplace.model.application import Operator
 from streamplace.model.evaluate.report import OdrpMetrics, Utility, UtilityTerm
@@ -62,28 +63,49 @@ def derive_bounds(graph: AppGraph, network: Network,
     d_lo: dict[tuple[str, str], float] = {}
     d_hi: dict[tuple[str, str], float] = {}
     z_lo = z_hi = 0.0
+    # operators mostly share one candidate set: summarise each pair of sets only once
+    summaries: dict[tuple[tuple[str, ...], tuple[str, ...]], _PairSummary] = {}
     for s in graph.streams:
-        links = [network.link(u, v) for u in cands[s.source] for v in cands[s.target]]
-        finite = [lk for lk in links if lk.reachable] or links
-        d_lo[(s.source, s.target)] = min(lk.delay for lk in finite)
-        d_hi[(s.source, s.target)] = max(lk.delay for lk in finite)
-        cost_lo += s.bytes_per_s * min(lk.cost for lk in finite)
-        cost_hi += s.bytes_per_s * max(lk.cost for lk in finite)
-        factors = [_factor(lk.delay, lk.path, network_metric) for lk in finite]
-        z_lo += s.bytes_per_s * min(factors)
-        z_hi += s.bytes_per_s * max(factors)
+        key = (tuple(cands[s.source]), tuple(cands[s.target]))
+        if key not in summaries:
+            summaries[key] = _summarise(network, key[0], key[1], network_metric)
+        summary = summaries[key]
+        d_lo[(s.source, s.target)], d_hi[(s.source, s.target)] = summary.delay
+        cost_lo += s.bytes_per_s * summary.cost[0]
+        cost_hi += s.bytes_per_s * summary.cost[1]
+        z_lo += s.bytes_per_s * summary.factor[0]
+        z_hi += s.bytes_per_s * summary.factor[1]
     r_lo = _longest(graph, lat_lo, d_lo)
     r_hi = _longest(graph, lat_hi, d_hi)
     used = sorted({u for c in cands.values() for u in c})
     a_lo = math.prod(nodes[u].availability for u in used)
-    pairs = {(u, v) for s in graph.streams for u in cands[s.source] for v in cands[s.target]
-             if u != v}
+    pairs = {pair for summary in summaries.values() for pair in summary.remote_pairs}
     a_lo *= math.prod(network.link(u, v).availability for u, v in sorted(pairs))
     pinned = {c[0] for c in cands.values() if len(c) == 1}
     a_hi = min(min(max(nodes[u].availability for u in c) for c in cands.values()),
                math.prod(nodes[u].availability for u in pinned))
     return {"response_time": (r_lo, r_hi), "availability": (a_lo, a_hi),
             "cost": (cost_lo, cost_hi), "network": (z_lo, z_hi)}
+
+
+@dataclass(frozen=True)
+class _PairSummary:
+    delay: tuple[float, float]
+    cost: tuple[float, float]
+    factor: tuple[float, float]
+    remote_pairs: frozenset[tuple[str, str]]
+
+
+def _summarise(network: Network, ups: tuple[str, ...], downs: tuple[str, ...],
+               metric: str) -> _PairSummary:
+    links = [network.link(u, v) for u in ups for v in downs]
+    finite = [lk for lk in links if lk.reachable] or links
+    delays = [lk.delay for lk in finite]
+    costs = [lk.cost for lk in finite]
+    factors = [_factor(lk.delay, lk.path, metric) for lk in finite]
+    return _PairSummary((min(delays), max(delays)), (min(costs), max(costs)),
+                        (min(factors), max(factors)),
+                        frozenset((u, v) for u in ups for v in downs if u != v))
 
 
 def _latency(op: Operator, rate: float, count: int) -> float:
