@@ -47,11 +47,8 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
         warnings += notes
         util = utility(odrp, objective, bounds, derived)
         ecker, headroom = ecker_score(graph, network, placement)
-        if plan.method in ECKER_METHODS:
+        if plan.method in ECKER_METHODS:  # the 95% rule is part of Ecker's model only
             violations += headroom
-        else:
-            full = {v.subject for v in violations if v.constraint == "capacity"}
-            warnings += [v.message for v in headroom if v.subject not in full]
     benoit = None
     if app.throughput is not None:
         benoit, benoit_violations, notes = benoit_evaluation(graph, network, plan)
