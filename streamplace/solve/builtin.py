@@ -3,3 +3,5 @@
 Each module imports its solver (highspy, pulp) inside its solve function, not at import
 time, so listing methods stays fast.
 """
+
+from streamplace.solve import odrp  # noqa: F401

@@ -1,0 +1,142 @@
+"""Solving a LinearModel with HiGHS in-process (highspy), passed as one model.
+
+HiGHS statuses map to ours here and nowhere else: ``optimal`` only for kOptimal (proven
+within the requested gap); a time or interrupt stop is ``time_limit`` with the incumbent,
+if any, and its gap.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from streamplace.errors import SolverError
+from streamplace.solve.linear import LinearModel
+from streamplace.solve.mip import MipOutcome, Progress, ProgressFn
+from streamplace.solve.result import SolveOptions, SolveStatus
+
+PROGRESS_EVERY = 0.25  # seconds between live updates
+
+
+def highs_version() -> str:
+    import highspy
+
+    h = highspy.Highs()
+    return str(h.version())
+
+
+def solve_highs(model: LinearModel, options: SolveOptions, progress: ProgressFn | None = None,
+                start: Sequence[float | None] | None = None) -> MipOutcome:
+    import highspy
+
+    started = time.perf_counter()
+    h = highspy.Highs()
+    h.silent()
+    lp = highspy.HighsLp()
+    lp.num_col_ = model.num_cols
+    lp.num_row_ = model.num_rows
+    lp.col_cost_ = model.cost
+    lp.col_lower_ = model.lb
+    lp.col_upper_ = model.ub
+    lp.row_lower_ = model.row_lo
+    lp.row_upper_ = model.row_hi
+    lp.offset_ = model.offset
+    lp.sense_ = highspy.ObjSense.kMaximize if model.maximize else highspy.ObjSense.kMinimize
+    start_, index, value = model.to_csr()
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = start_
+    lp.a_matrix_.index_ = index
+    lp.a_matrix_.value_ = value
+    lp.a_matrix_.num_col_ = model.num_cols
+    lp.a_matrix_.num_row_ = model.num_rows
+    lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                       for i in model.integer]
+    if h.passModel(lp) != highspy.HighsStatus.kOk:
+        raise SolverError("HiGHS rejected the model")
+    build_seconds = time.perf_counter() - started
+    _set_options(h, options)
+    if start is not None:
+        _set_start(h, start)
+    if progress is not None:
+        _subscribe(h, progress, model.maximize)
+    h.solve()
+    return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options)
+
+
+def _set_options(h: Any, options: SolveOptions) -> None:
+    h.setOptionValue("random_seed", int(options.seed))
+    h.setOptionValue("mip_rel_gap", float(options.gap if options.gap is not None else 1e-6))
+    h.setOptionValue("mip_abs_gap", 1e-9)
+    if options.time_limit is not None:
+        h.setOptionValue("time_limit", float(options.time_limit))
+    if options.threads is not None:
+        h.setOptionValue("threads", int(options.threads))
+
+
+def _set_start(h: Any, start: Sequence[float | None]) -> None:
+    import highspy
+
+    index = [k for k, v in enumerate(start) if v is not None]
+    value = [float(start[k]) for k in index]  # type: ignore[arg-type]
+    status = h.setSolution(len(index), index, value)
+    if status == highspy.HighsStatus.kError:
+        raise SolverError("HiGHS rejected the start solution")
+
+
+def _subscribe(h: Any, progress: ProgressFn, maximize: bool) -> None:
+    last = [0.0]
+
+    def report(event: Any, force: bool = False) -> None:
+        data = event.data_out
+        now = data.running_time
+        if not force and now - last[0] < PROGRESS_EVERY:
+            return
+        last[0] = now
+        incumbent = _finite(data.mip_primal_bound)
+        bound = _finite(data.mip_dual_bound)
+        gap = _finite(data.mip_gap) if incumbent is not None else None
+        progress(Progress(now, incumbent, bound, gap, int(data.mip_node_count)))
+
+    h.cbMipInterrupt.subscribe(report)
+    h.cbMipImprovingSolution.subscribe(lambda e: report(e, force=True))
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) and abs(x) < 1e30 else None
+
+
+def _outcome(h: Any, highspy: Any, model: LinearModel, seconds: float, build: float,
+             options: SolveOptions) -> MipOutcome:
+    status = h.getModelStatus()
+    info = h.getInfo()
+    has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    statuses = highspy.HighsModelStatus
+    if status == statuses.kOptimal:
+        ours = SolveStatus.OPTIMAL
+    elif status == statuses.kInfeasible:
+        ours = SolveStatus.INFEASIBLE
+    elif status in (statuses.kTimeLimit, statuses.kInterrupt, statuses.kHighsInterrupt,
+                    statuses.kIterationLimit, statuses.kSolutionLimit, statuses.kMemoryLimit):
+        ours = SolveStatus.TIME_LIMIT
+    elif status == statuses.kUnboundedOrInfeasible:
+        ours = SolveStatus.INFEASIBLE
+    else:
+        ours = SolveStatus.ERROR if not has_solution else SolveStatus.TIME_LIMIT
+    values = list(h.getSolution().col_value) if has_solution and ours.has_plan else None
+    if ours == SolveStatus.TIME_LIMIT and values is None:
+        ours = SolveStatus.TIME_LIMIT
+    objective = info.objective_function_value if values is not None else None
+    bound = _finite(info.mip_dual_bound)
+    gap = _finite(info.mip_gap) if values is not None else None
+    return MipOutcome(
+        status=ours, values=values, objective=objective, bound=bound, gap=gap, seconds=seconds,
+        solver={"name": "highs", "version": str(h.version()), "seconds": round(seconds, 3),
+                "build_seconds": round(build, 3), "model_status": h.modelStatusToString(status),
+                "nodes": int(info.mip_node_count), "seed": options.seed,
+                "options": {k: v for k, v in (("time_limit", options.time_limit),
+                                              ("gap", options.gap),
+                                              ("threads", options.threads)) if v is not None},
+                **model.stats()},
+    )

@@ -1,0 +1,1 @@
+"""Integer programs: one module per formulation; each returns a model and a decoder."""

@@ -1,0 +1,254 @@
+"""A compact exact ODRP formulation whose size grows polynomially (models.md sec. 2).
+
+The paper's ILP (seed 000, eqs. 21-32) has one variable per multiset of candidate nodes and
+one per pair of multisets per stream, which explodes with nodes and k. Here instead:
+
+- ``c[i,m]`` (binary): operator i runs m replicas, m among its stable counts;
+- ``t[i,u,m,a]`` (binary, a = 1..m): i runs m replicas and at least a of them on u, so
+  U_i(u) = sum_a t[i,u,m,a] (a thermometer code, ordered to break symmetry);
+- ``z[i,u]`` in [0,1]: i uses node u (pushed to max_m t[i,u,m,1] by the objective);
+- ``lat[i] >= R_i(lambda_i/m) / S_u * t[i,u,m,1]``: eq. 1, exact because t[i,u,m,1] says
+  both "m replicas" and "u used";
+- ``D[i,j] >= d(u,v) (z[i,u] + z[j,v] - 1)``: eq. 4, the worst pair delay;
+- ``T[j] >= T[i] + D[i,j] + lat[j]``, ``r >= T[sink]``: the longest path of eqs. 8-9
+  without enumerating paths (eq. 22 has one row per path);
+- availability (eq. 16): ``y[u] >= z[i,u]``, ``w[u,v] >= z[i,u] + z[j,v] - 1``;
+- network cost and metric (eqs. 5, 17-20): stream (i,j) contributes
+  sum_{u,v} G(u,v) p[i,u] p[j,v] with p[i,u] = U_i(u)/|U_i| = sum_{m,a} t[i,u,m,a]/m linear.
+  With h[v] = sum_u G(u,v) p[i,u] (linear) the product p[j,v] h[v] is
+  sum_{m,a} (1/m) t[j,v,m,a] h[v], and each binary-times-bounded product is exact with
+  ``q >= h[v] - H_v (1 - t[j,v,m,a])``, ``q >= 0`` (it is minimised).
+
+For every integer point the objective equals eq. 21 exactly, so the optimum is the paper's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from streamplace.model.plan import Plan
+from streamplace.solve.ilp.odrp_data import OdrpData
+from streamplace.solve.linear import LinearModel
+
+
+@dataclass
+class CompactModel:
+    model: LinearModel
+    t: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
+    c: dict[tuple[str, int], int] = field(default_factory=dict)
+    # t indexed by (operator, node): [(m, a, column)], so rows are built without scans
+    cells: dict[tuple[str, str], list[tuple[int, int, int]]] = field(default_factory=dict)
+
+    def decode(self, values: Sequence[float]) -> dict[str, dict[str, int]]:
+        placement: dict[str, dict[str, int]] = {}
+        for (op, u, _m, _a), col in self.t.items():
+            if values[col] > 0.5:
+                placement.setdefault(op, {})
+                placement[op][u] = placement[op].get(u, 0) + 1
+        return placement
+
+    def start_from(self, plan: Plan) -> list[float | None]:
+        """Values of the integer columns for a given plan (a MIP start)."""
+        values: list[float | None] = [None] * self.model.num_cols
+        for (op, m), col in self.c.items():
+            values[col] = 1.0 if sum(plan.replicas(op).values()) == m else 0.0
+        for (op, u, m, a), col in self.t.items():
+            reps = plan.replicas(op)
+            values[col] = 1.0 if sum(reps.values()) == m and reps.get(u, 0) >= a else 0.0
+        return values
+
+
+def build_compact(data: OdrpData) -> CompactModel:
+    out = CompactModel(LinearModel(maximize=True))
+    m_ = out.model
+    scales = data.scales
+    m_.offset = sum(s.offset for s in scales.values())
+    need_latency = scales["response_time"].slope != 0
+    need_avail = scales["availability"].slope != 0
+    z: dict[tuple[str, str], int] = {}
+    for op in data.ops:
+        counts, cands = data.counts[op.id], data.cands[op.id]
+        choose = []
+        for m in counts:
+            cost = scales["cost"].slope * op.cost * op.billing_units * m
+            out.c[(op.id, m)] = col = m_.binary(f"c[{op.id},{m}]", cost)
+            choose.append(col)
+        m_.row(choose, [1.0] * len(choose), 1.0, 1.0)
+        for u in cands:
+            z[(op.id, u)] = m_.var(f"z[{op.id},{u}]", 0.0, 1.0)
+        for m in counts:
+            cols, vals = [out.c[(op.id, m)]], [-float(m)]
+            for u in cands:
+                prev = None
+                for a in range(1, m + 1):
+                    out.t[(op.id, u, m, a)] = col = m_.binary(f"t[{op.id},{u},{m},{a}]")
+                    out.cells.setdefault((op.id, u), []).append((m, a, col))
+                    cols.append(col)
+                    vals.append(1.0)
+                    if prev is not None:
+                        m_.row([col, prev], [1.0, -1.0], hi=0.0)
+                    prev = col
+                m_.row([z[(op.id, u)], out.t[(op.id, u, m, 1)]], [1.0, -1.0], lo=0.0)
+            m_.row(cols, vals, 0.0, 0.0)
+        for u in cands:  # z >= p = U_i(u)/|U_i|: valid, and it tightens the delay rows' LP
+            cells = out.cells.get((op.id, u), [])
+            m_.row([z[(op.id, u)], *(col for _m, _a, col in cells)],
+                   [1.0, *(-1.0 / m for m, _a, _col in cells)], lo=0.0)
+    _capacity(data, out)
+    _unreachable_pairs(data, m_, z)
+    if need_latency:
+        _response_time(data, out, z)
+    if need_avail:
+        _availability(data, m_, z)
+    _network(data, out)
+    return out
+
+
+def _capacity(data: OdrpData, out: CompactModel) -> None:
+    for u in data.network.processors:
+        for dim in data.dims:
+            cap = data.capacity(u, dim)
+            if cap == float("inf"):
+                continue
+            cols: list[int] = []
+            vals: list[float] = []
+            for op in data.ops:
+                amount = op.resources.get(dim, 0.0)
+                for _m, _a, col in out.cells.get((op.id, u), []):
+                    cols.append(col)
+                    vals.append(amount)
+            if cols:
+                out.model.row(cols, vals, hi=cap)
+
+
+def _unreachable_pairs(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]) -> None:
+    for s in data.streams:
+        for u in data.cands[s.source]:
+            for v in data.cands[s.target]:
+                if not data.link(u, v).reachable:
+                    m_.row([z[(s.source, u)], z[(s.target, v)]], [1.0, 1.0], hi=1.0)
+
+
+def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], int]) -> None:
+    m_ = out.model
+    lat, arrival = {}, {}
+    for op in data.ops:
+        lat[op.id] = col = m_.var(f"lat[{op.id}]")
+        arrival[op.id] = m_.var(f"T[{op.id}]")
+        m_.row([arrival[op.id], col], [1.0, -1.0], lo=0.0)
+        fastest = max(data.speedup(u) for u in data.cands[op.id])
+        counts = data.counts[op.id]
+        # lat >= R_i(lambda/m) / S_max: a convex combination over the count chosen
+        m_.row([col, *(out.c[(op.id, m)] for m in counts)],
+               [1.0, *(-data.latency[op.id][m] / fastest for m in counts)], lo=0.0)
+        for u in data.cands[op.id]:
+            speed = data.speedup(u)
+            if op.service_rate is not None:
+                # one m at a time is active, so summing the per-count rows stays valid
+                cols = [out.t[(op.id, u, m, 1)] for m in counts]
+                m_.row([col, *cols], [1.0, *(-data.latency[op.id][m] / speed for m in counts)],
+                       lo=0.0)
+            elif op.latency:
+                m_.row([col, z[(op.id, u)]], [1.0, -op.latency / speed], lo=0.0)
+    r = m_.var("r", cost=data.scales["response_time"].slope)
+    for s in data.streams:
+        delay = m_.var(f"D[{s.source},{s.target}]")
+        for u in data.cands[s.source]:
+            for v in data.cands[s.target]:
+                d = data.link(u, v).delay
+                if 0 < d < float("inf"):
+                    m_.row([delay, z[(s.source, u)], z[(s.target, v)]], [1.0, -d, -d], lo=-d)
+        _transport_bound(data, out, s.source, s.target, delay)
+        m_.row([arrival[s.target], arrival[s.source], delay, lat[s.target]],
+               [1.0, -1.0, -1.0, -1.0], lo=0.0)
+    for sink in data.graph.sinks:
+        m_.row([r, arrival[sink]], [1.0, -1.0], lo=0.0)
+
+
+def _transport_bound(data: OdrpData, out: CompactModel, up: str, down: str, delay: int) -> None:
+    """A valid inequality that tightens the LP: D >= min-cost transport of p_up to p_down.
+
+    The cheapest coupling of the replica shares costs at most the all-to-all (product)
+    coupling, whose mean delay is at most the worst pair, so the row never cuts off a plan;
+    with one replica on each side it is exact. Without it, fractional placements would make
+    every stream look co-located.
+    """
+    m_ = out.model
+    pairs = {(u, v): data.link(u, v).delay for u in data.cands[up] for v in data.cands[down]
+             if data.link(u, v).reachable}
+    if not any(d > 0 for d in pairs.values()):
+        return
+    flow = {pair: m_.var(f"f[{up},{down},{pair[0]},{pair[1]}]") for pair in pairs}
+    for side, op, cands in ((0, up, data.cands[up]), (1, down, data.cands[down])):
+        for node in cands:
+            cols = [col for pair, col in flow.items() if pair[side] == node]
+            vals = [1.0] * len(cols)
+            for m, _a, col in out.cells[(op, node)]:
+                cols.append(col)
+                vals.append(-1.0 / m)
+            m_.row(cols, vals, 0.0, 0.0)
+    m_.row([delay, *flow.values()], [1.0, *(-d for d in pairs.values())], lo=0.0)
+
+
+def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]) -> None:
+    import math
+
+    slope = data.scales["availability"].slope
+    used: dict[str, int] = {}
+    for (op, u), col in z.items():
+        a_u = math.log(data.availability(u))
+        if a_u < 0:
+            if u not in used:
+                used[u] = m_.var(f"y[{u}]", 0.0, 1.0, cost=slope * a_u)
+            m_.row([used[u], col], [1.0, -1.0], lo=0.0)
+    links: dict[tuple[str, str], int] = {}
+    for s in data.streams:
+        if s.rate <= 0:
+            continue
+        for u in data.cands[s.source]:
+            for v in data.cands[s.target]:
+                link = data.link(u, v)
+                if u == v or not link.reachable or link.availability >= 1.0:
+                    continue
+                if (u, v) not in links:
+                    links[(u, v)] = m_.var(f"w[{u},{v}]", 0.0, 1.0,
+                                           cost=slope * math.log(link.availability))
+                m_.row([links[(u, v)], z[(s.source, u)], z[(s.target, v)]], [1.0, -1.0, -1.0],
+                       lo=-1.0)
+
+
+def _network(data: OdrpData, out: CompactModel) -> None:
+    m_ = out.model
+    cost_slope = -data.scales["cost"].slope       # >= 0: F falls by this per unit of cost
+    metric_slope = -data.scales["network"].slope  # >= 0
+    if cost_slope == 0 and metric_slope == 0:
+        return
+    for s in data.streams:
+        if s.bytes_per_s <= 0:
+            continue
+        ups, downs = data.cands[s.source], data.cands[s.target]
+
+        def weight(u: str, v: str, s_bytes: float = s.bytes_per_s) -> float:
+            link = data.link(u, v)
+            if u == v or not link.reachable:
+                return 0.0
+            return s_bytes * (cost_slope * link.cost + metric_slope * data.network_factor(u, v))
+
+        for v in downs:
+            g = {u: weight(u, v) for u in ups}
+            top = max(g.values(), default=0.0)
+            if top <= 0:
+                continue
+            h = m_.var(f"h[{s.source},{s.target},{v}]", 0.0, top)
+            cols, vals = [h], [1.0]
+            for u in ups:
+                if g[u] > 0:
+                    for m, _a, col in out.cells[(s.source, u)]:
+                        cols.append(col)
+                        vals.append(-g[u] / m)
+            m_.row(cols, vals, 0.0, 0.0)
+            for m in data.counts[s.target]:
+                for a in range(1, m + 1):
+                    q = m_.var(f"q[{s.source},{s.target},{v},{m},{a}]", 0.0, top, cost=-1.0 / m)
+                    m_.row([q, h, out.t[(s.target, v, m, a)]], [1.0, -1.0, -top], lo=-top)

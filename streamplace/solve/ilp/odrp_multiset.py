@@ -1,0 +1,177 @@
+"""The paper's ODRP integer program, one variable per multiset (seed 000, eqs. 21-32).
+
+Kept as the faithful reference for the compact form: ``x[i,U]`` picks the multiset U of
+candidate nodes for operator i (eq. 29), ``y[(i,j),(U,V)]`` the pair of multisets of a
+stream (eq. 30, linked by eqs. 27-28), ``z[u]`` and ``z[u,v]`` activate nodes and links
+(eqs. 24-25, 31-32), and ``r`` bounds the delay of every source-to-sink path (eq. 22).
+Multisets whose replicas would be unstable have no variable (R_i is undefined there), and
+neither do multiset pairs joined by an unroutable node pair. Link activations are created
+only for links whose availability is below 1, the only ones eq. 16 can charge.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from streamplace.errors import InputError
+from streamplace.solve.ilp.odrp_data import OdrpData
+from streamplace.solve.linear import LinearModel
+
+MAX_PATHS = 100_000
+Multiset = tuple[str, ...]
+
+
+@dataclass
+class MultisetModel:
+    model: LinearModel
+    x: dict[tuple[str, Multiset], int] = field(default_factory=dict)
+
+    def decode(self, values: Sequence[float]) -> dict[str, dict[str, int]]:
+        return {op: dict(Counter(u)) for (op, u), col in self.x.items() if values[col] > 0.5}
+
+
+def build_multiset(data: OdrpData) -> MultisetModel:
+    out = MultisetModel(LinearModel(maximize=True))
+    m_ = out.model
+    scales = data.scales
+    m_.offset = sum(s.offset for s in scales.values())
+    multisets: dict[str, list[Multiset]] = {}
+    response: dict[tuple[str, Multiset], float] = {}
+    for op in data.ops:
+        multisets[op.id] = []
+        for m in data.counts[op.id]:
+            for u in itertools.combinations_with_replacement(data.cands[op.id], m):
+                multisets[op.id].append(u)
+                # eq. 1: the slowest node of U bounds the operator's latency; eq. 2: cost
+                response[(op.id, u)] = data.latency[op.id][m] / min(data.speedup(n) for n in u)
+                cost = scales["cost"].slope * op.cost * op.billing_units * m
+                out.x[(op.id, u)] = m_.binary(f"x[{op.id},{','.join(u)}]", cost)
+        cols = [out.x[(op.id, u)] for u in multisets[op.id]]
+        m_.row(cols, [1.0] * len(cols), 1.0, 1.0)                               # eq. 26
+    y = _streams(data, out, multisets)
+    _capacity(data, out)                                                          # eq. 23
+    _activations(data, out, y)                                                    # eqs. 24-25
+    if scales["response_time"].slope != 0:
+        _paths(data, out, y, response)                                            # eq. 22
+    return out
+
+
+def _streams(data: OdrpData, out: MultisetModel, multisets: dict[str, list[Multiset]],
+             ) -> dict[int, dict[tuple[Multiset, Multiset], tuple[int, float]]]:
+    m_ = out.model
+    scales = data.scales
+    y: dict[int, dict[tuple[Multiset, Multiset], tuple[int, float]]] = {}
+    for s in data.streams:
+        y[s.index] = {}
+        by_up: dict[Multiset, list[int]] = {u: [] for u in multisets[s.source]}
+        by_down: dict[Multiset, list[int]] = {v: [] for v in multisets[s.target]}
+        for up in multisets[s.source]:
+            cu = Counter(up)
+            for down in multisets[s.target]:
+                cv = Counter(down)
+                links = {(a, b): data.link(a, b) for a in cu for b in cv}
+                if not all(link.reachable for link in links.values()):
+                    continue
+                share = s.rate * s.tuple_size / (len(up) * len(down))         # eq. 7, bytes
+                cost = sum(share * cu[a] * cv[b] * links[(a, b)].cost
+                           for a, b in links if a != b)                          # eq. 5
+                metric = sum(share * cu[a] * cv[b] * data.network_factor(a, b)
+                             for a, b in links)                                  # eqs. 18-20
+                delay = max(link.delay for link in links.values())              # eq. 4
+                col = m_.binary(f"y[{s.source},{s.target},{','.join(up)},{','.join(down)}]",
+                                scales["cost"].slope * cost + scales["network"].slope * metric)
+                y[s.index][(up, down)] = (col, delay)
+                by_up[up].append(col)
+                by_down[down].append(col)
+        for up, cols in by_up.items():                                           # eq. 27
+            m_.row([out.x[(s.source, up)], *cols], [1.0] + [-1.0] * len(cols), 0.0, 0.0)
+        for down, cols in by_down.items():                                       # eq. 28
+            m_.row([out.x[(s.target, down)], *cols], [1.0] + [-1.0] * len(cols), 0.0, 0.0)
+    return y
+
+
+def _capacity(data: OdrpData, out: MultisetModel) -> None:
+    for u in data.network.processors:
+        for dim in data.dims:
+            cap = data.capacity(u, dim)
+            if math.isinf(cap):
+                continue
+            cols, vals = [], []
+            for (op_id, ms), col in out.x.items():
+                count = ms.count(u)
+                amount = data.instance.app.operator(op_id).resources.get(dim, 0.0)
+                if count and amount:
+                    cols.append(col)
+                    vals.append(count * amount)
+            if cols:
+                out.model.row(cols, vals, hi=cap)
+
+
+def _activations(data: OdrpData, out: MultisetModel,
+                 y: dict[int, dict[tuple[Multiset, Multiset], tuple[int, float]]]) -> None:
+    m_ = out.model
+    slope = data.scales["availability"].slope
+    big_m = len(data.ops)
+    for u in data.network.processors:
+        cols = [col for (_op, ms), col in out.x.items() if u in ms]
+        if not cols:
+            continue
+        a_u = math.log(data.availability(u))
+        z = m_.binary(f"z[{u}]", slope * a_u)
+        m_.row([z, *cols], [float(big_m)] + [-1.0] * len(cols), lo=0.0)          # eq. 24
+    if slope == 0:
+        return
+    big_n = max(1, len(data.streams))
+    touching: dict[tuple[str, str], list[int]] = {}
+    for s in data.streams:
+        if s.rate <= 0:
+            continue
+        for (up, down), (col, _delay) in y[s.index].items():
+            for a in set(up):
+                for b in set(down):
+                    if a != b and data.link(a, b).availability < 1.0:
+                        touching.setdefault((a, b), []).append(col)
+    for (a, b), cols in sorted(touching.items()):
+        z = m_.binary(f"z[{a},{b}]", slope * math.log(data.link(a, b).availability))
+        m_.row([z, *cols], [float(big_n)] + [-1.0] * len(cols), lo=0.0)          # eq. 25
+
+
+def _paths(data: OdrpData, out: MultisetModel,
+           y: dict[int, dict[tuple[Multiset, Multiset], tuple[int, float]]],
+           response: dict[tuple[str, Multiset], float]) -> None:
+    m_ = out.model
+    r = m_.var("r", cost=data.scales["response_time"].slope)
+    index = {(s.source, s.target): s.index for s in data.streams}
+    paths: list[list[str]] = []
+    graph = data.graph.digraph
+    for source in data.graph.sources:
+        for sink in data.graph.sinks:
+            if source == sink:
+                paths.append([source])
+                continue
+            for path in nx.all_simple_paths(graph, source, sink):
+                paths.append(path)
+                if len(paths) > MAX_PATHS:
+                    raise InputError.single(
+                        f"the application has more than {MAX_PATHS:,} source-to-sink paths, "
+                        "one constraint each in the multiset formulation",
+                        "use --formulation compact", path="--formulation")
+    for path in paths:
+        cols, vals = [r], [1.0]
+        for op in path:
+            for (op_id, ms), col in out.x.items():
+                if op_id == op and response[(op_id, ms)] > 0:
+                    cols.append(col)
+                    vals.append(-response[(op_id, ms)])
+        for a, b in itertools.pairwise(path):
+            for col, delay in y[index[(a, b)]].values():
+                if delay > 0:
+                    cols.append(col)
+                    vals.append(-delay)
+        m_.row(cols, vals, lo=0.0)

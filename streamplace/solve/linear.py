@@ -1,0 +1,103 @@
+"""A solver-neutral mixed-integer linear model, built in bulk.
+
+Formulations append columns and rows to Python lists (linear time); the model is handed to
+a solver once, as arrays (``to_csr``). highspy's row-by-row API is quadratic on large
+models, so nothing here calls a solver.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+INF = math.inf
+
+
+@dataclass
+class LinearModel:
+    """max or min  cost . x + offset  s.t.  row_lo <= A x <= row_hi,  lb <= x <= ub."""
+
+    maximize: bool = True
+    offset: float = 0.0
+    lb: list[float] = field(default_factory=list)
+    ub: list[float] = field(default_factory=list)
+    cost: list[float] = field(default_factory=list)
+    integer: list[bool] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    row_lo: list[float] = field(default_factory=list)
+    row_hi: list[float] = field(default_factory=list)
+    _rows: list[int] = field(default_factory=list)
+    _cols: list[int] = field(default_factory=list)
+    _vals: list[float] = field(default_factory=list)
+
+    @property
+    def num_cols(self) -> int:
+        return len(self.lb)
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.row_lo)
+
+    @property
+    def num_nonzeros(self) -> int:
+        return len(self._vals)
+
+    @property
+    def num_integer(self) -> int:
+        return sum(self.integer)
+
+    def var(self, name: str, lb: float = 0.0, ub: float = INF, cost: float = 0.0,
+            integer: bool = False) -> int:
+        """Add one column; return its index."""
+        self.lb.append(lb)
+        self.ub.append(ub)
+        self.cost.append(cost)
+        self.integer.append(integer)
+        self.names.append(name)
+        return len(self.lb) - 1
+
+    def binary(self, name: str, cost: float = 0.0) -> int:
+        return self.var(name, 0.0, 1.0, cost, integer=True)
+
+    def row(self, cols: Sequence[int], vals: Sequence[float], lo: float = -INF,
+            hi: float = INF) -> int:
+        """Add ``lo <= sum vals[k] * x[cols[k]] <= hi``; zero coefficients are dropped."""
+        index = len(self.row_lo)
+        for c, v in zip(cols, vals, strict=True):
+            if v != 0.0:
+                self._rows.append(index)
+                self._cols.append(c)
+                self._vals.append(v)
+        self.row_lo.append(lo)
+        self.row_hi.append(hi)
+        return index
+
+    def add_cost(self, col: int, value: float) -> None:
+        self.cost[col] += value
+
+    def to_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Row-wise sparse matrix (start, index, value), duplicates summed."""
+        rows = np.asarray(self._rows, dtype=np.int64)
+        cols = np.asarray(self._cols, dtype=np.int64)
+        vals = np.asarray(self._vals, dtype=np.float64)
+        order = np.lexsort((cols, rows))
+        rows, cols, vals = rows[order], cols[order], vals[order]
+        if len(rows):
+            keep = np.ones(len(rows), dtype=bool)
+            keep[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+            groups = np.cumsum(keep) - 1
+            vals = np.bincount(groups, weights=vals)
+            rows, cols = rows[keep], cols[keep]
+        start = np.zeros(self.num_rows + 1, dtype=np.int64)
+        np.add.at(start, rows + 1, 1)
+        return np.cumsum(start), cols, vals
+
+    def objective_value(self, x: Sequence[float]) -> float:
+        return float(np.dot(self.cost, x)) + self.offset
+
+    def stats(self) -> dict[str, int]:
+        return {"variables": self.num_cols, "integer_variables": self.num_integer,
+                "constraints": self.num_rows, "nonzeros": self.num_nonzeros}

@@ -1,0 +1,34 @@
+"""What a MIP backend returns, with solver statuses mapped to ours in each backend."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.solve.result import SolveStatus
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A snapshot for live displays: objective of the incumbent, best bound, time."""
+
+    seconds: float
+    incumbent: float | None
+    bound: float | None
+    gap: float | None
+    nodes: int
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class MipOutcome:
+    status: SolveStatus
+    values: list[float] | None
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    seconds: float
+    solver: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,111 @@
+"""ODRP / ODP optimality: both formulations against brute-force enumeration on tiny instances.
+
+Brute force enumerates every multiset of candidate nodes per operator (seed 000, sec. 3.3),
+keeps the plans the evaluator finds feasible and takes the best utility F, so the solver is
+checked against the model itself, not against itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from streamplace.model.evaluate import evaluate
+from streamplace.model.objective import Objective
+from streamplace.model.plan import Plan
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+
+from .conftest import make_app, make_infra
+
+METRICS = ("traffic", "network_usage", "elastic_energy")
+
+
+def random_instance(seed: int) -> Instance:
+    """3 nodes, a pinned source and sink, 2-3 replicable operators: 80-800 plans."""
+    rng = random.Random(seed)
+    n_nodes = 3
+    nodes = [{"id": f"n{u}", "resources": rng.choice([3, 4, 5]),
+              "speedup": rng.choice([1.0, 1.5, 2.0]),
+              "availability": rng.choice([0.97, 0.99, 1.0])} for u in range(n_nodes)]
+    links = [{"from": f"n{u}", "to": f"n{v}", "delay": rng.uniform(0.002, 0.03),
+              "availability": rng.choice([0.98, 1.0]), "cost": rng.choice([0.0, 0.002])}
+             for u in range(n_nodes) for v in range(u + 1, n_nodes)]
+    middle = rng.choice([2, 3])
+    cap = 3 if middle == 2 else 2
+    ops = [{"id": "src", "service_rate": rng.uniform(60, 120), "candidates": ["n0"]}]
+    for i in range(1, middle + 1):
+        ops.append({"id": f"op{i}", "service_rate": rng.uniform(22, 70),
+                    "max_replicas": cap, "cost": rng.choice([1, 2])})
+    ops.append({"id": "sink", "latency": 0.004, "candidates": [f"n{n_nodes - 1}"]})
+    ids = [o["id"] for o in ops]
+    streams = [{"from": a, "to": b, "rate": rng.uniform(20, 50),
+                "tuple_size": rng.choice([10, 100])} for a, b in itertools.pairwise(ids)]
+    if rng.random() < 0.5:
+        streams.append({"from": "src", "to": "op2", "rate": 5, "tuple_size": 50})
+    weights = {t: rng.choice([0.0, 0.5, 1.0]) for t in
+               ("response_time", "availability", "cost", "network")}
+    if not any(weights.values()):
+        weights["response_time"] = 1.0
+    objective = Objective.model_validate({"weights": weights,
+                                          "network_metric": METRICS[seed % 3]})
+    return Instance(make_app({"name": f"r{seed}", "operators": ops, "streams": streams}),
+                    make_infra({"name": "i", "nodes": nodes, "links": links}), objective)
+
+
+def brute_force(instance: Instance, single_replica: bool = False) -> float | None:
+    app, infra = instance.app, instance.infra
+    choices = []
+    for op in app.operators:
+        cands = op.candidates or [n.id for n in infra.nodes]
+        cap = 1 if single_replica and op.replicas is None else op.replica_cap
+        choices.append([ms for m in range(op.min_replicas, cap + 1)
+                        for ms in itertools.combinations_with_replacement(cands, m)])
+    best = None
+    for combo in itertools.product(*choices):
+        plan = Plan.model_validate({"placement": {
+            op.id: list(ms) for op, ms in zip(app.operators, combo, strict=True)}})
+        ev = evaluate(app, infra, plan, instance.objective)
+        if not ev.violations and (best is None or ev.utility.value > best):
+            best = ev.utility.value
+    return best
+
+
+@pytest.mark.parametrize("seed", range(14))
+def test_compact_and_multiset_match_brute_force(seed):
+    instance = random_instance(seed)
+    expected = brute_force(instance)
+    for formulation in ("compact", "multiset"):
+        result = get_method("odrp").solve(
+            instance, SolveOptions(gap=0.0, extra={"formulation": formulation}))
+        if expected is None:
+            assert result.status == SolveStatus.INFEASIBLE, formulation
+            continue
+        assert result.status == SolveStatus.OPTIMAL, (formulation, result.message)
+        assert result.objective == pytest.approx(expected, abs=1e-7), formulation
+        # the plan is the one the evaluator scores, and it is feasible
+        ev = evaluate(instance.app, instance.infra, result.plan, instance.objective)
+        assert ev.violations == [] and ev.utility.value == pytest.approx(result.objective)
+        assert "objective_mismatch" not in result.solver
+
+
+@pytest.mark.parametrize("seed", [0, 3, 5, 8])
+def test_odp_is_odrp_with_single_replicas(seed):
+    instance = random_instance(seed)
+    expected = brute_force(instance, single_replica=True)
+    result = get_method("odp").solve(instance, SolveOptions(gap=0.0))
+    if expected is None:
+        assert result.status == SolveStatus.INFEASIBLE
+        return
+    assert result.status == SolveStatus.OPTIMAL
+    assert result.objective == pytest.approx(expected, abs=1e-7)
+    assert all(sum(r.values()) == 1 for r in result.plan.placement.values())
+
+
+def test_cbc_agrees_with_highs():
+    instance = random_instance(2)
+    highs = get_method("odrp").solve(instance, SolveOptions(gap=0.0))
+    cbc = get_method("odrp").solve(instance, SolveOptions(gap=0.0, extra={"solver": "cbc"}))
+    assert cbc.status == highs.status == SolveStatus.OPTIMAL
+    assert cbc.objective == pytest.approx(highs.objective, abs=1e-7)
