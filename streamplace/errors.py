@@ -23,10 +23,12 @@ class Problem:
     line: int | None = None
 
     def render(self) -> str:
-        where = self.file or "<input>"
-        if self.line is not None:
-            where = f"{where}:{self.line}"
-        head = f"{where}: {self.path}: " if self.path else f"{where}: "
+        parts = []
+        if self.file is not None:
+            parts.append(self.file if self.line is None else f"{self.file}:{self.line}")
+        if self.path:
+            parts.append(self.path)
+        head = "".join(f"{p}: " for p in parts)
         tail = f" — {self.fix}" if self.fix else ""
         return f"{head}{self.message}{tail}"
 

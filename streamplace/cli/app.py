@@ -13,14 +13,22 @@ import typer
 from streamplace import __version__
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.options import build_objective, parse_limit
-from streamplace.cli.render import render_checks, render_evaluation, render_methods
+from streamplace.cli.progress import live_progress
+from streamplace.cli.render import (
+    render_checks,
+    render_evaluation,
+    render_methods,
+    render_solve,
+)
 from streamplace.errors import InputError
 from streamplace.io.junit import write_junit
 from streamplace.io.readers import read_instance, read_plan_for
 from streamplace.io.schema import json_schema
-from streamplace.io.writers import json_text, plan_document
+from streamplace.io.writers import atomic_write, dumps, format_for, json_text, plan_document
 from streamplace.model.evaluate import evaluate
+from streamplace.model.network import Network
 from streamplace.model.validation import Thresholds, run_checks
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 from streamplace.solve.registry import methods as registered_methods
 
 app = typer.Typer(
@@ -77,6 +85,79 @@ def _guard_output(output: str | None, *inputs: str | None) -> None:
         if output and source and _same_file(output, source):
             raise InputError.single(f"output {output!r} is also an input",
                                     "write to another file", path="output")
+
+
+class PlanFormat(enum.StrEnum):
+    yaml = "yaml"
+    json = "json"
+
+
+@app.command("solve")
+@handle_errors
+def solve_cmd(
+    application: AppArg, infrastructure: InfraArg,
+    method: Annotated[str, typer.Option("--method", "-m", help="A method of `streamplace "
+                                        "methods`.")] = "odrp",
+    objective: ObjectiveOpt = None, weights: WeightsOpt = None, network_metric: MetricOpt = None,
+    formulation: Annotated[str, typer.Option(
+        help="ILP form for odrp/odp: compact (default) or multiset (the paper's eqs. 21-32).",
+    )] = "compact",
+    solver: Annotated[str, typer.Option(help="MIP solver: highs (in-process) or cbc.")] = "highs",
+    time_limit: Annotated[float | None, typer.Option(
+        help="Seconds; the incumbent is written with status time_limit.")] = None,
+    gap: Annotated[float | None, typer.Option(
+        help="Relative gap at which a MIP counts as optimal (default 1e-6).")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed (same seed, same plan).")] = 0,
+    threads: Annotated[int | None, typer.Option(help="Solver threads.")] = None,
+    start: Annotated[str | None, typer.Option(help="A plan to start from (MIP start).")] = None,
+    output: Annotated[str | None, typer.Option("-o", "--output", help="Write the plan here "
+                                               "(default: stdout).")] = None,
+    format_: Annotated[PlanFormat | None, typer.Option(
+        "--format", help="Plan format (default: from -o's extension, else yaml).")] = None,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Solve: choose replicas and nodes for every operator, write the plan."""
+    _guard_output(output, application, infrastructure, objective, start)
+    app_, infra = read_instance(application, infrastructure)
+    objective_ = build_objective(objective, weights, network_metric)
+    info = get_method(method)
+    extra: dict[str, object] = {"formulation": formulation, "solver": solver}
+    if start:
+        extra["start"] = read_plan_for(start, app_, infra)
+    con = console()
+    with live_progress(con, method, enabled=not quiet) as progress:
+        if progress is not None:
+            extra["progress"] = progress
+        result = info.solve(Instance(app_, infra, objective_),
+                            SolveOptions(time_limit=time_limit, gap=gap, seed=seed,
+                                         threads=threads, extra=extra))
+    ev = None
+    if result.plan is not None:
+        ev = evaluate(app_, infra, result.plan, objective_)
+    if not quiet:
+        render_solve(con, result, ev, Network(infra).processors)
+    document = plan_document(result.plan, ev) if result.plan is not None else None
+    if document is not None:
+        fmt_ = format_for(output, format_.value if format_ else None)
+        if output:
+            atomic_write(output, dumps(document, fmt_))
+            if not quiet:
+                con.print(f"plan written to {output}")
+        elif not json_:
+            sys.stdout.write(dumps(document, fmt_))
+    if json_:
+        sys.stdout.write(json_text({
+            "command": "solve", "method": result.method, "status": result.status.value,
+            "objective": result.objective, "bound": result.bound, "gap": result.gap,
+            "seconds": result.seconds, "message": result.message,
+            "metrics": ev.metrics() if ev else None, "plan": document}))
+    if result.status == SolveStatus.INFEASIBLE:
+        for reason in result.message.split("; "):
+            con.print(f"[bold red]infeasible:[/] {reason}")
+        raise typer.Exit(1)
+    if result.plan is None:
+        con.print(f"[bold red]no plan:[/] {result.message or result.status.value}")
+        raise typer.Exit(3)
 
 
 @app.command("evaluate")

@@ -12,8 +12,9 @@ from streamplace.cli.console import table_box
 from streamplace.model.evaluate.report import Evaluation, Usage
 from streamplace.model.validation import Check
 from streamplace.solve.registry import MethodInfo
+from streamplace.solve.result import SolveResult, SolveStatus
 
-_TEXT_COLUMNS = {"metric", "term", "operator", "replicas", "stream", "node", "resources used",
+_TEXT_COLUMNS = {"statistic", "value", "metric", "term", "operator", "replicas", "stream", "node", "resources used",
                  "constraint", "subject", "problem", "check", "result", "detail", "method",
                  "model", "kind", "options", "summary", "resource", "bounds (best, worst)"}
 
@@ -178,3 +179,51 @@ def render_methods(con: Console, infos: Sequence[MethodInfo]) -> None:
     con.print(t)
     if not infos:
         con.print("no methods are registered yet")
+
+
+def render_solve(con: Console, result: SolveResult, ev: Evaluation | None,
+                 processors: Sequence[str]) -> None:
+    """Status, metrics, the operator x node placement, critical path and solver statistics."""
+    status_style = {"optimal": "green", "feasible": "cyan", "time_limit": "yellow"}.get(
+        result.status.value, "red")
+    gap = f", gap {result.gap * 100:.4g}%" if result.gap is not None else ""
+    bound = f", bound {result.bound:.6g}" if result.bound is not None else ""
+    objective = f" objective {result.objective:.6g}" if result.objective is not None else ""
+    con.print(f"[bold]{result.method}[/]: [{status_style}]{result.status.value}[/]{objective}"
+              f"{bound}{gap} in {result.seconds:.2f}s")
+    if result.message and result.status != SolveStatus.INFEASIBLE:  # the CLI lists reasons
+        con.print(result.message)
+    if ev is None or result.plan is None:
+        return
+    _metrics(con, ev)
+    if ev.utility is not None:
+        _utility(con, ev)
+    _placement_matrix(con, result, processors)
+    if ev.odrp is not None:
+        _critical_path(con, ev)
+    _solver_stats(con, result)
+    render_violations(con, ev)
+
+
+def _placement_matrix(con: Console, result: SolveResult, processors: Sequence[str]) -> None:
+    assert result.plan is not None
+    placement = result.plan.placement
+    used = [u for u in processors if any(u in reps for reps in placement.values())]
+    shown = list(processors) if len(processors) <= 12 else used
+    t = _table(con, "Placement (replicas per node)", "operator", *shown, "total")
+    for op, reps in placement.items():
+        t.add_row(op, *(str(reps.get(u, "")) for u in shown), str(sum(reps.values())))
+    con.print(t)
+
+
+def _solver_stats(con: Console, result: SolveResult) -> None:
+    s = result.solver
+    if not s:
+        return
+    t = _table(con, "Solver", "statistic", "value")
+    for key in ("name", "version", "formulation", "model_status", "variables",
+                "integer_variables", "constraints", "nonzeros", "build_seconds", "seconds",
+                "nodes", "objective_mismatch"):
+        if key in s:
+            t.add_row(key.replace("_", " "), str(s[key]))
+    con.print(t)

@@ -78,5 +78,5 @@ def solve_cbc(model: LinearModel, options: SolveOptions) -> MipOutcome:
         bound=objective if status == SolveStatus.OPTIMAL else None,
         gap=0.0 if status == SolveStatus.OPTIMAL else None, seconds=seconds,
         solver={"name": "cbc", "version": str(pulp.__version__), "seconds": round(seconds, 3),
-                "build_seconds": round(build, 3), "seed": options.seed, **model.stats()},
+                "load_seconds": round(build, 3), "seed": options.seed, **model.stats()},
     )

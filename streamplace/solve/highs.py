@@ -133,7 +133,7 @@ def _outcome(h: Any, highspy: Any, model: LinearModel, seconds: float, build: fl
     return MipOutcome(
         status=ours, values=values, objective=objective, bound=bound, gap=gap, seconds=seconds,
         solver={"name": "highs", "version": str(h.version()), "seconds": round(seconds, 3),
-                "build_seconds": round(build, 3), "model_status": h.modelStatusToString(status),
+                "load_seconds": round(build, 3), "model_status": h.modelStatusToString(status),
                 "nodes": int(info.mip_node_count), "seed": options.seed,
                 "options": {k: v for k, v in (("time_limit", options.time_limit),
                                               ("gap", options.gap),

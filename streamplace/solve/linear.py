@@ -89,7 +89,7 @@ class LinearModel:
             keep = np.ones(len(rows), dtype=bool)
             keep[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
             groups = np.cumsum(keep) - 1
-            vals = np.bincount(groups, weights=vals)
+            vals = np.bincount(groups, weights=vals).astype(np.float64)
             rows, cols = rows[keep], cols[keep]
         start = np.zeros(self.num_rows + 1, dtype=np.int64)
         np.add.at(start, rows + 1, 1)

@@ -24,6 +24,7 @@ For every integer point the objective equals eq. 21 exactly, so the optimum is t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -192,11 +193,9 @@ def _transport_bound(data: OdrpData, out: CompactModel, up: str, down: str, dela
 
 
 def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]) -> None:
-    import math
-
     slope = data.scales["availability"].slope
     used: dict[str, int] = {}
-    for (op, u), col in z.items():
+    for (_op, u), col in z.items():
         a_u = math.log(data.availability(u))
         if a_u < 0:
             if u not in used:

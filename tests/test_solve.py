@@ -1,0 +1,141 @@
+"""``streamplace solve`` with the real HiGHS: statuses, exit codes, reasons, outputs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from streamplace.cli.app import app
+from streamplace.io.readers import read_instance
+from streamplace.model.objective import Objective
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+
+from .conftest import ROOT, make_app, make_infra, sample
+
+runner = CliRunner()
+DEBS = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
+BALANCED = sample("debs2015", "objective-balanced.yaml")
+
+
+def test_debs_balanced_optimum_matches_the_paper_plan(tmp_path):
+    out = tmp_path / "plan.yaml"
+    result = runner.invoke(app, ["solve", *DEBS, "--objective", BALANCED, "-o", str(out)])
+    assert result.exit_code == 0, result.stderr
+    plan = yaml.safe_load(out.read_text())
+    assert plan["status"] == "optimal" and plan["method"] == "odrp"
+    assert plan["objective"] == pytest.approx(0.93336, abs=5e-6)  # formats.md's example
+    assert plan["placement"]["partialRank"] == {"n1": 2}
+    assert plan["bounds_used"]["response_time"] == [0.005, 0.45]
+    assert plan["solver"]["name"] == "highs" and plan["gap"] < 1e-6
+    assert "Placement (replicas per node)" in result.stderr
+    # the written plan passes validation as it stands
+    check = runner.invoke(app, ["validate", *DEBS, str(out)])
+    assert check.exit_code == 0, check.stderr
+
+
+def test_plan_goes_to_stdout_and_json_mode():
+    result = runner.invoke(app, ["solve", *DEBS, "--method", "odp", "--weights", "c=1", "-q",
+                                 "--network-metric", "traffic"])
+    assert result.exit_code == 1  # partialRank cannot be stable on one replica
+    assert "partialRank cannot be stable with 1 replica(s)" in result.stderr
+    result = runner.invoke(app, ["solve", *DEBS, "--weights", "c=1", "-q"])
+    assert result.exit_code == 0
+    assert yaml.safe_load(result.stdout)["metrics"]["cost"] == 9.0
+    result = runner.invoke(app, ["solve", *DEBS, "--weights", "c=1", "--json", "-q"])
+    doc = json.loads(result.stdout)
+    assert doc["status"] == "optimal" and doc["plan"]["metrics"]["cost"] == 9.0
+
+
+def test_infeasible_instances_exit_1_with_actionable_reasons(tmp_path):
+    app_file = tmp_path / "a.yaml"
+    app_file.write_text("name: a\noperators:\n"
+                        "  - {id: s, service_rate: 90, candidates: [n1], resources: 3}\n"
+                        "  - {id: t, service_rate: 90, candidates: [n1], resources: 3}\n"
+                        "  - {id: hot, service_rate: 10, max_replicas: 2, resources: 9}\n"
+                        "streams:\n  - {from: s, to: hot, rate: 50}\n  - {from: hot, to: t}\n")
+    infra = tmp_path / "i.yaml"
+    infra.write_text("name: i\nnodes:\n  - {id: n1, resources: 5}\n  - {id: n2, resources: 8}\n")
+    result = runner.invoke(app, ["solve", str(app_file), str(infra)])
+    assert result.exit_code == 1
+    err = result.stderr
+    assert "operator hot cannot be stable with 2 replica(s) at its input rate 50/s" in err
+    assert "needs at least 6" in err
+    assert "operators pinned to n1 (s, t) need 6 units, n1 has 5" in err
+
+
+def test_capacity_infeasibility_found_by_the_solver(tmp_path):
+    """No single pre-check fails, but the replicas cannot all fit: HiGHS proves it."""
+    app_ = make_app({"name": "a", "operators": [
+        {"id": "x", "service_rate": 10, "replicas": 2, "resources": 3},
+        {"id": "y", "service_rate": 10, "replicas": 2, "resources": 3}],
+        "streams": [{"from": "x", "to": "y", "rate": 5}]})
+    infra = make_infra({"name": "i", "nodes": [{"id": "a", "resources": 5},
+                                               {"id": "b", "resources": 5},
+                                               {"id": "c", "resources": 5}]})
+    result = get_method("odrp").solve(Instance(app_, infra), SolveOptions())
+    assert result.status == SolveStatus.INFEASIBLE and result.plan is None
+    assert "capacity" in result.message
+
+
+def test_time_limit_without_incumbent_exits_3(tmp_path):
+    sys.path.insert(0, str(ROOT / "bench"))
+    from scenarios import cluster, dag
+
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(dag(15, 3, 0)))
+    (tmp_path / "i.yaml").write_text(yaml.safe_dump(cluster(20, 0)))
+    result = runner.invoke(app, ["solve", str(tmp_path / "a.yaml"), str(tmp_path / "i.yaml"),
+                                 "--time-limit", "0.000001", "-o", str(tmp_path / "p.yaml")])
+    assert result.exit_code == 3
+    assert "no plan: the time limit passed before any feasible plan was found" in result.stderr
+    assert not (tmp_path / "p.yaml").exists()
+
+
+def test_time_limited_incumbent_is_not_called_optimal():
+    app_, infra = read_instance(*DEBS)
+    objective = Objective.model_validate({"weights": {"response_time": 1}})
+    result = get_method("odrp").solve(Instance(app_, infra, objective),
+                                      SolveOptions(time_limit=0.3, extra={"formulation":
+                                                                          "multiset"}))
+    assert result.status in (SolveStatus.TIME_LIMIT, SolveStatus.OPTIMAL)
+    if result.status == SolveStatus.TIME_LIMIT and result.plan is not None:
+        assert result.plan.status == "time_limit" and result.plan.gap is not None
+
+
+def test_warm_start_from_a_plan(tmp_path):
+    result = runner.invoke(app, ["solve", *DEBS, "--objective", BALANCED,
+                                 "--start", sample("debs2015", "plan.yaml"), "--json", "-q"])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["objective"] == pytest.approx(0.93336, abs=5e-6)
+
+
+def test_same_seed_same_plan():
+    args = ["solve", *DEBS, "--weights", "r=1,c=1", "--seed", "3", "--json", "-q"]
+    first, second = runner.invoke(app, args), runner.invoke(app, args)
+    assert json.loads(first.stdout)["plan"]["placement"] == \
+        json.loads(second.stdout)["plan"]["placement"]
+
+
+def test_solve_never_overwrites_inputs():
+    before = Path(DEBS[0]).read_bytes()
+    result = runner.invoke(app, ["solve", *DEBS, "-o", DEBS[0]])
+    assert result.exit_code == 2 and Path(DEBS[0]).read_bytes() == before
+
+
+def test_unknown_method_and_formulation_exit_2():
+    result = runner.invoke(app, ["solve", *DEBS, "--method", "odpr"])
+    assert result.exit_code == 2
+    assert "error: --method: unknown method 'odpr' — did you mean" in result.stderr
+    result = runner.invoke(app, ["solve", *DEBS, "--formulation", "dense"])
+    assert result.exit_code == 2 and "unknown formulation 'dense'" in result.stderr
+
+
+def test_methods_lists_odrp_and_odp():
+    doc = json.loads(runner.invoke(app, ["methods", "--json"]).stdout)
+    names = {m["name"]: m for m in doc}
+    assert names["odrp"]["exact"] and names["odrp"]["replication"]
+    assert names["odp"]["model"] == "odrp"
