@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+BENCH  := $(VENV)/.installed-bench
 SAMPLE := samples/debs2015
 
 .PHONY: run test lint typecheck bench golden clean
@@ -13,12 +14,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## run: the main job on the bundled DEBS 2015 sample
+$(BENCH): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $(BENCH)
+
+## run: the main job on the bundled DEBS 2015 sample: solve, validate, explain
 run: $(STAMP)
+	$(BIN)/streamplace solve $(SAMPLE)/application.yaml $(SAMPLE)/infrastructure.yaml \
+		--objective $(SAMPLE)/objective-balanced.yaml -o out/debs2015-plan.yaml
 	$(BIN)/streamplace validate $(SAMPLE)/application.yaml $(SAMPLE)/infrastructure.yaml \
-		$(SAMPLE)/plan.yaml --max-response-time '100 ms' --min-availability 0.99
-	$(BIN)/streamplace evaluate $(SAMPLE)/application.yaml $(SAMPLE)/infrastructure.yaml \
-		$(SAMPLE)/plan.yaml --objective $(SAMPLE)/objective-balanced.yaml
+		out/debs2015-plan.yaml --max-response-time '100 ms' --min-availability 0.99
+	$(BIN)/streamplace explain $(SAMPLE)/application.yaml $(SAMPLE)/infrastructure.yaml \
+		out/debs2015-plan.yaml
 
 ## test: the whole test suite (unit, property, CLI, doctests)
 test: $(STAMP)
@@ -32,7 +39,7 @@ lint: $(STAMP)
 typecheck: lint
 
 ## bench: every benchmark script, printing ratios against its baseline
-bench: $(STAMP)
+bench: $(BENCH)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 ## golden: regenerate the checked-in JSON Schemas

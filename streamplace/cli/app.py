@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import sys
+from dataclasses import asdict
 import time
 from pathlib import Path
 from typing import Annotated
@@ -17,6 +18,7 @@ from streamplace.cli.progress import live_progress
 from streamplace.cli.render import (
     render_checks,
     render_evaluation,
+    render_explanation,
     render_methods,
     render_solve,
 )
@@ -26,6 +28,7 @@ from streamplace.io.readers import read_instance, read_plan_for
 from streamplace.io.schema import json_schema
 from streamplace.io.writers import atomic_write, dumps, format_for, json_text, plan_document
 from streamplace.model.evaluate import evaluate
+from streamplace.model.explain import explain
 from streamplace.model.network import Network
 from streamplace.model.validation import Thresholds, run_checks
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
@@ -225,6 +228,28 @@ def validate_cmd(
             "checks": [c.__dict__ for c in checks],
             "violations": [v.__dict__ for v in ev.violations], "warnings": ev.warnings}))
     raise typer.Exit(0 if passed else 1)
+
+
+@app.command("explain")
+@handle_errors
+def explain_cmd(application: AppArg, infrastructure: InfraArg, plan: PlanArg,
+                objective: ObjectiveOpt = None, weights: WeightsOpt = None,
+                network_metric: MetricOpt = None, json_: JsonOpt = False) -> None:
+    """Why this plan: objective by term and operator, binding constraints, what-if moves."""
+    app_, infra = read_instance(application, infrastructure)
+    plan_ = read_plan_for(plan, app_, infra)
+    ex = explain(app_, infra, plan_, build_objective(objective, weights, network_metric))
+    if json_:
+        sys.stdout.write(json_text({
+            "command": "explain", "metrics": ex.evaluation.metrics(),
+            "utility": asdict(ex.evaluation.utility) if ex.evaluation.utility else None,
+            "critical_path": ex.evaluation.odrp.critical_path if ex.evaluation.odrp else None,
+            "operators": [asdict(o) for o in ex.operators],
+            "binding": [asdict(b) for b in ex.binding],
+            "what_if": [asdict(w) for w in ex.what_if], "notes": ex.notes,
+            "violations": [asdict(v) for v in ex.evaluation.violations]}))
+    else:
+        render_explanation(console(), ex, f"{app_.name} on {infra.name}: why {plan}")
 
 
 @app.command("schema")

@@ -10,11 +10,12 @@ from rich.table import Table
 from streamplace.cli import fmt
 from streamplace.cli.console import table_box
 from streamplace.model.evaluate.report import Evaluation, Usage
+from streamplace.model.explain import Explanation
 from streamplace.model.validation import Check
 from streamplace.solve.registry import MethodInfo
 from streamplace.solve.result import SolveResult, SolveStatus
 
-_TEXT_COLUMNS = {"statistic", "value", "metric", "term", "operator", "replicas", "stream", "node", "resources used",
+_TEXT_COLUMNS = {"change", "critical", "statistic", "value", "metric", "term", "operator", "replicas", "stream", "node", "resources used",
                  "constraint", "subject", "problem", "check", "result", "detail", "method",
                  "model", "kind", "options", "summary", "resource", "bounds (best, worst)"}
 
@@ -227,3 +228,38 @@ def _solver_stats(con: Console, result: SolveResult) -> None:
         if key in s:
             t.add_row(key.replace("_", " "), str(s[key]))
     con.print(t)
+
+
+def render_explanation(con: Console, ex: Explanation, heading: str) -> None:
+    ev = ex.evaluation
+    con.print(f"[bold]{heading}[/]")
+    if ev.utility is not None:
+        _utility(con, ev)
+    if ex.operators:
+        t = _table(con, "Operators", "operator", "replicas", "latency", "critical", "load",
+                   "cost", "traffic out")
+        for op in ex.operators:
+            load = fmt.percent(op.utilisation) if op.utilisation is not None else "-"
+            t.add_row(op.id, fmt.multiset(op.replicas), fmt.seconds(op.latency),
+                      "yes" if op.on_critical_path else "", load, fmt.number(op.compute_cost),
+                      fmt.byte_rate(op.traffic_out))
+        con.print(t)
+    if ev.odrp is not None:
+        _critical_path(con, ev)
+    if ex.binding:
+        t = _table(con, "Binding constraints", "constraint", "subject", "detail")
+        for b in ex.binding:
+            t.add_row(b.kind, b.subject, b.detail)
+        con.print(t)
+    if ex.what_if:
+        t = _table(con, "What if: the best single change per operator", "operator", "change",
+                   "utility F", "delta F", "response time", "cost")
+        for w in ex.what_if:
+            style = "green" if w.delta > 1e-12 else ("" if w.delta > -1e-12 else "red")
+            t.add_row(w.operator, w.move, f"{w.utility:.6g}",
+                      f"[{style}]{w.delta:+.4g}[/]" if style else f"{w.delta:+.4g}",
+                      fmt.seconds(w.response_time), fmt.number(w.cost))
+        con.print(t)
+    for note in ex.notes:
+        con.print(f"[dim]note: {note}[/]")
+    render_violations(con, ev)

@@ -1,0 +1,144 @@
+"""Why this plan: objective by term and operator, binding constraints, what-if moves.
+
+Every number comes from the one evaluator: a what-if is the evaluation of the plan with one
+operator's replicas changed (one replica moved, added or removed), so its delta is exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from streamplace.model.application import Application
+from streamplace.model.evaluate import evaluate
+from streamplace.model.evaluate.report import Evaluation
+from streamplace.model.evaluate.utility import candidates
+from streamplace.model.graph import build_graph
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.network import Network
+from streamplace.model.objective import Objective
+from streamplace.model.plan import Plan
+
+SATURATION = 0.9  # a replica loaded above this share of its service rate is called out
+MAX_WHATIF = 4000  # evaluations at most; beyond, the nodes nearest the operator are tried
+
+
+@dataclass(frozen=True)
+class OperatorRole:
+    id: str
+    replicas: dict[str, int]
+    latency: float
+    on_critical_path: bool
+    compute_cost: float
+    traffic_out: float
+    utilisation: float | None  # per-replica load / service rate
+
+
+@dataclass(frozen=True)
+class Binding:
+    kind: str  # "node full" | "replica cap" | "pinned" | "near saturation"
+    subject: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    operator: str
+    move: str
+    utility: float
+    delta: float
+    response_time: float
+    cost: float
+
+
+@dataclass
+class Explanation:
+    evaluation: Evaluation
+    operators: list[OperatorRole] = field(default_factory=list)
+    binding: list[Binding] = field(default_factory=list)
+    what_if: list[WhatIf] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def explain(app: Application, infra: Infrastructure, plan: Plan,
+            objective: Objective | None = None) -> Explanation:
+    objective = objective or Objective()
+    ev = evaluate(app, infra, plan, objective)
+    out = Explanation(ev)
+    if ev.odrp is None or ev.utility is None:
+        out.notes.append("some operator has no replica: nothing to explain beyond violations")
+        return out
+    graph = build_graph(app)
+    critical = set(ev.odrp.critical_path)
+    traffic = {op.id: 0.0 for op in app.operators}
+    for s in ev.odrp.streams:
+        traffic[s.source] += s.traffic
+    for op, m in zip(app.operators, ev.odrp.operators, strict=True):
+        util = (m.load_per_replica / op.service_rate) if op.service_rate else None
+        out.operators.append(OperatorRole(op.id, m.replicas, m.latency, op.id in critical,
+                                          m.cost, traffic[op.id], util))
+        if op.candidates is not None and len(op.candidates) == 1:
+            out.binding.append(Binding("pinned", op.id, f"only candidate {op.candidates[0]}"))
+        if op.replicas is None and m.count == op.replica_cap and op.replica_cap > 1:
+            out.binding.append(Binding("replica cap", op.id,
+                                       f"{m.count} replicas, max_replicas {op.replica_cap}"))
+        if util is not None and util > SATURATION:
+            out.binding.append(Binding("near saturation", op.id,
+                                       f"each replica at {util:.0%} of its service rate"))
+    for node, dims in ev.odrp.node_usage.items():
+        for dim, (used, cap) in dims.items():
+            if used >= cap - 1e-9:
+                out.binding.append(Binding("node full", node, f"{used:g} of {cap:g} {dim}"))
+    out.what_if = _what_if(app, infra, plan, objective, ev, graph.input_rates, out.notes)
+    return out
+
+
+def _what_if(app: Application, infra: Infrastructure, plan: Plan, objective: Objective,
+             ev: Evaluation, rates: dict[str, float], notes: list[str]) -> list[WhatIf]:
+    assert ev.utility is not None
+    base = ev.utility.value
+    network = Network(infra, tuple(plan.purchased))
+    placement = {op.id: dict(plan.replicas(op.id)) for op in app.operators}
+    budget = max(1, MAX_WHATIF // max(1, len(app.operators)))
+    best: list[WhatIf] = []
+    for op in app.operators:
+        nodes = candidates(op, network)
+        if len(nodes) > budget // 3:
+            notes.append(f"{op.id}: tried the {budget // 3} candidates nearest its replicas")
+            here = next(iter(placement[op.id]))
+            nodes = sorted(nodes, key=lambda v, h=here: network.delay(h, v))[:budget // 3]
+        options: list[tuple[str, dict[str, int]]] = []
+        current = placement[op.id]
+        for u in current:
+            for v in nodes:
+                if v != u:
+                    options.append((f"move one replica {u} -> {v}", _shift(current, u, v)))
+        if op.replicas is None and sum(current.values()) < op.replica_cap:
+            options += [(f"add a replica on {v}", _shift(current, None, v)) for v in nodes]
+        if op.replicas is None and sum(current.values()) > op.min_replicas:
+            options += [(f"remove a replica from {u}", _shift(current, u, None)) for u in current]
+        found = None
+        for label, multiset in options:
+            trial = plan.model_copy(update={"placement": placement | {op.id: multiset},
+                                            "method": plan.method})
+            result = evaluate(app, infra, trial, objective)
+            if result.violations or result.utility is None or result.odrp is None:
+                continue
+            if found is None or result.utility.value > found.utility:
+                found = WhatIf(op.id, label, result.utility.value, result.utility.value - base,
+                               result.odrp.response_time, result.odrp.cost)
+        if found is not None:
+            best.append(found)
+        else:
+            notes.append(f"{op.id}: no feasible single-replica change")
+    return sorted(best, key=lambda w: -w.delta)
+
+
+def _shift(multiset: dict[str, int], remove: str | None, add: str | None) -> dict[str, int]:
+    out = dict(multiset)
+    if remove is not None:
+        out[remove] -= 1
+        if not out[remove]:
+            del out[remove]
+    if add is not None:
+        out[add] = out.get(add, 0) + 1
+    return out
