@@ -22,7 +22,7 @@ from streamplace.model.objective import Objective
 from streamplace.solve import Instance, SolveOptions, SolveResult, get_method
 
 sys.path.insert(0, str(Path(__file__).parent))
-from scenarios import instance  # noqa: E402
+from scenarios import instance
 
 ROOT = Path(__file__).resolve().parent.parent
 SCALE = [(6, 8, 1), (6, 8, 3), (10, 10, 2), (10, 12, 3), (15, 12, 3), (20, 15, 2),

@@ -7,6 +7,7 @@ operator replicable up to k, with M/M/1 service rates chosen so that some need r
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from typing import Any
@@ -50,7 +51,7 @@ def dag(n_ops: int, k: int, seed: int, rate: float = 80.0) -> dict[str, Any]:
     ops.append({"id": "sink", "service_rate": 3 * rate, "candidates": ["n0"]})
     layers.append(["sink"])
     streams = []
-    for upper, lower in zip(layers, layers[1:], strict=False):
+    for upper, lower in itertools.pairwise(layers):
         for target in lower:
             sources = rng.sample(upper, k=min(len(upper), rng.choice([1, 2])))
             for source in sources:

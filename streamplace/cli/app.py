@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import enum
 import sys
-from dataclasses import asdict
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 

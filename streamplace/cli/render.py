@@ -15,8 +15,8 @@ from streamplace.model.validation import Check
 from streamplace.solve.registry import MethodInfo
 from streamplace.solve.result import SolveResult, SolveStatus
 
-_TEXT_COLUMNS = {"change", "critical", "statistic", "value", "metric", "term", "operator", "replicas", "stream", "node", "resources used",
-                 "constraint", "subject", "problem", "check", "result", "detail", "method",
+_TEXT_COLUMNS = {"change", "critical", "statistic", "value", "metric", "term", "operator",
+                 "replicas", "stream", "node", "resources used", "constraint", "subject", "problem", "check", "result", "detail", "method",
                  "model", "kind", "options", "summary", "resource", "bounds (best, worst)"}
 
 

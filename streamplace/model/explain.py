@@ -105,7 +105,11 @@ def _what_if(app: Application, infra: Infrastructure, plan: Plan, objective: Obj
         if len(nodes) > budget // 3:
             notes.append(f"{op.id}: tried the {budget // 3} candidates nearest its replicas")
             here = next(iter(placement[op.id]))
-            nodes = sorted(nodes, key=lambda v, h=here: network.delay(h, v))[:budget // 3]
+
+            def distance(v: str, h: str = here) -> float:
+                return network.delay(h, v)
+
+            nodes = sorted(nodes, key=distance)[:budget // 3]
         options: list[tuple[str, dict[str, int]]] = []
         current = placement[op.id]
         for u in current:
