@@ -16,8 +16,9 @@ from streamplace.solve.registry import MethodInfo
 from streamplace.solve.result import SolveResult, SolveStatus
 
 _TEXT_COLUMNS = {"change", "critical", "statistic", "value", "metric", "term", "operator",
-                 "replicas", "stream", "node", "resources used", "constraint", "subject", "problem", "check", "result", "detail", "method",
-                 "model", "kind", "options", "summary", "resource", "bounds (best, worst)"}
+                 "replicas", "stream", "node", "resources used", "constraint", "subject",
+                 "problem", "check", "result", "detail", "method", "model", "kind", "options",
+                 "summary", "resource", "bounds (best, worst)"}
 
 
 def _table(con: Console, title: str, *columns: str) -> Table:
