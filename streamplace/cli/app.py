@@ -13,7 +13,7 @@ import typer
 
 from streamplace import __version__
 from streamplace.cli.console import console, handle_errors
-from streamplace.cli.options import build_objective, parse_limit
+from streamplace.cli.options import build_objective, parse_limit, parse_solver_options
 from streamplace.cli.progress import live_progress
 from streamplace.cli.render import (
     render_checks,
@@ -113,6 +113,9 @@ def solve_cmd(
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same plan).")] = 0,
     threads: Annotated[int | None, typer.Option(help="Solver threads.")] = None,
     start: Annotated[str | None, typer.Option(help="A plan to start from (MIP start).")] = None,
+    solver_option: Annotated[list[str] | None, typer.Option(
+        "--solver-option", help="A HiGHS option as name=value (repeatable), e.g. "
+                                "mip_pscost_minreliable=0.")] = None,
     output: Annotated[str | None, typer.Option("-o", "--output", help="Write the plan here "
                                                "(default: stdout).")] = None,
     format_: Annotated[PlanFormat | None, typer.Option(
@@ -124,7 +127,8 @@ def solve_cmd(
     app_, infra = read_instance(application, infrastructure)
     objective_ = build_objective(objective, weights, network_metric)
     info = get_method(method)
-    extra: dict[str, object] = {"formulation": formulation, "solver": solver}
+    extra: dict[str, object] = {"formulation": formulation, "solver": solver,
+                                "solver_options": parse_solver_options(solver_option or [])}
     if start:
         extra["start"] = read_plan_for(start, app_, infra)
     con = console()

@@ -66,3 +66,29 @@ def parse_limit(text: str | None, option: str, dimension: Dimension) -> float | 
     except UnitError as exc:
         raise InputError.single(str(exc), "write a number, optionally with a unit",
                                 path=option) from None
+
+
+def parse_solver_options(pairs: list[str]) -> dict[str, bool | int | float | str]:
+    """``["mip_rel_gap=0.01", "presolve=off"]`` -> typed values for the solver.
+
+    >>> parse_solver_options(["mip_pscost_minreliable=0", "presolve=off"])
+    {'mip_pscost_minreliable': 0, 'presolve': 'off'}
+    """
+    out: dict[str, bool | int | float | str] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep or not name.strip():
+            raise InputError.single(f"cannot read solver option {pair!r}",
+                                    "write name=value", path="--solver-option")
+        value: bool | int | float | str = raw.strip()
+        if raw.strip().lower() in ("true", "false"):
+            value = raw.strip().lower() == "true"
+        else:
+            for kind in (int, float):
+                try:
+                    value = kind(raw)
+                    break
+                except ValueError:
+                    continue
+        out[name.strip()] = value
+    return out

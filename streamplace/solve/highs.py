@@ -12,12 +12,18 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from streamplace.errors import SolverError
+from streamplace.errors import InputError, SolverError
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.mip import MipOutcome, Progress, ProgressFn
 from streamplace.solve.result import SolveOptions, SolveStatus
 
 PROGRESS_EVERY = 0.25  # seconds between live updates
+
+
+def highspy_ok() -> Any:
+    import highspy
+
+    return highspy.HighsStatus.kOk
 
 
 def highs_version() -> str:
@@ -73,6 +79,11 @@ def _set_options(h: Any, options: SolveOptions) -> None:
         h.setOptionValue("time_limit", float(options.time_limit))
     if options.threads is not None:
         h.setOptionValue("threads", int(options.threads))
+    for name, value in dict(options.extra.get("solver_options", {})).items():
+        if h.setOptionValue(name, value) != highspy_ok():
+            raise InputError.single(f"HiGHS rejected option {name}={value!r}",
+                                    "check the option name and type in the HiGHS docs",
+                                    path="--solver-option")
 
 
 def _set_start(h: Any, start: Sequence[float | None]) -> None:

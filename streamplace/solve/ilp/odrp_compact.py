@@ -153,8 +153,12 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
             elif op.latency:
                 m_.row([col, z[(op.id, u)]], [1.0, -op.latency / speed], lo=0.0)
     r = m_.var("r", cost=data.scales["response_time"].slope)
+    potentials = _landmark_potentials(data, out)
     for s in data.streams:
         delay = m_.var(f"D[{s.source},{s.target}]")
+        for phi in potentials:  # D >= |phi_target - phi_source| (see _landmark_potentials)
+            m_.row([delay, phi[s.target], phi[s.source]], [1.0, -1.0, 1.0], lo=0.0)
+            m_.row([delay, phi[s.target], phi[s.source]], [1.0, 1.0, -1.0], lo=0.0)
         for u in data.cands[s.source]:
             for v in data.cands[s.target]:
                 d = data.link(u, v).delay
@@ -167,6 +171,58 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
         m_.row([r, arrival[sink]], [1.0, -1.0], lo=0.0)
 
 
+MAX_LANDMARKS = 4
+MAX_TRANSPORT_PAIRS = 144
+
+
+def _landmark_potentials(data: OdrpData, out: CompactModel) -> list[dict[str, int]]:
+    """Valid inequalities from the geometry of delays, one family per landmark node.
+
+    Let d'' be the metric closure of the symmetrised delays (shortest paths over
+    min(d(u,v), d(v,u))), so d >= d'' and d'' obeys the triangle inequality. For a landmark
+    l and phi_i = sum_u d''(l,u) p[i,u] (the mean distance of i's replicas from l), every
+    stream has D[k,i] >= max_{w,u} d''(w,u) >= |phi_i - phi_k|. Landmarks are the nodes
+    operators are pinned to, so along a pinned source-to-sink path the LP must pay for every
+    operator that capacity pushes away from the pinned node, as the integer plan does.
+    """
+    pinned = [cands[0] for cands in data.cands.values() if len(cands) == 1]
+    landmarks = sorted(set(pinned), key=lambda u: (-pinned.count(u), u))[:MAX_LANDMARKS]
+    if not landmarks:
+        return []
+    nodes = sorted({u for cands in data.cands.values() for u in cands})
+    index = {u: k for k, u in enumerate(nodes)}
+    dist = [[0.0 if u == v else min(data.link(u, v).delay, data.link(v, u).delay)
+             for v in nodes] for u in nodes]
+    for w in range(len(nodes)):  # Floyd-Warshall: the metric closure
+        row_w = dist[w]
+        for a in range(len(nodes)):
+            via = dist[a][w]
+            if via == math.inf:
+                continue
+            row_a = dist[a]
+            for b in range(len(nodes)):
+                if via + row_w[b] < row_a[b]:
+                    row_a[b] = via + row_w[b]
+    m_ = out.model
+    potentials = []
+    for landmark in landmarks:
+        if landmark not in index:
+            continue
+        far = dist[index[landmark]]
+        phi: dict[str, int] = {}
+        for op in data.ops:
+            phi[op.id] = col = m_.var(f"phi[{landmark},{op.id}]")
+            cols, vals = [col], [1.0]
+            for u in data.cands[op.id]:
+                if 0 < far[index[u]] < math.inf:
+                    for m, _a, t in out.cells[(op.id, u)]:
+                        cols.append(t)
+                        vals.append(-far[index[u]] / m)
+            m_.row(cols, vals, 0.0, 0.0)
+        potentials.append(phi)
+    return potentials
+
+
 def _transport_bound(data: OdrpData, out: CompactModel, up: str, down: str, delay: int) -> None:
     """A valid inequality that tightens the LP: D >= min-cost transport of p_up to p_down.
 
@@ -176,6 +232,8 @@ def _transport_bound(data: OdrpData, out: CompactModel, up: str, down: str, dela
     every stream look co-located.
     """
     m_ = out.model
+    if len(data.cands[up]) * len(data.cands[down]) > MAX_TRANSPORT_PAIRS:
+        return  # quadratic in nodes; at that size the landmark rows do most of its work
     pairs = {(u, v): data.link(u, v).delay for u in data.cands[up] for v in data.cands[down]
              if data.link(u, v).reachable}
     if not any(d > 0 for d in pairs.values()):
