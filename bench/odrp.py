@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from scenarios import instance
 
 ROOT = Path(__file__).resolve().parent.parent
-SCALE = [(6, 8, 1), (6, 8, 3), (10, 10, 2), (10, 12, 3), (15, 12, 3), (20, 15, 2),
+SCALE = [(6, 8, 2), (6, 8, 3), (10, 10, 2), (10, 12, 3), (15, 12, 3), (20, 15, 2),
          (20, 15, 3), (30, 20, 2), (30, 20, 4), (40, 25, 3), (50, 30, 4)]
 
 

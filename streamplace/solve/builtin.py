@@ -4,4 +4,4 @@ Each module imports its solver (highspy, pulp) inside its solve function, not at
 time, so listing methods stays fast.
 """
 
-from streamplace.solve import odrp  # noqa: F401
+from streamplace.solve import benoit, odrp  # noqa: F401

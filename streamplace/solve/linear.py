@@ -63,8 +63,18 @@ class LinearModel:
         return self.var(name, 0.0, 1.0, cost, integer=True)
 
     def row(self, cols: Sequence[int], vals: Sequence[float], lo: float = -INF,
-            hi: float = INF) -> int:
-        """Add ``lo <= sum vals[k] * x[cols[k]] <= hi``; zero coefficients are dropped."""
+            hi: float = INF, normalise: bool = False) -> int:
+        """Add ``lo <= sum vals[k] * x[cols[k]] <= hi``; zero coefficients are dropped.
+
+        ``normalise`` divides the row by its largest coefficient: capacity rows in bytes/s or
+        operations/s (1e7..1e11) beside 0/1 variables otherwise defeat the solver's
+        tolerances and can make it "prove" a wrong optimum.
+        """
+        if normalise:
+            top = max((abs(v) for v in vals), default=0.0)
+            if top > 0:
+                vals = [v / top for v in vals]
+                lo, hi = lo / top, hi / top
         index = len(self.row_lo)
         for c, v in zip(cols, vals, strict=True):
             if v != 0.0:

@@ -185,6 +185,9 @@ def _landmark_potentials(data: OdrpData, out: CompactModel) -> list[dict[str, in
     operators are pinned to, so along a pinned source-to-sink path the LP must pay for every
     operator that capacity pushes away from the pinned node, as the integer plan does.
     """
+    if all(len(data.cands[s.source]) * len(data.cands[s.target]) <= MAX_TRANSPORT_PAIRS
+           for s in data.streams):
+        return []  # the exact-for-one-replica transport rows are there and are stronger
     pinned = [cands[0] for cands in data.cands.values() if len(cands) == 1]
     landmarks = sorted(set(pinned), key=lambda u: (-pinned.count(u), u))[:MAX_LANDMARKS]
     if not landmarks:

@@ -1,0 +1,156 @@
+"""Methods for in-network operator trees (seed 004): the ``benoit`` ILP and seven heuristics.
+
+Costs reported are the evaluator's (models.md sec. 3), computed on the decoded plan.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from streamplace.model.evaluate import evaluate
+from streamplace.model.network import Network
+from streamplace.model.plan import Plan
+from streamplace.solve.heuristics.benoit import PLACEMENTS, HeuristicFailure, Mapping, run
+from streamplace.solve.ilp.benoit import BenoitModel, add_link_rows, build_benoit
+from streamplace.solve.registry import register
+from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+from streamplace.solve.tree import TreeData, group_needs, handles, tree_data
+
+MAX_ROUNDS = 50
+
+
+@register("benoit", model="benoit", exact=True, trees=True,
+          options=("time_limit", "gap", "seed", "threads"),
+          summary="Cheapest platform for an operator tree (ILP, HiGHS): Constr with a "
+                  "catalog, Non-Constr on the given processors", seed_paper="004")
+def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
+    started = time.perf_counter()
+    data = tree_data(instance, need_catalog=False)
+    network = Network(instance.infra)
+    reasons = _precheck(data, network)
+    if reasons:
+        return SolveResult(SolveStatus.INFEASIBLE, "benoit", message="; ".join(reasons),
+                           seconds=time.perf_counter() - started)
+    built = build_benoit(data, network)
+    from streamplace.solve.highs import solve_highs
+
+    info: dict[str, Any] = {}
+    for round_ in range(1, MAX_ROUNDS + 1):
+        remaining = None
+        if options.time_limit is not None:
+            remaining = max(0.0, options.time_limit - (time.perf_counter() - started))
+        outcome = solve_highs(built.model, SolveOptions(
+            time_limit=remaining, gap=options.gap, seed=options.seed, threads=options.threads,
+            extra=options.extra))
+        info = {**outcome.solver, "rounds": round_, "link_rows": len(built.linked)}
+        if outcome.status == SolveStatus.INFEASIBLE:
+            return SolveResult(SolveStatus.INFEASIBLE, "benoit", solver=info,
+                               seconds=time.perf_counter() - started,
+                               message="no platform satisfies constraints (1)-(5) together")
+        if outcome.values is None:
+            return SolveResult(SolveStatus.TIME_LIMIT if outcome.status.has_plan
+                               else outcome.status, "benoit", solver=info,
+                               seconds=time.perf_counter() - started, bound=outcome.bound,
+                               message="the time limit passed before any feasible plan")
+        placement, purchased, downloads = built.decode(outcome.values)
+        plan = Plan.model_validate({"placement": placement, "purchased": purchased,
+                                    "downloads": downloads, "method": "benoit"})
+        ev = evaluate(instance.app, instance.infra, plan, instance.objective)
+        overloaded = [v for v in ev.violations if v.constraint == "benoit.processor_link"]
+        if overloaded and outcome.status != SolveStatus.TIME_LIMIT:
+            for violation in overloaded:
+                a, b = violation.subject.split(" - ")
+                _link(built, data, network, a, b)
+            continue
+        status = outcome.status if not ev.violations else SolveStatus.ERROR
+        if status == SolveStatus.ERROR:
+            return SolveResult(status, "benoit", solver=info,
+                               seconds=time.perf_counter() - started,
+                               message="the time-limited incumbent violates: "
+                                       + "; ".join(v.message for v in ev.violations))
+        return _result("benoit", instance, plan, ev.benoit.cost if ev.benoit else 0.0,
+                       status, outcome.bound, info, time.perf_counter() - started)
+    return SolveResult(SolveStatus.ERROR, "benoit", solver=info,
+                       seconds=time.perf_counter() - started,
+                       message=f"processor links still overloaded after {MAX_ROUNDS} rounds")
+
+
+def _link(built: BenoitModel, data: TreeData, network: Network, a: str, b: str) -> None:
+    index = {slot.name: u for u, slot in enumerate(built.slots)}
+    u, v = index[a], index[b]
+    if (min(u, v), max(u, v)) in built.linked:
+        return
+    bandwidth = data.link_bandwidth if built.constr else network.link(a, b).bandwidth
+    add_link_rows(built, data, u, v, bandwidth)
+
+
+def _precheck(data: TreeData, network: Network) -> list[str]:
+    reasons = []
+    if data.instance.infra.catalog:
+        platforms = [(c.id, c.speed, c.bandwidth) for c in data.classes]
+    else:
+        platforms = [(p, network.nodes[p].speed, network.nodes[p].bandwidth)
+                     for p in network.processors]
+    for op in data.ops:
+        compute, card = group_needs(data, {op})
+        if not any(compute <= s and card <= b for _, s, b in platforms):
+            reasons.append(f"operator {op} needs {compute:.4g} operations/s and "
+                           f"{card:.4g} bytes/s of card on its own; no processor offers both")
+    for obj, holders in data.holders.items():
+        if not holders and any(obj in data.objects[o] for o in data.ops):
+            reasons.append(f"no server holds object {obj}")
+    return reasons
+
+
+def _result(method: str, instance: Instance, plan: Plan, cost: float, status: SolveStatus,
+            bound: float | None, info: dict[str, Any], seconds: float) -> SolveResult:
+    ev = evaluate(instance.app, instance.infra, plan, instance.objective)
+    final = plan.model_copy(update={
+        "application": instance.app.name, "infrastructure": instance.infra.name,
+        "method": method, "status": status.value, "objective": cost, "bound": bound,
+        "gap": 0.0 if status == SolveStatus.OPTIMAL else None, "metrics": ev.metrics(),
+        "solver": info})
+    return SolveResult(status, method, plan=final, objective=cost, bound=bound,
+                       seconds=seconds, solver=info)
+
+
+def _heuristic(name: str) -> Any:
+    def solve(instance: Instance, options: SolveOptions) -> SolveResult:
+        started = time.perf_counter()
+        data = tree_data(instance, need_catalog=True)
+        try:
+            mapping = run(name, data, options.seed)
+        except HeuristicFailure as exc:
+            return SolveResult(SolveStatus.ERROR, name, seconds=time.perf_counter() - started,
+                               message=f"{name} failed: {exc}")
+        plan = _plan(mapping)
+        ev = evaluate(instance.app, instance.infra, plan, instance.objective)
+        if ev.violations:  # never hand out a plan breaking (1)-(5)
+            return SolveResult(SolveStatus.ERROR, name, seconds=time.perf_counter() - started,
+                               message=f"{name} failed: its plan violates "
+                                       + "; ".join(v.message for v in ev.violations))
+        info = {"name": name, "seed": options.seed, "processors": len(mapping.processors)}
+        return _result(name, instance, plan, ev.benoit.cost if ev.benoit else 0.0,
+                       SolveStatus.FEASIBLE, None, info, time.perf_counter() - started)
+
+    return solve
+
+
+def _plan(mapping: Mapping) -> Plan:
+    ids = [f"p{j + 1}" for j in range(len(mapping.processors))]
+    return Plan.model_validate({
+        "placement": {op: {ids[j]: 1} for j, proc in enumerate(mapping.processors)
+                      for op in sorted(proc.group)},
+        "purchased": [{"id": ids[j], "class": proc.cls.id}
+                      for j, proc in enumerate(mapping.processors)],
+        "downloads": [{"node": ids[p], "object": obj, "server": srv}
+                      for p, obj, srv in mapping.downloads]})
+
+
+for _name, (_fn, _summary) in PLACEMENTS.items():
+    register(_name, model="benoit", exact=False, trees=True, options=("seed",),
+             summary=_summary + "; then server selection and downgrade",
+             seed_paper="004")(_heuristic(_name))
+
+__all__ = ["handles", "solve_benoit"]

@@ -1,0 +1,159 @@
+"""Benoit ILP against brute force on tiny trees; heuristics feasible and never below it."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from streamplace.model.evaluate import evaluate
+from streamplace.model.generate import benoit_instance
+from streamplace.model.plan import Plan
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method, methods
+from streamplace.solve.tree import group_needs, handles, tree_data
+
+from .conftest import make_app, make_infra
+
+HEURISTICS = [m.name for m in methods() if m.model == "benoit" and not m.exact]
+
+
+def tiny_tree(seed: int, constr: bool) -> Instance:
+    rng = random.Random(seed)
+    n = rng.choice([3, 4, 5])
+    app, infra = benoit_instance(n, alpha=rng.choice([1.5, 1.7, 1.9]), n_types=3,
+                                 n_servers=2, seed=seed)
+    infra["defaults"]["link"]["bandwidth"] = rng.choice([5e7, 2e8, 1e9])
+    for node in infra["nodes"]:
+        node["bandwidth"] = rng.choice([4e7, 1e8, 1e10])
+    if constr:
+        infra["catalog"] = rng.sample(infra["catalog"], 6)
+    else:
+        del infra["catalog"]
+        infra["nodes"] += [{"id": f"q{j}", "speed": rng.choice([8e9, 2e10, 4e10]),
+                            "bandwidth": rng.choice([1e8, 3e8]), "cost": rng.choice([3, 5, 8])}
+                           for j in range(3)]
+    return Instance(make_app(app), make_infra(infra))
+
+
+def partitions(items: list[str]):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in partitions(rest):
+        for k in range(len(part)):
+            yield [*part[:k], [first, *part[k]], *part[k + 1:]]
+        yield [[first], *part]
+
+
+def download_choices(instance: Instance, hosts: dict[str, list[str]]):
+    data = tree_data(instance, need_catalog=False)
+    needs = [(node, k) for node, ops in hosts.items()
+             for k in sorted({k for o in ops for k in data.objects[o]})]
+    for servers in itertools.product(*(data.holders[k] for _, k in needs)):
+        yield [{"node": n, "object": k, "server": s}
+               for (n, k), s in zip(needs, servers, strict=True)]
+
+
+def brute_force(instance: Instance) -> float | None:
+    data = tree_data(instance, need_catalog=False)
+    best = None
+    if instance.infra.catalog:
+        for part in partitions(list(data.ops)):
+            classes = []
+            for block in part:
+                need = group_needs(data, set(block))
+                cls = next((c for c in data.classes if handles(c, *need)), None)
+                classes.append(cls)
+            if None in classes:
+                continue
+            cost = sum(c.cost for c in classes)
+            if best is not None and cost >= best:
+                continue
+            hosts = {f"b{j}": block for j, block in enumerate(part)}
+            for downloads in download_choices(instance, hosts):
+                plan = Plan.model_validate({
+                    "placement": {o: {f"b{j}": 1} for j, b in enumerate(part) for o in b},
+                    "purchased": [{"id": f"b{j}", "class": c.id}
+                                  for j, c in enumerate(classes)],
+                    "downloads": downloads})
+                if not evaluate(instance.app, instance.infra, plan).violations:
+                    best = cost
+                    break
+        return best
+    procs = [n.id for n in instance.infra.nodes if n.role == "processor"]
+    for combo in itertools.product(procs, repeat=len(data.ops)):
+        hosts: dict[str, list[str]] = {}
+        for op, p in zip(data.ops, combo, strict=True):
+            hosts.setdefault(p, []).append(op)
+        cost = sum(instance.infra.node(p).cost for p in hosts)
+        if best is not None and cost >= best:
+            continue
+        for downloads in download_choices(instance, hosts):
+            plan = Plan.model_validate({"placement": {o: {p: 1} for o, p in
+                                                      zip(data.ops, combo, strict=True)},
+                                        "downloads": downloads})
+            if not evaluate(instance.app, instance.infra, plan).violations:
+                best = cost
+                break
+    return best
+
+
+@pytest.mark.parametrize("constr", [True, False])
+@pytest.mark.parametrize("seed", range(8))
+def test_ilp_matches_brute_force(seed, constr):
+    instance = tiny_tree(seed, constr)
+    expected = brute_force(instance)
+    result = get_method("benoit").solve(instance, SolveOptions(gap=0.0))
+    if expected is None:
+        assert result.status == SolveStatus.INFEASIBLE, result.message
+        return
+    assert result.status == SolveStatus.OPTIMAL, result.message
+    assert result.objective == pytest.approx(expected)
+    assert evaluate(instance.app, instance.infra, result.plan).violations == []
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_heuristics_are_feasible_and_never_beat_the_optimum(seed):
+    instance = tiny_tree(seed, constr=True)
+    optimum = get_method("benoit").solve(instance, SolveOptions(gap=0.0))
+    for name in HEURISTICS:
+        result = get_method(name).solve(instance, SolveOptions(seed=seed))
+        if result.status == SolveStatus.ERROR:
+            assert result.plan is None and f"{name} failed" in result.message
+            continue
+        assert result.status == SolveStatus.FEASIBLE
+        assert evaluate(instance.app, instance.infra, result.plan).violations == []
+        assert optimum.status == SolveStatus.OPTIMAL
+        assert result.objective >= optimum.objective - 1e-9, name
+
+
+def test_heuristics_are_reproducible():
+    app, infra = benoit_instance(25, alpha=1.7, seed=4)
+    instance = Instance(make_app(app), make_infra(infra))
+    for name in HEURISTICS:
+        first = get_method(name).solve(instance, SolveOptions(seed=7))
+        second = get_method(name).solve(instance, SolveOptions(seed=7))
+        assert (first.plan.placement if first.plan else first.message) == \
+            (second.plan.placement if second.plan else second.message)
+
+
+def test_thirty_operator_tree_is_proven_optimal():
+    """The paper's CPLEX could not load its ILP for 30 operators."""
+    app, infra = benoit_instance(30, alpha=0.9, seed=3)
+    instance = Instance(make_app(app), make_infra(infra))
+    result = get_method("benoit").solve(instance, SolveOptions(time_limit=120))
+    assert result.status == SolveStatus.OPTIMAL
+    assert evaluate(instance.app, instance.infra, result.plan).violations == []
+    for name in HEURISTICS:
+        other = get_method(name).solve(instance, SolveOptions())
+        assert other.objective is None or other.objective >= result.objective
+
+
+def test_heuristics_need_a_catalog():
+    from streamplace.errors import InputError
+
+    instance = tiny_tree(0, constr=False)
+    with pytest.raises(InputError, match="has no catalog"):
+        get_method("comp-greedy").solve(instance, SolveOptions())
