@@ -157,3 +157,20 @@ def test_heuristics_need_a_catalog():
     instance = tiny_tree(0, constr=False)
     with pytest.raises(InputError, match="has no catalog"):
         get_method("comp-greedy").solve(instance, SolveOptions())
+
+
+def test_an_operator_too_big_alone_can_still_fit_with_its_neighbours():
+    """Its edges need more card than any class has, unless both ends share a processor."""
+    app = make_app({"name": "t", "throughput": 1, "operators": [
+        {"id": "root", "work": 1e9, "output_size": 1},
+        {"id": "leaf", "work": 1e9, "output_size": 5e8}],
+        "streams": [{"from": "leaf", "to": "root"}]})
+    infra = make_infra({"name": "i", "nodes": [{"id": "s", "role": "server"}],
+                        "catalog": [{"id": "small", "cost": 1, "speed": 1e10,
+                                     "bandwidth": 1e8}]})
+    instance = Instance(app, infra)
+    result = get_method("benoit").solve(instance, SolveOptions())
+    assert result.status == SolveStatus.OPTIMAL and result.objective == 1
+    assert get_method("comp-greedy").solve(instance, SolveOptions()).objective == 1
+    failed = get_method("subtree-bottom-up").solve(instance, SolveOptions())
+    assert failed.plan is None and "fits no processor" in failed.message

@@ -63,7 +63,8 @@ def benoit_instance(n_ops: int, *, alpha: float = 0.9, big_objects: bool = False
         sizes = [delta[c] if isinstance(c, int) else size[c] for c in children[op]]
         delta[op] = sum(sizes)
         work[op] = (sum(sizes) / MB) ** alpha * work_scale
-    operators: list[dict[str, Any]] = [{"id": f"n{op}", "work": round(work[op], 1), "output_size": round(delta[op]),
+    operators: list[dict[str, Any]] = [
+        {"id": f"n{op}", "work": round(work[op], 1), "output_size": round(delta[op]),
                   "objects": [c for c in children[op] if isinstance(c, str)]}
                  for op in sorted(children)]
     streams = [{"from": f"n{c}", "to": f"n{op}"} for op in sorted(children)

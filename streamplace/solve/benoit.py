@@ -15,7 +15,7 @@ from streamplace.solve.heuristics.benoit import PLACEMENTS, HeuristicFailure, Ma
 from streamplace.solve.ilp.benoit import BenoitModel, add_link_rows, build_benoit
 from streamplace.solve.registry import register
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
-from streamplace.solve.tree import TreeData, group_needs, handles, tree_data
+from streamplace.solve.tree import TreeData, handles, tree_data
 
 MAX_ROUNDS = 50
 
@@ -93,10 +93,14 @@ def _precheck(data: TreeData, network: Network) -> list[str]:
         platforms = [(p, network.nodes[p].speed, network.nodes[p].bandwidth)
                      for p in network.processors]
     for op in data.ops:
-        compute, card = group_needs(data, {op})
+        # only what no grouping can avoid: its own work and its own downloads (its tree
+        # edges vanish when its neighbours share its processor)
+        compute = data.work[op]
+        card = sum(data.rate[k] for k in data.objects[op])
         if not any(compute <= s and card <= b for _, s, b in platforms):
-            reasons.append(f"operator {op} needs {compute:.4g} operations/s and "
-                           f"{card:.4g} bytes/s of card on its own; no processor offers both")
+            reasons.append(f"operator {op} needs {compute:.4g} operations/s and downloads "
+                           f"{card:.4g} bytes/s whatever shares its processor; no processor "
+                           "offers both")
     for obj, holders in data.holders.items():
         if not holders and any(obj in data.objects[o] for o in data.ops):
             reasons.append(f"no server holds object {obj}")

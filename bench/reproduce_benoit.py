@@ -1,0 +1,145 @@
+"""Reproduce seed 004, sec. 7: heuristics against the ILP optimum, success rates, times.
+
+1. Fig. 9: a homogeneous platform (one processor class, so cost = processors bought),
+   alpha = 0.9 and 1.1, trees of N = 5..50 operators (sec. 7.2 generator, several seeds):
+   the cost of the seven heuristics next to the ILP optimum, each heuristic's success rate,
+   and how often Subtree-Bottom-Up is optimal for alpha < 1.
+2. Goals on the full Dell catalog (Constr): trees of 30 operators proven optimal, and
+   60-operator trees within 1% gap in 60 s, at several alphas.
+Writes tables to stdout and a plot to out/reproduce_benoit.png.
+Run: ``python bench/reproduce_benoit.py [--seeds 3] [--time-limit 60]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from streamplace.io.readers import build_document
+from streamplace.model.application import Application
+from streamplace.model.generate import benoit_instance, dell_catalog
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.source import SourceMap
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method, methods
+
+ROOT = Path(__file__).resolve().parent.parent
+HOMOGENEOUS = "r900-38.40ghz-4gbps"
+HEURISTICS = [m.name for m in methods() if m.model == "benoit" and not m.exact]
+
+
+def make(n: int, alpha: float, seed: int, homogeneous: bool) -> Instance:
+    app, infra = benoit_instance(n, alpha=alpha, seed=seed,
+                                 work_scale=1e7 if homogeneous else 1e6)
+    if homogeneous:
+        infra["catalog"] = [c for c in dell_catalog() if c["id"] == HOMOGENEOUS]
+    return Instance(build_document(Application, app, SourceMap("generated")),
+                    build_document(Infrastructure, infra, SourceMap("generated")))
+
+
+def fig9(seeds: int, time_limit: float) -> dict[float, dict[str, list[tuple[int, float]]]]:
+    curves: dict[float, dict[str, list[tuple[int, float]]]] = {}
+    for alpha in (0.9, 1.1):
+        print(f"\nFig. 9, homogeneous platform ({HOMOGENEOUS}), alpha = {alpha}: "
+              "mean cost in processors bought (fails in brackets)")
+        print(f"{'N':>3} {'ILP':>9} {'ILP s':>6} " + " ".join(f"{h[:11]:>11}" for h in HEURISTICS))
+        successes: dict[str, int] = defaultdict(int)
+        optimal_sbu = tried = 0
+        curve: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        price = next(c["cost"] for c in dell_catalog() if c["id"] == HOMOGENEOUS)
+        for n in range(5, 51, 5):
+            costs: dict[str, list[float]] = defaultdict(list)
+            fails: dict[str, int] = defaultdict(int)
+            ilp_seconds = 0.0
+            for seed in range(seeds):
+                inst = make(n, alpha, seed, homogeneous=True)
+                started = time.perf_counter()
+                ilp = get_method("benoit").solve(inst, SolveOptions(time_limit=time_limit))
+                ilp_seconds += time.perf_counter() - started
+                if ilp.objective is not None:
+                    costs["ILP"].append(ilp.objective / price)
+                for name in HEURISTICS:
+                    result = get_method(name).solve(inst, SolveOptions(seed=seed))
+                    if result.objective is None:
+                        fails[name] += 1
+                        continue
+                    successes[name] += 1
+                    costs[name].append(result.objective / price)
+                    if name == "subtree-bottom-up" and alpha < 1 and \
+                            ilp.status == SolveStatus.OPTIMAL:
+                        tried += 1
+                        optimal_sbu += result.objective == ilp.objective
+            cells = []
+            for name in ["ILP", *HEURISTICS]:
+                values = costs[name]
+                mean = sum(values) / len(values) if values else float("nan")
+                if values:
+                    curve[name].append((n, mean))
+                cell = f"{mean:.2f}" + (f"({fails[name]})" if fails[name] else "")
+                cells.append(cell)
+            print(f"{n:>3} {cells[0]:>9} {ilp_seconds / seeds:>6.2f} "
+                  + " ".join(f"{c:>11}" for c in cells[1:]), flush=True)
+        total = 10 * seeds
+        print("success rates: " + ", ".join(f"{h} {successes[h] / total:.0%}"
+                                            for h in HEURISTICS))
+        if alpha < 1:
+            print(f"Subtree-Bottom-Up optimal in {optimal_sbu} of {tried} solved instances")
+        curves[alpha] = curve
+    return curves
+
+
+def goals(time_limit: float) -> None:
+    print(f"\nGoals on the Dell catalog (Constr), ILP with a {time_limit:g} s limit")
+    print(f"{'N':>3} {'alpha':>5} {'seed':>4} {'status':>10} {'cost':>8} {'gap':>7} "
+          f"{'seconds':>7} {'variables':>9}")
+    for n, alpha in ((30, 0.9), (30, 1.1), (30, 1.7), (60, 0.9), (60, 1.1), (60, 1.5)):
+        for seed in range(2):
+            inst = make(n, alpha, seed, homogeneous=False)
+            started = time.perf_counter()
+            result = get_method("benoit").solve(inst, SolveOptions(time_limit=time_limit))
+            gap = "-" if result.plan is None or result.plan.gap is None else \
+                f"{result.plan.gap * 100:.2f}%"
+            if result.status == SolveStatus.TIME_LIMIT and result.bound and result.objective:
+                gap = f"{(result.objective - result.bound) / result.objective * 100:.2f}%"
+            print(f"{n:>3} {alpha:>5} {seed:>4} {result.status.value:>10} "
+                  f"{result.objective or float('nan'):>8.0f} {gap:>7} "
+                  f"{time.perf_counter() - started:>7.1f} "
+                  f"{result.solver.get('variables', 0):>9}", flush=True)
+
+
+def plot(curves: dict[float, dict[str, list[tuple[int, float]]]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(curves), figsize=(11, 4), sharey=False)
+    for ax, (alpha, curve) in zip(axes, curves.items(), strict=True):
+        for name, points in curve.items():
+            style: dict[str, Any] = {"linewidth": 2.5, "color": "black"} if name == "ILP" else {}
+            ax.plot([n for n, _ in points], [c for _, c in points], "o-", markersize=3,
+                    label=name, **style)
+        ax.set_title(f"alpha = {alpha}: heuristics vs the ILP optimum", fontsize=10)
+        ax.set_xlabel("operators N")
+        ax.set_ylabel("processors bought (mean)")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    print(f"\nplot written to {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    args = parser.parse_args()
+    curves = fig9(args.seeds, args.time_limit)
+    goals(args.time_limit)
+    plot(curves, ROOT / "out" / "reproduce_benoit.png")
+
+
+if __name__ == "__main__":
+    main()
