@@ -174,3 +174,33 @@ def test_an_operator_too_big_alone_can_still_fit_with_its_neighbours():
     assert get_method("comp-greedy").solve(instance, SolveOptions()).objective == 1
     failed = get_method("subtree-bottom-up").solve(instance, SolveOptions())
     assert failed.plan is None and "fits no processor" in failed.message
+
+
+def test_cli_tree_methods(tmp_path):
+    import yaml
+    from typer.testing import CliRunner
+
+    from streamplace.cli.app import app as cli
+
+    from .conftest import sample
+
+    runner = CliRunner()
+    files = [sample("benoit-tree", "application.yaml"),
+             sample("benoit-tree", "infrastructure.yaml")]
+    out = tmp_path / "plan.yaml"
+    result = runner.invoke(cli, ["solve", *files, "--method", "benoit", "-o", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert "bought platform" in result.stderr and "processor card (2)" in result.stderr
+    plan = yaml.safe_load(out.read_text())
+    assert plan["status"] == "optimal" and plan["purchased"] and plan["downloads"]
+    assert runner.invoke(cli, ["validate", *files, str(out)]).exit_code == 0
+    # a heuristic that cannot build a plan says where, and exits 3 without a plan
+    app_file = tmp_path / "big.yaml"
+    app_file.write_text("name: big\nthroughput: 1\noperators:\n"
+                        "  - {id: a, work: 1e12}\n")
+    result = runner.invoke(cli, ["solve", str(app_file), files[1], "--method", "comp-greedy"])
+    assert result.exit_code == 3
+    assert "comp-greedy failed: operator a cannot run at the required throughput" in \
+        result.stderr
+    result = runner.invoke(cli, ["solve", str(app_file), files[1], "--method", "benoit"])
+    assert result.exit_code == 1 and "operator a needs 1e+12 operations/s" in result.stderr

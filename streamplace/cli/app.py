@@ -142,7 +142,7 @@ def solve_cmd(
     if result.plan is not None:
         ev = evaluate(app_, infra, result.plan, objective_)
     if not quiet:
-        render_solve(con, result, ev, Network(infra).processors)
+        render_solve(con, result, ev, Network(infra).processors, tree=info.model == "benoit")
     document = plan_document(result.plan, ev) if result.plan is not None else None
     if document is not None:
         fmt_ = format_for(output, format_.value if format_ else None)

@@ -184,7 +184,7 @@ def render_methods(con: Console, infos: Sequence[MethodInfo]) -> None:
 
 
 def render_solve(con: Console, result: SolveResult, ev: Evaluation | None,
-                 processors: Sequence[str]) -> None:
+                 processors: Sequence[str], tree: bool = False) -> None:
     """Status, metrics, the operator x node placement, critical path and solver statistics."""
     status_style = {"optimal": "green", "feasible": "cyan", "time_limit": "yellow"}.get(
         result.status.value, "red")
@@ -196,6 +196,12 @@ def render_solve(con: Console, result: SolveResult, ev: Evaluation | None,
     if result.message and result.status != SolveStatus.INFEASIBLE:  # the CLI lists reasons
         con.print(result.message)
     if ev is None or result.plan is None:
+        return
+    if tree and ev.benoit is not None:
+        _benoit(con, ev)
+        _placement_matrix(con, result, [p.id for p in result.plan.purchased] or processors)
+        _solver_stats(con, result)
+        render_violations(con, ev)
         return
     _metrics(con, ev)
     if ev.utility is not None:
@@ -225,7 +231,7 @@ def _solver_stats(con: Console, result: SolveResult) -> None:
     t = _table(con, "Solver", "statistic", "value")
     for key in ("name", "version", "formulation", "model_status", "variables",
                 "integer_variables", "constraints", "nonzeros", "build_seconds", "seconds",
-                "nodes", "objective_mismatch"):
+                "nodes", "rounds", "link_rows", "processors", "seed", "objective_mismatch"):
         if key in s:
             t.add_row(key.replace("_", " "), str(s[key]))
     con.print(t)
