@@ -13,6 +13,7 @@ Run: ``python bench/reproduce_benoit.py [--seeds 3] [--time-limit 60]``.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -24,6 +25,9 @@ from streamplace.model.generate import benoit_instance, dell_catalog
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.source import SourceMap
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method, methods
+
+sys.path.insert(0, str(Path(__file__).parent))
+from plotting import pyplot, save
 
 ROOT = Path(__file__).resolve().parent.parent
 HOMOGENEOUS = "r900-38.40ghz-4gbps"
@@ -110,11 +114,7 @@ def goals(time_limit: float) -> None:
 
 
 def plot(curves: dict[float, dict[str, list[tuple[int, float]]]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(curves), figsize=(11, 4), sharey=False)
     for ax, (alpha, curve) in zip(axes, curves.items(), strict=True):
         for name, points in curve.items():
@@ -125,10 +125,7 @@ def plot(curves: dict[float, dict[str, list[tuple[int, float]]]], path: Path) ->
         ax.set_xlabel("operators N")
         ax.set_ylabel("processors bought (mean)")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    print(f"\nplot written to {path}")
+    save(fig, path)
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ Run: ``python bench/reproduce_odrp.py [--time-limit 120]``.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,9 @@ from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import Objective
 from streamplace.model.source import SourceMap
 from streamplace.solve import Instance, SolveOptions, SolveResult, SolveStatus, get_method
+
+sys.path.insert(0, str(Path(__file__).parent))
+from plotting import pyplot, save
 
 ROOT = Path(__file__).resolve().parent.parent
 PAPER_TABLE3 = {  # S-ODRP replicas at 20-60, 80-100, 120 tuples/s (seed 000, Table 3)
@@ -109,11 +113,7 @@ def objectives(app: Application, infra: Infrastructure, time_limit: float) -> di
 
 
 def plot(rows: list[dict], table: dict[str, dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     rates = [r["rate"] for r in rows]
     left.plot(rates, [r["r_odrp"] for r in rows], "o-", label="ODRP_R response time")
@@ -146,10 +146,7 @@ def plot(rows: list[dict], table: dict[str, dict], path: Path) -> None:
     right.set_ylabel("value / largest")
     right.set_title("Fig. 6: each optimum wins its own metric (A: see table)", fontsize=10)
     right.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    print(f"\nplot written to {path}")
+    save(fig, path)
 
 
 def main() -> None:

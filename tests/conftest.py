@@ -17,20 +17,20 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 
 
-def make_app(data: dict[str, Any]) -> Application:
-    app = build_document(Application, data, SourceMap("app.yaml"))
-    problems = check_application(app)
+def _checked(document: Any, problems: list[Any]) -> Any:
     if problems:
         raise InputError(problems)
-    return app
+    return document
+
+
+def make_app(data: dict[str, Any]) -> Application:
+    app = build_document(Application, data, SourceMap("app.yaml"))
+    return _checked(app, check_application(app))
 
 
 def make_infra(data: dict[str, Any]) -> Infrastructure:
     infra = build_document(Infrastructure, data, SourceMap("infra.yaml"))
-    problems = check_infrastructure(infra)
-    if problems:
-        raise InputError(problems)
-    return infra
+    return _checked(infra, check_infrastructure(infra))
 
 
 def make_plan(data: dict[str, Any], app: Application, infra: Infrastructure) -> Plan:

@@ -12,7 +12,7 @@ from streamplace.model.evaluate import evaluate
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.heuristics.benoit import PLACEMENTS, HeuristicFailure, Mapping, run
-from streamplace.solve.ilp.benoit import BenoitModel, add_link_rows, build_benoit
+from streamplace.solve.ilp.benoit import BenoitModel, add_link_rows, build_benoit, start_from
 from streamplace.solve.registry import register
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 from streamplace.solve.tree import TreeData, handles, tree_data
@@ -33,6 +33,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
         return SolveResult(SolveStatus.INFEASIBLE, "benoit", message="; ".join(reasons),
                            seconds=time.perf_counter() - started)
     built = build_benoit(data, network)
+    start = _heuristic_start(built, data, options.seed)
     from streamplace.solve.highs import solve_highs
 
     info: dict[str, Any] = {}
@@ -42,7 +43,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
             remaining = max(0.0, options.time_limit - (time.perf_counter() - started))
         outcome = solve_highs(built.model, SolveOptions(
             time_limit=remaining, gap=options.gap, seed=options.seed, threads=options.threads,
-            extra=options.extra))
+            extra=options.extra), start=start)
         info = {**outcome.solver, "rounds": round_, "link_rows": len(built.linked)}
         if outcome.status == SolveStatus.INFEASIBLE:
             return SolveResult(SolveStatus.INFEASIBLE, "benoit", solver=info,
@@ -74,6 +75,25 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     return SolveResult(SolveStatus.ERROR, "benoit", solver=info,
                        seconds=time.perf_counter() - started,
                        message=f"processor links still overloaded after {MAX_ROUNDS} rounds")
+
+
+def _heuristic_start(built: BenoitModel, data: TreeData, seed: int) -> list[float | None] | None:
+    """The cheapest plan among the (millisecond) heuristics, as a MIP start (Constr only)."""
+    if not built.constr:
+        return None
+    best: Mapping | None = None
+    for name in PLACEMENTS:
+        try:
+            mapping = run(name, data, seed)
+        except HeuristicFailure:
+            continue
+        cost = sum(p.cls.cost for p in mapping.processors)
+        if best is None or cost < sum(p.cls.cost for p in best.processors):
+            best = mapping
+    if best is None:
+        return None
+    return start_from(built, data, [(p.group, p.cls.id) for p in best.processors],
+                      best.downloads)
 
 
 def _link(built: BenoitModel, data: TreeData, network: Network, a: str, b: str) -> None:

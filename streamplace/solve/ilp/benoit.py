@@ -147,6 +147,28 @@ def build_benoit(data: TreeData, network: Network) -> BenoitModel:
     return out
 
 
+def start_from(out: BenoitModel, data: TreeData, groups: list[tuple[set[str], str]],
+               downloads: list[tuple[int, str, str]]) -> list[float | None]:
+    """A MIP start from a Constr heuristic's processors: each goes to the slot of its first
+    operator (in the slot order), so it is the representation the model accepts."""
+    values: list[float | None] = [None] * out.model.num_cols
+    for col in (*out.x.values(), *out.k.values(), *out.d.values()):
+        values[col] = 0.0
+    position = {op: u for u, op in enumerate(data.ops)}
+    slot_of: list[int] = []
+    for group, cls_id in groups:
+        u = min(position[op] for op in group)
+        slot_of.append(u)
+        for op in group:
+            values[out.x[(op, u)]] = 1.0
+        values[out.k[(u, cls_id)]] = 1.0
+    for proc, obj, server in downloads:
+        key = (slot_of[proc], obj, server)
+        if key in out.d:
+            values[out.d[key]] = 1.0
+    return values
+
+
 def add_link_rows(out: BenoitModel, data: TreeData, u: int, v: int, bandwidth: float) -> None:
     """Constraint (5) for slots u and v: tree edges between them within the link's bandwidth."""
     m_ = out.model
