@@ -188,7 +188,9 @@ def render_solve(con: Console, result: SolveResult, ev: Evaluation | None,
     """Status, metrics, the operator x node placement, critical path and solver statistics."""
     status_style = {"optimal": "green", "feasible": "cyan", "time_limit": "yellow"}.get(
         result.status.value, "red")
-    gap = f", gap {result.gap * 100:.4g}%" if result.gap is not None else ""
+    gap = f", gap {max(result.gap, 0.0) * 100:.4g}%" if result.gap is not None else ""
+    if result.gap is not None and result.gap < 1e-9:
+        gap = ", gap 0%"
     bound = f", bound {result.bound:.6g}" if result.bound is not None else ""
     objective = f" objective {result.objective:.6g}" if result.objective is not None else ""
     con.print(f"[bold]{result.method}[/]: [{status_style}]{result.status.value}[/]{objective}"
