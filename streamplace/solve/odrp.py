@@ -61,8 +61,7 @@ def _solve(instance: Instance, options: SolveOptions, method: str,
     built = build_compact(data) if formulation == "compact" else build_multiset(data)
     build_seconds = time.perf_counter() - started
     start_plan = options.extra.get("start")
-    start = built.start_from(start_plan) if isinstance(start_plan, Plan) and hasattr(
-        built, "start_from") else None
+    start = built.start_from(start_plan) if isinstance(start_plan, Plan) else None
     outcome = _run(built.model, solver, options, options.extra.get("progress"), start)
     info: dict[str, Any] = {**outcome.solver, "formulation": formulation,
                             "build_seconds": round(build_seconds, 3)}

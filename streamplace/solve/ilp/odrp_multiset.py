@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from streamplace.errors import InputError
+from streamplace.model.plan import Plan
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.linear import LinearModel
 
@@ -34,6 +35,15 @@ class MultisetModel:
 
     def decode(self, values: Sequence[float]) -> dict[str, dict[str, int]]:
         return {op: dict(Counter(u)) for (op, u), col in self.x.items() if values[col] > 0.5}
+
+    def start_from(self, plan: Plan) -> list[float | None]:
+        """x values of a given plan (a MIP start); the y and z follow from eqs. 24-28."""
+        values: list[float | None] = [None] * self.model.num_cols
+        chosen = {op: tuple(sorted(u for u, c in plan.replicas(op).items() for _ in range(c)))
+                  for op in plan.placement}
+        for (op, multiset), col in self.x.items():
+            values[col] = 1.0 if tuple(sorted(multiset)) == chosen.get(op) else 0.0
+        return values
 
 
 def build_multiset(data: OdrpData) -> MultisetModel:
