@@ -17,6 +17,7 @@ from streamplace.cli.options import build_objective, parse_limit, parse_solver_o
 from streamplace.cli.progress import live_progress
 from streamplace.cli.render import (
     render_checks,
+    render_comparison,
     render_evaluation,
     render_explanation,
     render_methods,
@@ -26,12 +27,20 @@ from streamplace.errors import InputError
 from streamplace.io.junit import write_junit
 from streamplace.io.readers import read_instance, read_plan_for
 from streamplace.io.schema import json_schema
-from streamplace.io.writers import atomic_write, dumps, format_for, json_text, plan_document
+from streamplace.io.writers import (
+    atomic_write,
+    csv_text,
+    dumps,
+    format_for,
+    json_text,
+    plan_document,
+)
+from streamplace.model.comparison import compare_rows
 from streamplace.model.evaluate import evaluate
 from streamplace.model.explain import explain
 from streamplace.model.network import Network
 from streamplace.model.validation import Thresholds, run_checks
-from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+from streamplace.solve import Instance, SolveOptions, SolveResult, SolveStatus, get_method
 from streamplace.solve.registry import methods as registered_methods
 
 app = typer.Typer(
@@ -164,6 +173,50 @@ def solve_cmd(
         raise typer.Exit(1)
     if result.plan is None:
         con.print(f"[bold red]no plan:[/] {result.message or result.status.value}")
+        raise typer.Exit(3)
+
+
+DEFAULT_COMPARE = "odrp,odp,resource-aware,first-fit-decreasing,round-robin"
+
+
+@app.command("compare")
+@handle_errors
+def compare_cmd(
+    application: AppArg, infrastructure: InfraArg,
+    methods_: Annotated[str, typer.Option("--methods", help="Comma-separated methods.")] =
+    DEFAULT_COMPARE,
+    objective: ObjectiveOpt = None, weights: WeightsOpt = None, network_metric: MetricOpt = None,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds per method.")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed for every method.")] = 0,
+    csv: Annotated[str | None, typer.Option("--csv", help="Also write the table as CSV.")] =
+    None,
+    json_: JsonOpt = False,
+) -> None:
+    """Run several methods and show one table: every metric, time, status, gap to the bound."""
+    _guard_output(csv, application, infrastructure, objective)
+    app_, infra = read_instance(application, infrastructure)
+    objective_ = build_objective(objective, weights, network_metric)
+    names = [m.strip() for m in methods_.split(",") if m.strip()]
+    infos = [get_method(name) for name in names]  # unknown names fail before any work
+    instance = Instance(app_, infra, objective_)
+    results = []
+    con = console()
+    for info in infos:
+        try:
+            with live_progress(con, info.name, enabled=True) as progress:
+                extra: dict[str, object] = {"progress": progress} if progress else {}
+                results.append(info.solve(instance, SolveOptions(
+                    time_limit=time_limit, seed=seed, extra=extra)))
+        except InputError as exc:  # the method does not apply: say why, go on
+            results.append(SolveResult(SolveStatus.ERROR, info.name, message="does not apply: "
+                                       + "; ".join(p.message for p in exc.problems)))
+    rows = compare_rows(instance, results)
+    if csv:
+        atomic_write(csv, csv_text(rows))
+    if json_:
+        sys.stdout.write(json_text([r.values for r in rows]))
+    render_comparison(con, rows, f"{app_.name} on {infra.name}")
+    if not any(r.plan is not None for r in results):
         raise typer.Exit(3)
 
 

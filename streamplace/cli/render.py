@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Console
 from rich.table import Table
 
 from streamplace.cli import fmt
 from streamplace.cli.console import table_box
+from streamplace.model.comparison import Row
 from streamplace.model.evaluate.report import Evaluation, Usage
 from streamplace.model.explain import Explanation
 from streamplace.model.validation import Check
@@ -18,7 +19,7 @@ from streamplace.solve.result import SolveResult, SolveStatus
 _TEXT_COLUMNS = {"change", "critical", "statistic", "value", "metric", "term", "operator",
                  "replicas", "stream", "node", "resources used", "constraint", "subject",
                  "problem", "check", "result", "detail", "method", "model", "kind", "options",
-                 "summary", "resource", "bounds (best, worst)"}
+                 "summary", "resource", "bounds (best, worst)", "status"}
 
 
 def _table(con: Console, title: str, *columns: str) -> Table:
@@ -272,3 +273,26 @@ def render_explanation(con: Console, ex: Explanation, heading: str) -> None:
     for note in ex.notes:
         con.print(f"[dim]note: {note}[/]")
     render_violations(con, ev)
+
+
+def render_comparison(con: Console, rows: Sequence[Row], heading: str) -> None:
+    bound_kind = rows[0].values["bound_kind"] if rows else "proven"
+    t = _table(con, f"{heading}: methods compared (gap to the {bound_kind} bound on F)",
+               "method", "status", "seconds", "utility F", "gap", "R", "C", "A", "T",
+               "Ecker s")
+    for row in rows:
+        v = row.values
+
+        def shown(key: str, as_text: Callable[[float], str] = fmt.number,
+                  v: dict[str, object] = v) -> str:
+            value = v.get(key)
+            return as_text(float(value)) if isinstance(value, float | int) else "-"
+
+        t.add_row(str(v["method"]), str(v["status"]), shown("seconds", "{:.2f}".format),
+                  shown("utility"), shown("gap_to_bound", fmt.percent),
+                  shown("response_time", fmt.seconds), shown("cost"), shown("availability"),
+                  shown("traffic", fmt.byte_rate), shown("ecker_score"))
+    con.print(t)
+    for row in rows:
+        if row.values.get("message") and row.values["status"] not in ("optimal", "feasible"):
+            con.print(f"[yellow]{row.values['method']}:[/] {row.values['message']}")

@@ -103,3 +103,18 @@ def _json_safe(value: Any) -> Any:
 
 def json_text(data: Any) -> str:
     return dumps(data, "json")
+
+
+def csv_text(rows: list[Any]) -> str:
+    """Rows (objects with a ``values`` mapping) as CSV, columns in first-row order."""
+    import csv
+    import io
+
+    if not rows:
+        return ""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0].values), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if v is None else v for k, v in row.values.items()})
+    return out.getvalue()

@@ -1,0 +1,126 @@
+"""What placement heuristics share: replica counts, a capacity-aware state, the result.
+
+A heuristic places *instances* (replicas). Operators with a fixed ``replicas`` get exactly
+that many; the others get the fewest replicas at which each is stable (M/M/1), capped at
+k_i. Every plan goes through the one evaluator before it leaves: a plan that breaks a
+constraint is reported as the method's failure, never returned.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from streamplace.model.application import Operator
+from streamplace.model.evaluate import evaluate
+from streamplace.model.evaluate.utility import candidates
+from streamplace.model.graph import AppGraph, build_graph
+from streamplace.model.network import Network
+from streamplace.model.plan import Plan
+from streamplace.solve.result import Instance, SolveResult, SolveStatus
+
+
+def replica_count(op: Operator, rate: float) -> int:
+    """Fixed replicas, else the fewest stable ones within k_i (k_i if none is stable).
+
+    >>> from streamplace.model.application import Operator
+    >>> replica_count(Operator(id="a", service_rate=10, max_replicas=4), 25.0)
+    3
+    """
+    if op.replicas is not None:
+        return op.replicas
+    if op.service_rate is None:
+        return 1
+    need = math.floor(rate / op.service_rate) + 1
+    return min(max(need, 1), op.replica_cap)
+
+
+@dataclass
+class Placement:
+    """Instances placed so far, with the resources they use on every node."""
+
+    graph: AppGraph
+    network: Network
+    counts: dict[str, int]
+    cands: dict[str, list[str]]
+    nodes: dict[str, dict[str, int]] = field(default_factory=dict)
+    used: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(
+        lambda: defaultdict(float)))
+
+    @classmethod
+    def empty(cls, instance: Instance) -> Placement:
+        graph = build_graph(instance.app)
+        network = Network(instance.infra)
+        processors = set(network.processors)
+        counts = {op.id: replica_count(op, graph.input_rates[op.id])
+                  for op in instance.app.operators}
+        cands = {op.id: [u for u in candidates(op, network) if u in processors]
+                 for op in instance.app.operators}
+        return cls(graph, network, counts, cands, {op: {} for op in counts})
+
+    def op(self, op_id: str) -> Operator:
+        return self.graph.app.operator(op_id)
+
+    def free(self, u: str, dim: str) -> float:
+        resources = self.network.nodes[u].resources
+        cap = math.inf if resources is None else resources.get(dim, math.inf)
+        return cap - self.used[u][dim]
+
+    def fits(self, op_id: str, u: str, headroom: float = 1.0) -> bool:
+        resources = self.network.nodes[u].resources
+        for dim, amount in self.op(op_id).resources.items():
+            cap = math.inf if resources is None else resources.get(dim, math.inf)
+            if self.used[u][dim] + amount > headroom * cap + 1e-9:
+                return False
+        return True
+
+    def room(self, u: str) -> float:
+        """Free share of the node's scarcest resource (1 = empty or unbounded)."""
+        resources = self.network.nodes[u].resources
+        if not resources:
+            return 1.0
+        return min((self.free(u, d) / c) if c > 0 and math.isfinite(c) else 1.0
+                   for d, c in resources.items())
+
+    def place(self, op_id: str, u: str) -> None:
+        self.nodes[op_id][u] = self.nodes[op_id].get(u, 0) + 1
+        for dim, amount in self.op(op_id).resources.items():
+            self.used[u][dim] += amount
+
+    def remove(self, op_id: str, u: str) -> None:
+        self.nodes[op_id][u] -= 1
+        if not self.nodes[op_id][u]:
+            del self.nodes[op_id][u]
+        for dim, amount in self.op(op_id).resources.items():
+            self.used[u][dim] -= amount
+
+    def instances(self) -> list[tuple[str, int]]:
+        """(operator, replica number) in DAG order."""
+        return [(op, k) for op in self.graph.topological_order() for k in range(self.counts[op])]
+
+
+class PlacementFailure(Exception):
+    """A heuristic could not place everything; the message says what and where."""
+
+
+def finish(method: str, instance: Instance, placement: dict[str, dict[str, int]],
+           started: float, info: dict[str, object] | None = None) -> SolveResult:
+    """Evaluate the plan; hand it out only if it violates nothing."""
+    plan = Plan.model_validate({"placement": placement, "method": method})
+    ev = evaluate(instance.app, instance.infra, plan, instance.objective)
+    seconds = time.perf_counter() - started
+    if ev.violations:
+        return SolveResult(SolveStatus.ERROR, method, seconds=seconds,
+                           message=f"{method} failed: its plan would violate "
+                                   + "; ".join(v.message for v in ev.violations[:5]))
+    metrics = ev.metrics()
+    objective = metrics.get("utility")
+    final = plan.model_copy(update={
+        "application": instance.app.name, "infrastructure": instance.infra.name,
+        "status": "feasible", "objective": objective, "metrics": metrics,
+        "bounds_used": ev.utility.bounds_used if ev.utility else None,
+        "solver": {"name": method, **(info or {})}})
+    return SolveResult(SolveStatus.FEASIBLE, method, plan=final, objective=objective,
+                       seconds=seconds, solver=dict(final.solver or {}))

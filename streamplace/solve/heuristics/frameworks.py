@@ -1,0 +1,111 @@
+"""What the frameworks' own schedulers would do (models.md sec. 7), as baselines.
+
+- round-robin: Storm's EvenScheduler deals instances over the nodes in turn and ignores
+  resources; a plan that overflows a node is reported as its failure, as Storm's would fail
+  to run.
+- resource-aware: the idea of Storm's DefaultResourceAwareStrategy: operators ordered by
+  how connected they are (breadth-first from the most connected), each instance on the
+  candidate with the most free resources among those nearest to its placed neighbours.
+- first-fit-decreasing: Heron's FirstFitDecreasingPacking idea: largest instances first,
+  each on the first node (in a fixed order) with room, so that few nodes are used.
+Instance counts: fixed ``replicas``, else the fewest stable replicas (common.py). Operators
+pinned to one node are placed first by resource-aware and first-fit-decreasing: a scheduler
+has them fixed before it starts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from streamplace.solve.heuristics.common import Placement, PlacementFailure, finish
+from streamplace.solve.registry import register
+from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+
+
+def _run(method: str, instance: Instance, place: Callable[[Placement], None]) -> SolveResult:
+    started = time.perf_counter()
+    state = Placement.empty(instance)
+    try:
+        place(state)
+    except PlacementFailure as exc:
+        return SolveResult(SolveStatus.ERROR, method, seconds=time.perf_counter() - started,
+                           message=f"{method} failed: {exc}")
+    return finish(method, instance, state.nodes, started,
+                  {"instances": sum(state.counts.values())})
+
+
+def _method(name: str, place: Callable[[Placement], None],
+            ) -> Callable[[Instance, SolveOptions], SolveResult]:
+    def solve(instance: Instance, options: SolveOptions) -> SolveResult:
+        return _run(name, instance, place)
+
+    return solve
+
+
+def round_robin(state: Placement) -> None:
+    ring = sorted(state.network.processors)
+    turn = 0
+    for op, _ in state.instances():
+        allowed = set(state.cands[op])
+        for step in range(len(ring)):
+            node = ring[(turn + step) % len(ring)]
+            if node in allowed:
+                state.place(op, node)
+                turn = (turn + step + 1) % len(ring)
+                break
+        else:
+            raise PlacementFailure(f"operator {op} has no candidate processor")
+
+
+def resource_aware(state: Placement) -> None:
+    digraph = state.graph.digraph.to_undirected()
+    order: list[str] = sorted(op for op, cands in state.cands.items() if len(cands) == 1)
+    for start in sorted(digraph.nodes, key=lambda o: (-digraph.degree(o), o)):
+        if start in order:
+            continue
+        frontier = [start]
+        while frontier:  # breadth first, the most connected neighbours first
+            op = frontier.pop(0)
+            if op in order:
+                continue
+            order.append(op)
+            frontier += sorted((n for n in digraph.neighbors(op) if n not in order),
+                               key=lambda o: (-digraph.degree(o), o))
+    for op in order:
+        for _ in range(state.counts[op]):
+            hosts = {u for n in digraph.neighbors(op) for u in state.nodes[n]}
+            options = [u for u in state.cands[op] if state.fits(op, u)]
+            if not options:
+                raise PlacementFailure(f"no candidate of {op} has room for another replica")
+
+            def rank(u: str, hosts: set[str] = hosts) -> tuple[float, float, str]:
+                near = min((state.network.delay(h, u) for h in hosts), default=0.0)
+                return (near, -state.room(u), u)
+
+            state.place(op, min(options, key=rank))
+
+
+def first_fit_decreasing(state: Placement) -> None:
+    ring = sorted(state.network.processors)
+
+    def size(item: tuple[str, int]) -> tuple[bool, float, str, int]:
+        pinned = len(state.cands[item[0]]) == 1
+        return (not pinned, -sum(state.op(item[0]).resources.values()), item[0], item[1])
+
+    for op, _ in sorted(state.instances(), key=size):
+        node = next((u for u in ring if u in state.cands[op] and state.fits(op, u)), None)
+        if node is None:
+            raise PlacementFailure(f"no node has room for a replica of {op}")
+        state.place(op, node)
+
+
+for _name, _fn, _summary in (
+        ("round-robin", round_robin, "Storm's EvenScheduler: instances dealt over nodes in "
+                                     "turn, resources ignored"),
+        ("resource-aware", resource_aware, "Storm's resource-aware strategy: connected "
+                                           "operators first, roomiest node near neighbours"),
+        ("first-fit-decreasing", first_fit_decreasing, "Heron's packing: largest instances "
+                                                       "first, first node with room")):
+    register(_name, model="baseline", exact=False, options=("seed",), summary=_summary)(
+        _method(_name, _fn))
