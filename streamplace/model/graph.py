@@ -131,3 +131,57 @@ def build_graph(app: Application) -> AppGraph:
                                       1.0 if size is None else size))
         digraph.add_edge(s.source, s.target, index=j)
     return AppGraph(app=app, input_rates=in_rate, streams=streams, digraph=digraph)
+
+
+def cyclic_order(digraph: nx.DiGraph) -> tuple[list[str], list[tuple[str, str]]]:
+    """A topological order of a possibly cyclic graph and the arcs that break its cycles.
+
+    Seed 001, Alg. 3: the Eades-Lin-Smyth heuristic, removing every current source (into the
+    left list) and every current sink (into the right list) as sets; when only cycles remain,
+    the first strongly connected component (Tarjan) gives up the vertex with the largest
+    out-degree minus in-degree among those next to an already removed vertex. Arcs pointing
+    backwards in the resulting order are the feedback arcs.
+
+    >>> g = nx.DiGraph([("a", "b"), ("b", "c"), ("c", "b"), ("c", "d")])
+    >>> cyclic_order(g)
+    (['a', 'b', 'c', 'd'], [('c', 'b')])
+    """
+    graph = digraph.copy()
+    left: list[list[str]] = []
+    right: list[list[str]] = []
+    removed: set[str] = set()
+    while graph.number_of_nodes():
+        progress = True
+        while progress:
+            progress = False
+            sources = sorted(v for v in graph if graph.in_degree(v) == 0)
+            if sources:
+                left.append(sources)
+                graph.remove_nodes_from(sources)
+                removed.update(sources)
+                progress = True
+            sinks = sorted(v for v in graph if graph.out_degree(v) == 0)
+            if sinks:
+                right.append(sinks)
+                graph.remove_nodes_from(sinks)
+                removed.update(sinks)
+                progress = True
+        if graph.number_of_nodes():
+            condensed = nx.condensation(graph)
+            first = next(iter(nx.topological_sort(condensed)))
+            component = sorted(condensed.nodes[first]["members"])
+            touching = [v for v in component
+                        if any(n in removed for n in digraph.predecessors(v))
+                        or any(n in removed for n in digraph.successors(v))] or component
+            # ties go to the cycle's entry (a removed predecessor), then to the first name
+            pick = max(touching, key=lambda v: (
+                graph.out_degree(v) - graph.in_degree(v),
+                any(n in removed for n in digraph.predecessors(v))))
+            left.append([pick])
+            graph.remove_node(pick)
+            removed.add(pick)
+    order = [v for group in left for v in group] + [v for group in reversed(right)
+                                                    for v in group]
+    position = {v: k for k, v in enumerate(order)}
+    feedback = sorted((u, v) for u, v in digraph.edges if position[u] >= position[v])
+    return order, feedback

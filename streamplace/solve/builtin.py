@@ -5,4 +5,4 @@ time, so listing methods stays fast.
 """
 
 from streamplace.solve import benoit, odrp  # noqa: F401
-from streamplace.solve.heuristics import frameworks  # noqa: F401
+from streamplace.solve.heuristics import ecker, frameworks  # noqa: F401

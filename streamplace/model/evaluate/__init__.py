@@ -14,7 +14,7 @@ from streamplace.model.evaluate.ecker import ecker_score
 from streamplace.model.evaluate.odrp import odrp_metrics
 from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.evaluate.utility import derive_bounds, utility
-from streamplace.model.graph import AppGraph, build_graph
+from streamplace.model.graph import AppGraph, build_graph, cyclic_order
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.network import Network
 from streamplace.model.objective import TERMS, Objective, Term
@@ -34,10 +34,17 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     """
     objective = objective or Objective()
     graph = build_graph(app)
+    notes: list[str] = []
+    if graph.cycle() is not None and plan.method in ECKER_METHODS:
+        # seed 001, Alg. 3: the Ecker methods score cyclic topologies without feedback arcs
+        _, feedback = cyclic_order(graph.digraph)
+        graph.digraph.remove_edges_from(feedback)
+        notes.append("cycles broken for latency as seed 001, Alg. 3 does: feedback arcs "
+                     + ", ".join(f"{a} -> {b}" for a, b in feedback))
     graph.topological_order()  # the metrics need a DAG; this names the cycle otherwise
     network = Network(infra, tuple(plan.purchased))
     violations = placement_violations(graph, network, plan)
-    warnings: list[str] = []
+    warnings: list[str] = notes
     placement = {op: plan.replicas(op) for op in app.operator_ids}
     complete = all(placement.values())
     odrp = util = ecker = None

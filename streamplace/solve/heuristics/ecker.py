@@ -1,0 +1,334 @@
+"""Latency-aware placement heuristics of seed 001: hill climbing, ant system, hybrid.
+
+They minimise s(x) = w1 s_lat + w2 s_sup + w3 s_co + w4 s_event (eq. 1, models.md sec. 4)
+under the 95% headroom rule, over instances (replicas). The score is kept incrementally:
+a move touches only its operator's streams and two nodes, so s_sup, s_co, s_event and the
+violations update in O(degree); s_lat (weighted 1e-6) is recomputed by its DP only when the
+other parts cannot decide. Cyclic topologies are ordered by Alg. 3 (feedback arcs dropped
+from s_lat), as the paper does.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+from streamplace.model.evaluate.ecker import DEFAULT_WEIGHTS, HEADROOM
+from streamplace.model.graph import cyclic_order
+from streamplace.solve.heuristics.common import Placement, finish
+from streamplace.solve.registry import register
+from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+
+PENALTY = 10_000.0  # S_k = score + 10000 * violations (sec. 4.3.2)
+
+
+@dataclass(frozen=True)
+class Move:
+    op: str
+    source: str
+    target: str
+
+
+class Score:
+    """The Ecker score of a placement, updated move by move."""
+
+    def __init__(self, state: Placement, weights: tuple[float, float, float, float]
+                 = DEFAULT_WEIGHTS) -> None:
+        self.state = state
+        self.weights = weights
+        graph = state.graph
+        self.order, feedback = cyclic_order(graph.digraph)
+        dropped = set(feedback)
+        self.preds: dict[str, list[str]] = {o: [] for o in self.order}
+        feeding: set[str] = set()
+        for s in graph.streams:
+            if (s.source, s.target) not in dropped:
+                self.preds[s.target].append(s.source)
+                feeding.add(s.source)
+        self.sinks = [o for o in self.order if o not in feeding]
+        self.streams = [(s.source, s.target, s.rate) for s in graph.streams]
+        self.touching: dict[str, list[int]] = defaultdict(list)
+        for k, (a, b, _) in enumerate(self.streams):
+            self.touching[a].append(k)
+            if b != a:
+                self.touching[b].append(k)
+        self.edges = sum(state.counts[a] * state.counts[b] for a, b, _ in self.streams)
+        self.events = sum(rate for _, _, rate in self.streams)
+        self.processors = len(state.network.processors)
+        self.remote_edges = [0.0] * len(self.streams)
+        self.remote_events = [0.0] * len(self.streams)
+        for k in range(len(self.streams)):
+            self._stream(k)
+        self.on_node: dict[str, int] = defaultdict(int)
+        for reps in state.nodes.values():
+            for u, c in reps.items():
+                self.on_node[u] += c
+        self.over: dict[str, tuple[int, float]] = {u: self._overloads(u)
+                                                  for u in state.network.processors}
+
+    def _stream(self, k: int) -> None:
+        a, b, rate = self.streams[k]
+        up, down = self.state.nodes[a], self.state.nodes[b]
+        na, nb = sum(up.values()), sum(down.values())
+        same = sum(c * down.get(u, 0) for u, c in up.items())
+        self.remote_edges[k] = na * nb - same
+        self.remote_events[k] = rate * (1 - same / (na * nb)) if na and nb else 0.0
+
+    def _overloads(self, u: str) -> tuple[int, float]:
+        """(dimensions over 95%, by how much in shares of capacity)."""
+        resources = self.state.network.nodes[u].resources or {}
+        excess = [self.state.used[u][dim] / cap - HEADROOM for dim, cap in resources.items()
+                  if cap > 0 and self.state.used[u][dim] > HEADROOM * cap + 1e-9]
+        return len(excess), sum(excess)
+
+    @property
+    def violations(self) -> int:
+        return sum(count for count, _ in self.over.values())
+
+    @property
+    def excess(self) -> float:
+        """Tie-breaker among equal violation counts: piling onto a full node is worse."""
+        return sum(amount for _, amount in self.over.values())
+
+    def structural(self) -> float:
+        """w2 s_sup + w3 s_co + w4 s_event: everything but the latency term."""
+        _, w2, w3, w4 = self.weights
+        used = sum(1 for c in self.on_node.values() if c > 0)
+        s_co = sum(self.remote_edges) / self.edges if self.edges else 0.0
+        s_event = sum(self.remote_events) / self.events if self.events else 0.0
+        return w2 * used / max(1, self.processors) + w3 * s_co + w4 * s_event
+
+    def s_lat(self) -> float:
+        delay = self.state.network.delay
+        nodes = self.state.nodes
+        lat: dict[tuple[str, str], float] = {}
+        for op in self.order:
+            for u in nodes[op]:
+                lat[(op, u)] = max((lat[(p, v)] + delay(v, u) for p in self.preds[op]
+                                    for v in nodes[p]), default=0.0)
+        return max((lat[(s, u)] for s in self.sinks for u in nodes[s]), default=0.0)
+
+    def total(self) -> float:
+        return self.weights[0] * self.s_lat() + self.structural()
+
+    def penalised(self) -> float:
+        return self.total() + PENALTY * self.violations
+
+    def apply(self, move: Move) -> None:
+        self.state.remove(move.op, move.source)
+        self.state.place(move.op, move.target)
+        self.on_node[move.source] -= 1
+        self.on_node[move.target] += 1
+        for k in self.touching[move.op]:
+            self._stream(k)
+        for u in (move.source, move.target):
+            self.over[u] = self._overloads(u)
+
+
+def _attempt(score: Score, moves: list[Move]) -> bool:
+    """Apply ``moves`` and keep them if violations do not grow and the score falls (sec.
+    4.3.1); s_lat is computed only when the other parts tie."""
+    need: dict[tuple[str, str], int] = defaultdict(int)
+    for m in moves:  # moves were drawn before earlier ones changed the placement
+        need[(m.op, m.source)] += 1
+    if any(score.state.nodes[op].get(u, 0) < n for (op, u), n in need.items()):
+        return False
+    base_violations, base = (score.violations, score.excess), score.structural()
+    for m in moves:
+        score.apply(m)
+    violations, structural = (score.violations, score.excess), score.structural()
+    if violations < base_violations or (violations == base_violations
+                                        and structural < base - 1e-12):
+        return True
+    keep = False
+    if violations == base_violations and abs(structural - base) <= 1e-12:
+        after = score.s_lat()
+        _undo(score, moves)
+        keep = after < score.s_lat() - 1e-12
+        if keep:
+            for m in moves:
+                score.apply(m)
+        return keep
+    _undo(score, moves)
+    return False
+
+
+def _undo(score: Score, moves: list[Move]) -> None:
+    for m in reversed(moves):
+        score.apply(Move(m.op, m.target, m.source))
+
+
+def hill_climb(score: Score, rng: random.Random, deadline: float) -> int:
+    """First-improvement hill climbing with the paper's three moves; returns moves made."""
+    made = 0
+    improved = True
+    while improved and time.perf_counter() < deadline:
+        improved = False
+        for moves in _neighbourhood(score.state, rng):
+            if time.perf_counter() > deadline:
+                break
+            if _attempt(score, moves):
+                made += 1
+                improved = True
+    return made
+
+
+def _neighbourhood(state: Placement, rng: random.Random):  # type: ignore[no-untyped-def]
+    """Moves of sec. 4.3.1 in random order: one instance, a swap, a whole node."""
+    ops = [op for op in state.nodes if state.nodes[op]]
+    nodes = list(state.network.processors)
+    options: list[list[Move]] = []
+    for op in ops:
+        for u in list(state.nodes[op]):
+            for v in state.cands[op]:
+                if v != u and state.fits(op, v, HEADROOM):
+                    options.append([Move(op, u, v)])
+    rng.shuffle(options)
+    singles = options[: 20 * len(nodes) + 200]
+    swaps: list[list[Move]] = []
+    instances = [(op, u) for op in ops for u in state.nodes[op]]
+    for _ in range(min(len(instances) ** 2, 20 * len(instances) + 50)):
+        (a, u), (b, v) = rng.sample(instances, 2) if len(instances) > 1 else (instances[0],) * 2
+        if u != v and v in state.cands[a] and u in state.cands[b]:
+            swaps.append([Move(a, u, v), Move(b, v, u)])
+    wholes: list[list[Move]] = []
+    for u in nodes:
+        hosted = [(op, u) for op in ops for _ in range(state.nodes[op].get(u, 0))]
+        if hosted:
+            for v in rng.sample(nodes, min(len(nodes), 8)):
+                if v != u and all(v in state.cands[op] for op, _ in hosted):
+                    wholes.append([Move(op, u, v) for op, _ in hosted])
+    merged = singles + swaps + wholes
+    rng.shuffle(merged)
+    yield from merged
+
+
+def ant_system(state: Placement, rng: random.Random, deadline: float, ants: int = 10,
+               alpha: float = 1.0, beta: float = 2.0, rho: float = 0.8, q: float = 1.0,
+               p_init: float = 1.0, p_min: float = 0.01, patience: int = 15,
+               ) -> dict[str, dict[str, int]]:
+    """Sec. 4.3.2: ants build placements with p ~ tau^alpha eta^beta (eq. 2, eta of eq. 3);
+    pheromone evaporates to rho tau + sum Q / S_k with a floor p_min (eqs. 4-5)."""
+    instances = [(op, k) for op, count in state.counts.items() for k in range(count)]
+    tau: dict[tuple[str, int, str], float] = defaultdict(lambda: p_init)
+    neighbours = {op: set(state.graph.digraph.predecessors(op))
+                  | set(state.graph.digraph.successors(op)) for op in state.counts}
+    best: tuple[float, dict[str, dict[str, int]]] | None = None
+    stale = 0
+    while time.perf_counter() < deadline and stale < patience:
+        trails = []
+        for _ in range(ants):
+            trial = Placement(state.graph, state.network, state.counts, state.cands,
+                              {op: {} for op in state.counts})
+            order = instances[:]
+            rng.shuffle(order)  # the operator order is randomised for every ant
+            path = []
+            for op, k in order:
+                weights = []
+                for u in state.cands[op]:
+                    eta = 1.0
+                    if any(trial.nodes[n].get(u) for n in neighbours[op]):
+                        eta *= 2
+                    if any(trial.nodes[o].get(u) for o in trial.nodes):
+                        eta *= 2
+                    if not trial.fits(op, u, HEADROOM):
+                        eta /= 2 ** len(trial.op(op).resources)
+                    weights.append(tau[(op, k, u)] ** alpha * eta ** beta)
+                u = rng.choices(state.cands[op], weights=weights)[0]
+                trial.place(op, u)
+                path.append((op, k, u))
+            s = Score(trial).penalised()
+            trails.append((s, path, trial.nodes))
+        for key in list(tau):
+            tau[key] = rho * tau[key]
+        for s, path, _ in trails:
+            for key in path:
+                tau[key] += q / max(s, 1e-9)
+        for key in list(tau):
+            tau[key] = max(tau[key], p_min)
+        s, _, nodes = min(trails, key=lambda t: t[0])
+        if best is None or s < best[0] - 1e-12:
+            best = (s, {op: dict(r) for op, r in nodes.items()})
+            stale = 0
+        else:
+            stale += 1
+    assert best is not None
+    return best[1]
+
+
+def penalised_score(state: Placement) -> float:
+    return Score(state).penalised()
+
+
+def adopt(state: Placement, placement: dict[str, dict[str, int]]) -> None:
+    """Replace ``state``'s placement by ``placement`` (resources recounted)."""
+    for op in list(state.nodes):
+        for u, c in list(state.nodes[op].items()):
+            for _ in range(c):
+                state.remove(op, u)
+    for op, reps in placement.items():
+        for u, c in reps.items():
+            for _ in range(c):
+                state.place(op, u)
+
+
+def _start(state: Placement) -> None:
+    """The initial placement: roomiest-first near neighbours, resources permitting; where
+    that is impossible, an even deal (the penalty then steers the search)."""
+    from streamplace.solve.heuristics.common import PlacementFailure
+    from streamplace.solve.heuristics.frameworks import resource_aware, round_robin
+
+    try:
+        resource_aware(state)
+    except PlacementFailure:
+        adopt(state, {op: {} for op in state.nodes})
+        round_robin(state)
+
+
+def _solve(method: str, instance: Instance, options: SolveOptions) -> SolveResult:
+    started = time.perf_counter()
+    budget = options.time_limit if options.time_limit is not None else DEFAULT_SECONDS
+    deadline = started + budget
+    rng = random.Random(options.seed)
+    state = Placement.empty(instance)
+    info: dict[str, object] = {"seed": options.seed, "time_limit": budget}
+    if method == "hill-climbing":
+        _start(state)
+        info["moves"] = hill_climb(Score(state), rng, deadline)
+    else:
+        half = deadline if method == "ant-system" else started + budget / 2
+        adopt(state, ant_system(state, rng, half))
+        if method == "hybrid":
+            info["moves"] = hill_climb(Score(state), rng, deadline)
+    score = Score(state)
+    info.update(score=score.total(), violations=score.violations)
+    if score.violations:
+        return SolveResult(SolveStatus.ERROR, method, seconds=time.perf_counter() - started,
+                           message=f"{method} failed: its best placement still uses more "
+                                   f"than 95% of a resource on {score.violations} node(s)")
+    return finish(method, instance, state.nodes, started, info)
+
+
+DEFAULT_SECONDS = 10.0
+_SUMMARIES = {
+    "hill-climbing": "Ecker et al.: first-improvement hill climbing (move, swap, move a node)",
+    "ant-system": "Ecker et al.: ant system (eqs. 2-5, min pheromone, violation penalty)",
+    "hybrid": "Ecker et al.: ant system, then hill climbing, half the time each",
+}
+
+
+def _method(name: str):  # type: ignore[no-untyped-def]
+    def solve(instance: Instance, options: SolveOptions) -> SolveResult:
+        return _solve(name, instance, options)
+
+    return solve
+
+
+for _name, _summary in _SUMMARIES.items():
+    register(_name, model="ecker", exact=False, cycles=True, options=("time_limit", "seed"),
+             summary=_summary, seed_paper="001")(_method(_name))
+
+__all__ = ["Score", "adopt", "ant_system", "hill_climb", "math", "penalised_score"]

@@ -1,0 +1,92 @@
+"""Ecker et al. heuristics: feasible, never better than brute force on s(x), seeded, cyclic."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from streamplace.cli.app import app as cli
+from streamplace.model.evaluate import evaluate
+from streamplace.model.plan import Plan
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+from streamplace.solve.heuristics.common import replica_count
+
+from .conftest import make_app, make_infra
+from .test_odrp_exact import random_instance
+
+METHODS = ("hill-climbing", "ant-system", "hybrid")
+
+
+def best_score(instance: Instance) -> float | None:
+    """Brute force over every placement with the methods' replica counts."""
+    app, infra = instance.app, instance.infra
+    from streamplace.model.graph import build_graph
+
+    rates = build_graph(app).input_rates
+    choices = []
+    for op in app.operators:
+        cands = op.candidates or [n.id for n in infra.nodes]
+        count = replica_count(op, rates[op.id])
+        choices.append(list(itertools.combinations_with_replacement(cands, count)))
+    best = None
+    for combo in itertools.product(*choices):
+        plan = Plan.model_validate({"method": "hill-climbing", "placement": {
+            op.id: list(ms) for op, ms in zip(app.operators, combo, strict=True)}})
+        ev = evaluate(app, infra, plan)
+        if not ev.violations and (best is None or ev.ecker.score < best):
+            best = ev.ecker.score
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_feasible_and_never_better_than_brute_force(seed):
+    instance = random_instance(seed)
+    optimum = best_score(instance)
+    for name in METHODS:
+        result = get_method(name).solve(instance, SolveOptions(seed=seed, time_limit=2))
+        if result.status == SolveStatus.ERROR:
+            assert result.plan is None and f"{name} failed" in result.message
+            continue
+        ev = evaluate(instance.app, instance.infra, result.plan)
+        assert ev.violations == []
+        assert ev.ecker.score == pytest.approx(result.solver["score"])  # one scoring
+        assert optimum is not None and ev.ecker.score >= optimum - 1e-12, name
+
+
+def test_same_seed_same_plan_and_time_limit_respected():
+    instance = random_instance(3)
+    for name in METHODS:
+        first = get_method(name).solve(instance, SolveOptions(seed=5, time_limit=1))
+        second = get_method(name).solve(instance, SolveOptions(seed=5, time_limit=1))
+        assert first.plan.placement == second.plan.placement
+        started = time.perf_counter()
+        get_method(name).solve(instance, SolveOptions(seed=5, time_limit=0.3))
+        assert time.perf_counter() - started < 3.0
+
+
+def test_cyclic_topology_is_placed_and_evaluated(tmp_path):
+    app_ = make_app({"name": "loop", "operators": [
+        {"id": "src", "candidates": ["a"]}, {"id": "x"}, {"id": "y"},
+        {"id": "out", "candidates": ["b"]}],
+        "streams": [{"from": "src", "to": "x", "rate": 10}, {"from": "x", "to": "y", "rate": 10},
+                    {"from": "y", "to": "x", "rate": 2}, {"from": "y", "to": "out", "rate": 8}]})
+    infra = make_infra({"name": "i", "nodes": [{"id": u, "resources": 10} for u in "abc"],
+                        "links": [{"from": "a", "to": "b", "delay": 0.01}]})
+    for name in METHODS:
+        result = get_method(name).solve(Instance(app_, infra), SolveOptions(time_limit=1))
+        assert result.status == SolveStatus.FEASIBLE, result.message
+        ev = evaluate(app_, infra, result.plan)
+        assert any("feedback arcs y -> x" in w for w in ev.warnings)
+    odrp = CliRunner()
+    (tmp_path / "a.yaml").write_text(
+        "name: loop\noperators: [{id: p}, {id: q}]\n"
+        "streams: [{from: p, to: q, rate: 1}, {from: q, to: p, rate: 1}]\n")
+    (tmp_path / "i.yaml").write_text("name: i\nnodes: [{id: a}]\n")
+    bad = odrp.invoke(cli, ["solve", str(tmp_path / "a.yaml"), str(tmp_path / "i.yaml")])
+    assert bad.exit_code == 2 and "cycle" in bad.stderr
+    ok = odrp.invoke(cli, ["solve", str(tmp_path / "a.yaml"), str(tmp_path / "i.yaml"),
+                           "--method", "hill-climbing", "--time-limit", "1", "-q"])
+    assert ok.exit_code == 0, ok.stderr
