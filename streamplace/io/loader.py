@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from streamplace.errors import InputError, Problem
-from streamplace.model.source import SourceMap
+from streamplace.model.source import SourceMap, path_to_str
 
 MAX_BYTES = int(os.environ.get("STREAMPLACE_MAX_INPUT_BYTES", 64 * 2**20))
 MAX_NODES = 1_000_000
@@ -207,7 +207,7 @@ class _Walker:
             key = str(self.loader.construct_object(key_node))
             if key in out:
                 self.problems.append(Problem(
-                    f"duplicate key {key!r}", "keep one of them", path=_fmt((*path, key)),
+                    f"duplicate key {key!r}", "keep one of them", path=path_to_str((*path, key)),
                     file=self.name, line=key_node.start_mark.line + 1))
             self.lines[(*path, key)] = key_node.start_mark.line + 1
             out[key] = self.walk(value_node, (*path, key), depth + 1)
@@ -241,7 +241,3 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int) -> int:
     return size
 
 
-def _fmt(path: Path_) -> str:
-    from streamplace.model.source import path_to_str
-
-    return path_to_str(path)

@@ -61,11 +61,6 @@ class AppGraph:
                 "accepts cycles (hill-climbing, ant-system, hybrid)")])
         return list(nx.lexicographical_topological_sort(self.digraph))
 
-    def incoming(self, op_id: str) -> list[ResolvedStream]:
-        return [s for s in self.streams if s.target == op_id]
-
-    def outgoing(self, op_id: str) -> list[ResolvedStream]:
-        return [s for s in self.streams if s.source == op_id]
 
 
 def resolve_rates(app: Application) -> tuple[dict[str, float], dict[int, float], list[Problem]]:

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import networkx as nx
-import numpy as np
 
 from streamplace.model.infrastructure import Infrastructure, Link
 from streamplace.model.plan import Purchase
@@ -109,14 +108,6 @@ class Network:
 
     def delay(self, u: str, v: str) -> float:
         return self.link(u, v).delay
-
-    def matrix(self, attribute: str, nodes: list[str]) -> np.ndarray:
-        """Dense ``len(nodes) x len(nodes)`` matrix of one link attribute (for solvers)."""
-        out = np.empty((len(nodes), len(nodes)))
-        for a, u in enumerate(nodes):
-            for b, v in enumerate(nodes):
-                out[a, b] = getattr(self.link(u, v), attribute)
-        return out
 
     def _defaults(self, pair: tuple[str, str]) -> LogicalLink:
         d = self.infra.defaults.link

@@ -15,7 +15,7 @@ from streamplace.solve.heuristics.benoit import PLACEMENTS, HeuristicFailure, Ma
 from streamplace.solve.ilp.benoit import BenoitModel, add_link_rows, build_benoit, start_from
 from streamplace.solve.registry import register
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
-from streamplace.solve.tree import TreeData, handles, tree_data
+from streamplace.solve.tree import TreeData, tree_data
 
 MAX_ROUNDS = 50
 
@@ -176,5 +176,3 @@ for _name, (_fn, _summary) in PLACEMENTS.items():
     register(_name, model="benoit", exact=False, trees=True, options=("seed",),
              summary=_summary + "; then server selection and downgrade",
              seed_paper="004")(_heuristic(_name))
-
-__all__ = ["handles", "solve_benoit"]

@@ -26,13 +26,6 @@ def highspy_ok() -> Any:
     return highspy.HighsStatus.kOk
 
 
-def highs_version() -> str:
-    import highspy
-
-    h = highspy.Highs()
-    return str(h.version())
-
-
 def solve_highs(model: LinearModel, options: SolveOptions, progress: ProgressFn | None = None,
                 start: Sequence[float | None] | None = None) -> MipOutcome:
     import highspy
@@ -136,8 +129,6 @@ def _outcome(h: Any, highspy: Any, model: LinearModel, seconds: float, build: fl
     else:
         ours = SolveStatus.ERROR if not has_solution else SolveStatus.TIME_LIMIT
     values = list(h.getSolution().col_value) if has_solution and ours.has_plan else None
-    if ours == SolveStatus.TIME_LIMIT and values is None:
-        ours = SolveStatus.TIME_LIMIT
     objective = info.objective_function_value if values is not None else None
     bound = _finite(info.mip_dual_bound)
     gap = _finite(info.mip_gap) if values is not None else None

@@ -50,8 +50,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     odrp = util = ecker = None
     if complete:
         odrp = odrp_metrics(graph, network, placement)
-        bounds, derived, notes = resolve_bounds(graph, network, objective, plan)
-        warnings += notes
+        bounds, derived = resolve_bounds(graph, network, objective, plan)
         util = utility(odrp, objective, bounds, derived)
         ecker, headroom = ecker_score(graph, network, placement)
         if plan.method in ECKER_METHODS:  # the 95% rule is part of Ecker's model only
@@ -72,7 +71,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
 
 def resolve_bounds(graph: AppGraph, network: Network, objective: Objective,
                    plan: Plan | None = None,
-                   ) -> tuple[dict[Term, tuple[float, float]], set[Term], list[str]]:
+                   ) -> tuple[dict[Term, tuple[float, float]], set[Term]]:
     """Bounds per term: the objective's, else the plan's ``bounds_used``, else derived."""
     given = objective.bounds.as_dict()
     recorded = _recorded_bounds(plan)
@@ -87,7 +86,7 @@ def resolve_bounds(graph: AppGraph, network: Network, objective: Objective,
         else:
             bounds[term] = derived_all[term]
             derived.add(term)
-    return bounds, derived, []
+    return bounds, derived
 
 
 def _recorded_bounds(plan: Plan | None) -> dict[Term, tuple[float, float]]:

@@ -34,9 +34,6 @@ class Mapping:
     processors: list[Processor] = field(default_factory=list)
     downloads: list[tuple[int, str, str]] = field(default_factory=list)  # (proc, object, server)
 
-    def where(self) -> dict[str, int]:
-        return {op: p for p, proc in enumerate(self.processors) for op in proc.group}
-
 
 class _Shop:
     """Buying, selling and sizing processors for one instance."""

@@ -10,7 +10,6 @@ from s_lat), as the paper does.
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections import defaultdict
@@ -259,10 +258,6 @@ def ant_system(state: Placement, rng: random.Random, deadline: float, ants: int 
     return best[1]
 
 
-def penalised_score(state: Placement) -> float:
-    return Score(state).penalised()
-
-
 def adopt(state: Placement, placement: dict[str, dict[str, int]]) -> None:
     """Replace ``state``'s placement by ``placement`` (resources recounted)."""
     for op in list(state.nodes):
@@ -331,4 +326,3 @@ for _name, _summary in _SUMMARIES.items():
     register(_name, model="ecker", exact=False, cycles=True, options=("time_limit", "seed"),
              summary=_summary, seed_paper="001")(_method(_name))
 
-__all__ = ["Score", "adopt", "ant_system", "hill_climb", "math", "penalised_score"]

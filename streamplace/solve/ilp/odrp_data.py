@@ -45,7 +45,6 @@ class OdrpData:
     dims: list[str]
     bounds: dict[Term, tuple[float, float]]
     scales: dict[Term, TermScale]
-    single_replica: bool
 
     def link(self, u: str, v: str) -> LogicalLink:
         return self.network.link(u, v)
@@ -105,11 +104,11 @@ def prepare(instance: Instance, single_replica: bool = False) -> OdrpData:
     reasons += _route_reasons(graph, cands, network)
     if reasons:
         raise InfeasibleError(reasons)
-    bounds, derived, _ = resolve_bounds(graph, network, instance.objective)
+    bounds, derived = resolve_bounds(graph, network, instance.objective)
     weights = instance.objective.weights.normalised()
     scales = {t: _scale(t, weights[t], bounds[t], t in derived) for t in TERMS}
     return OdrpData(instance, graph, network, list(ops), cands, counts, latency, graph.streams,
-                    dims, bounds, scales, single_replica)
+                    dims, bounds, scales)
 
 
 def _scale(term: Term, weight: float, bound: tuple[float, float], derived: bool) -> TermScale:
