@@ -35,12 +35,12 @@ from streamplace.io.writers import (
     json_text,
     plan_document,
 )
-from streamplace.model.comparison import compare_rows
 from streamplace.model.evaluate import evaluate
 from streamplace.model.explain import explain
 from streamplace.model.network import Network
 from streamplace.model.validation import Thresholds, run_checks
-from streamplace.solve import Instance, SolveOptions, SolveResult, SolveStatus, get_method
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+from streamplace.solve.compare import attempt, compare_rows
 from streamplace.solve.registry import methods as registered_methods
 
 app = typer.Typer(
@@ -147,9 +147,7 @@ def solve_cmd(
         result = info.solve(Instance(app_, infra, objective_),
                             SolveOptions(time_limit=time_limit, gap=gap, seed=seed,
                                          threads=threads, extra=extra))
-    ev = None
-    if result.plan is not None:
-        ev = evaluate(app_, infra, result.plan, objective_)
+    ev = result.evaluation
     if not quiet:
         render_solve(con, result, ev, Network(infra).processors, tree=info.model == "benoit")
     document = plan_document(result.plan, ev) if result.plan is not None else None
@@ -168,7 +166,7 @@ def solve_cmd(
             "seconds": result.seconds, "message": result.message,
             "metrics": ev.metrics() if ev else None, "plan": document}))
     if result.status == SolveStatus.INFEASIBLE:
-        for reason in result.message.split("; "):
+        for reason in result.reasons or (result.message,):
             con.print(f"[bold red]infeasible:[/] {reason}")
         raise typer.Exit(1)
     if result.plan is None:
@@ -202,15 +200,11 @@ def compare_cmd(
     results = []
     con = console()
     for info in infos:
-        try:
-            with live_progress(con, info.name, enabled=True) as progress:
-                extra: dict[str, object] = {"progress": progress} if progress else {}
-                results.append(info.solve(instance, SolveOptions(
-                    time_limit=time_limit, seed=seed, extra=extra)))
-        except InputError as exc:  # the method does not apply: say why, go on
-            results.append(SolveResult(SolveStatus.ERROR, info.name, message="does not apply: "
-                                       + "; ".join(p.message for p in exc.problems)))
-    rows = compare_rows(instance, results)
+        with live_progress(con, info.name, enabled=True) as progress:
+            extra: dict[str, object] = {"progress": progress} if progress else {}
+            results.append(attempt(info, instance, SolveOptions(
+                time_limit=time_limit, seed=seed, extra=extra)))
+    rows = compare_rows(results, infos)
     if csv:
         atomic_write(csv, csv_text(rows))
     if json_:

@@ -9,10 +9,10 @@ from rich.table import Table
 
 from streamplace.cli import fmt
 from streamplace.cli.console import table_box
-from streamplace.model.comparison import Row
 from streamplace.model.evaluate.report import Evaluation, Usage
 from streamplace.model.explain import Explanation
 from streamplace.model.validation import Check
+from streamplace.solve.compare import Row
 from streamplace.solve.registry import MethodInfo
 from streamplace.solve.result import SolveResult, SolveStatus
 

@@ -11,6 +11,7 @@ from typing import Any
 from streamplace.model.evaluate import evaluate
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
+from streamplace.solve.conclude import conclude
 from streamplace.solve.heuristics.benoit import PLACEMENTS, HeuristicFailure, Mapping, run
 from streamplace.solve.ilp.benoit import BenoitModel, add_link_rows, build_benoit, start_from
 from streamplace.solve.registry import register
@@ -30,8 +31,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     network = Network(instance.infra)
     reasons = _precheck(data, network)
     if reasons:
-        return SolveResult(SolveStatus.INFEASIBLE, "benoit", message="; ".join(reasons),
-                           seconds=time.perf_counter() - started)
+        return SolveResult.infeasible("benoit", reasons, time.perf_counter() - started)
     built = build_benoit(data, network)
     start = _heuristic_start(built, data, options.seed)
     from streamplace.solve.highs import solve_highs
@@ -46,9 +46,9 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
             extra=options.extra), start=start)
         info = {**outcome.solver, "rounds": round_, "link_rows": len(built.linked)}
         if outcome.status == SolveStatus.INFEASIBLE:
-            return SolveResult(SolveStatus.INFEASIBLE, "benoit", solver=info,
-                               seconds=time.perf_counter() - started,
-                               message="no platform satisfies constraints (1)-(5) together")
+            return SolveResult.infeasible(
+                "benoit", ["no platform satisfies constraints (1)-(5) together"],
+                time.perf_counter() - started, info)
         if outcome.values is None:
             return SolveResult(SolveStatus.TIME_LIMIT if outcome.status.has_plan
                                else outcome.status, "benoit", solver=info,
@@ -64,14 +64,10 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
                 a, b = violation.subject.split(" - ")
                 _link(built, data, network, a, b)
             continue
-        status = outcome.status if not ev.violations else SolveStatus.ERROR
-        if status == SolveStatus.ERROR:
-            return SolveResult(status, "benoit", solver=info,
-                               seconds=time.perf_counter() - started,
-                               message="the time-limited incumbent violates: "
-                                       + "; ".join(v.message for v in ev.violations))
-        return _result("benoit", instance, plan, ev.benoit.cost if ev.benoit else 0.0,
-                       status, outcome.bound, info, time.perf_counter() - started)
+        return conclude("benoit", instance, plan, outcome.status, started=started,
+                        objective_metric="benoit_cost", bound=outcome.bound,
+                        gap=outcome.gap, info=info, model_objective=outcome.objective,
+                        evaluation=ev)
     return SolveResult(SolveStatus.ERROR, "benoit", solver=info,
                        seconds=time.perf_counter() - started,
                        message=f"processor links still overloaded after {MAX_ROUNDS} rounds")
@@ -127,18 +123,6 @@ def _precheck(data: TreeData, network: Network) -> list[str]:
     return reasons
 
 
-def _result(method: str, instance: Instance, plan: Plan, cost: float, status: SolveStatus,
-            bound: float | None, info: dict[str, Any], seconds: float) -> SolveResult:
-    ev = evaluate(instance.app, instance.infra, plan, instance.objective)
-    final = plan.model_copy(update={
-        "application": instance.app.name, "infrastructure": instance.infra.name,
-        "method": method, "status": status.value, "objective": cost, "bound": bound,
-        "gap": 0.0 if status == SolveStatus.OPTIMAL else None, "metrics": ev.metrics(),
-        "solver": info})
-    return SolveResult(status, method, plan=final, objective=cost, bound=bound,
-                       seconds=seconds, solver=info)
-
-
 def _heuristic(name: str) -> Any:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
         started = time.perf_counter()
@@ -148,15 +132,9 @@ def _heuristic(name: str) -> Any:
         except HeuristicFailure as exc:
             return SolveResult(SolveStatus.ERROR, name, seconds=time.perf_counter() - started,
                                message=f"{name} failed: {exc}")
-        plan = _plan(mapping)
-        ev = evaluate(instance.app, instance.infra, plan, instance.objective)
-        if ev.violations:  # never hand out a plan breaking (1)-(5)
-            return SolveResult(SolveStatus.ERROR, name, seconds=time.perf_counter() - started,
-                               message=f"{name} failed: its plan violates "
-                                       + "; ".join(v.message for v in ev.violations))
-        info = {"name": name, "seed": options.seed, "processors": len(mapping.processors)}
-        return _result(name, instance, plan, ev.benoit.cost if ev.benoit else 0.0,
-                       SolveStatus.FEASIBLE, None, info, time.perf_counter() - started)
+        return conclude(name, instance, _plan(mapping), SolveStatus.FEASIBLE, started=started,
+                        objective_metric="benoit_cost",
+                        info={"seed": options.seed, "processors": len(mapping.processors)})
 
     return solve
 

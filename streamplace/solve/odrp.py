@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from streamplace.errors import InfeasibleError, InputError
-from streamplace.model.evaluate import evaluate
 from streamplace.model.plan import Plan
+from streamplace.solve.conclude import conclude
 from streamplace.solve.ilp.odrp_compact import build_compact
-from streamplace.solve.ilp.odrp_data import OdrpData, prepare
+from streamplace.solve.ilp.odrp_data import prepare
 from streamplace.solve.ilp.odrp_multiset import build_multiset
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.mip import MipOutcome, ProgressFn
@@ -56,8 +56,7 @@ def _solve(instance: Instance, options: SolveOptions, method: str,
     try:
         data = prepare(instance, single_replica)
     except InfeasibleError as exc:
-        return SolveResult(SolveStatus.INFEASIBLE, method, message="; ".join(exc.reasons),
-                           seconds=time.perf_counter() - started)
+        return SolveResult.infeasible(method, exc.reasons, time.perf_counter() - started)
     built = build_compact(data) if formulation == "compact" else build_multiset(data)
     build_seconds = time.perf_counter() - started
     start_plan = options.extra.get("start")
@@ -66,17 +65,20 @@ def _solve(instance: Instance, options: SolveOptions, method: str,
     info: dict[str, Any] = {**outcome.solver, "formulation": formulation,
                             "build_seconds": round(build_seconds, 3)}
     if outcome.status == SolveStatus.INFEASIBLE:
-        return SolveResult(SolveStatus.INFEASIBLE, method, seconds=time.perf_counter() - started,
-                           message="no plan satisfies the capacity, candidate, stability and "
-                                   "routing constraints together", solver=info)
+        return SolveResult.infeasible(method, ["no plan satisfies the capacity, candidate, "
+                                               "stability and routing constraints together"],
+                                      time.perf_counter() - started, info)
     if outcome.values is None:
         status = outcome.status if outcome.status != SolveStatus.OPTIMAL else SolveStatus.ERROR
         return SolveResult(status, method, seconds=time.perf_counter() - started, solver=info,
                            bound=outcome.bound,
                            message="the time limit passed before any feasible plan was found"
                            if status == SolveStatus.TIME_LIMIT else "the solver failed")
-    placement = built.decode(outcome.values)
-    return _result(data, method, outcome, placement, info, time.perf_counter() - started)
+    plan = Plan.model_validate({"placement": built.decode(outcome.values), "bounds_used": {
+        t: list(b) for t, b in data.bounds.items()}})
+    return conclude(method, instance, plan, outcome.status, started=started,
+                    bound=outcome.bound, gap=outcome.gap, info=info,
+                    model_objective=outcome.objective)
 
 
 def _run(model: LinearModel, solver: str, options: SolveOptions, progress: Any,
@@ -89,32 +91,3 @@ def _run(model: LinearModel, solver: str, options: SolveOptions, progress: Any,
 
     fn: ProgressFn | None = progress if callable(progress) else None
     return solve_highs(model, options, fn, start)
-
-
-def _result(data: OdrpData, method: str, outcome: MipOutcome,
-            placement: dict[str, dict[str, int]], info: dict[str, Any],
-            seconds: float) -> SolveResult:
-    instance = data.instance
-    bounds_used = {t: list(b) for t, b in data.bounds.items()}
-    draft = Plan.model_validate({"placement": placement, "method": method,
-                                 "bounds_used": bounds_used})
-    ev = evaluate(instance.app, instance.infra, draft, instance.objective)
-    assert ev.utility is not None
-    utility = ev.utility.value
-    info["model_objective"] = outcome.objective
-    if outcome.objective is not None and abs(outcome.objective - utility) > 1e-5:
-        info["objective_mismatch"] = outcome.objective - utility
-    status = outcome.status
-    if ev.violations:  # never hand out a plan the evaluator rejects
-        return SolveResult(SolveStatus.ERROR, method, seconds=seconds, solver=info,
-                           message="the solver's plan violates: "
-                                   + "; ".join(v.message for v in ev.violations))
-    bound = outcome.bound if outcome.bound is not None else None
-    gap = outcome.gap if status != SolveStatus.OPTIMAL else (outcome.gap or 0.0)
-    plan = Plan.model_validate({
-        "application": instance.app.name, "infrastructure": instance.infra.name,
-        "method": method, "status": status.value, "objective": utility, "bound": bound,
-        "gap": gap, "placement": placement, "metrics": ev.metrics(),
-        "bounds_used": bounds_used, "solver": info})
-    return SolveResult(status, method, plan=plan, objective=utility, bound=bound,
-                       seconds=seconds, solver=info)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.model.application import Application
+from streamplace.model.evaluate import Evaluation
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
@@ -61,6 +62,14 @@ class SolveResult:
     seconds: float = 0.0
     message: str = ""
     solver: dict[str, Any] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()  # INFEASIBLE: what a person can change, one per line
+    evaluation: Evaluation | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def infeasible(cls, method: str, reasons: list[str] | tuple[str, ...], seconds: float,
+                   solver: dict[str, Any] | None = None) -> SolveResult:
+        return cls(SolveStatus.INFEASIBLE, method, seconds=seconds, solver=solver or {},
+                   reasons=tuple(reasons), message="; ".join(reasons))
 
     def __post_init__(self) -> None:
         if self.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE) and self.plan is None:

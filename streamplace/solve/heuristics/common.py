@@ -9,16 +9,15 @@ constraint is reported as the method's failure, never returned.
 from __future__ import annotations
 
 import math
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from streamplace.model.application import Operator
-from streamplace.model.evaluate import evaluate
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, build_graph
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
+from streamplace.solve.conclude import conclude
 from streamplace.solve.result import Instance, SolveResult, SolveStatus
 
 
@@ -107,20 +106,6 @@ class PlacementFailure(Exception):
 
 def finish(method: str, instance: Instance, placement: dict[str, dict[str, int]],
            started: float, info: dict[str, object] | None = None) -> SolveResult:
-    """Evaluate the plan; hand it out only if it violates nothing."""
-    plan = Plan.model_validate({"placement": placement, "method": method})
-    ev = evaluate(instance.app, instance.infra, plan, instance.objective)
-    seconds = time.perf_counter() - started
-    if ev.violations:
-        return SolveResult(SolveStatus.ERROR, method, seconds=seconds,
-                           message=f"{method} failed: its plan would violate "
-                                   + "; ".join(v.message for v in ev.violations[:5]))
-    metrics = ev.metrics()
-    objective = metrics.get("utility")
-    final = plan.model_copy(update={
-        "application": instance.app.name, "infrastructure": instance.infra.name,
-        "status": "feasible", "objective": objective, "metrics": metrics,
-        "bounds_used": ev.utility.bounds_used if ev.utility else None,
-        "solver": {"name": method, **(info or {})}})
-    return SolveResult(SolveStatus.FEASIBLE, method, plan=final, objective=objective,
-                       seconds=seconds, solver=dict(final.solver or {}))
+    """A placement heuristic's plan, through the shared :func:`conclude`."""
+    return conclude(method, instance, Plan.model_validate({"placement": placement}),
+                    SolveStatus.FEASIBLE, started=started, info=dict(info or {}))

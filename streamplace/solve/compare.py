@@ -1,0 +1,54 @@
+"""Several methods on one instance, side by side, every number from the one evaluator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from streamplace.errors import InputError
+from streamplace.solve.registry import MethodInfo
+from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+
+COLUMNS = ("method", "status", "seconds", "utility", "gap_to_bound", "response_time", "cost",
+           "availability", "traffic", "network_usage", "elastic_energy", "ecker_score",
+           "benoit_cost", "message")
+METRICS = COLUMNS[5:13]
+
+
+@dataclass(frozen=True)
+class Row:
+    values: dict[str, object]
+
+
+def attempt(info: MethodInfo, instance: Instance, options: SolveOptions) -> SolveResult:
+    """Run one method; one that does not apply to the instance says why instead of failing
+    the whole comparison."""
+    try:
+        return info.solve(instance, options)
+    except InputError as exc:
+        return SolveResult(SolveStatus.ERROR, info.name, message="does not apply: "
+                           + "; ".join(p.message for p in exc.problems))
+
+
+def compare_rows(results: Sequence[SolveResult], infos: Sequence[MethodInfo]) -> list[Row]:
+    """One row per result. The gap is to the best bound an exact method proved on F (only
+    ODRP methods bound F; a tree ILP bounds cost), or to the best F found, as
+    ``bound_kind`` says."""
+    model = {info.name: info.model for info in infos}
+    metrics = {r.method: r.evaluation.metrics() for r in results if r.evaluation is not None}
+    bounds = [r.bound for r in results if r.bound is not None and r.plan is not None
+              and model.get(r.method) == "odrp"]
+    found = [m["utility"] for m in metrics.values() if "utility" in m]
+    best = max(bounds) if bounds else (max(found) if found else None)
+    rows = []
+    for r in results:
+        m = metrics.get(r.method, {})
+        utility = m.get("utility")
+        gap = None
+        if utility is not None and best is not None and best != 0:
+            gap = max(0.0, (best - utility) / abs(best))
+        rows.append(Row({"method": r.method, "status": r.status.value,
+                         "seconds": round(r.seconds, 3), "utility": utility,
+                         "gap_to_bound": gap, **{k: m.get(k) for k in METRICS},
+                         "message": r.message, "bound_kind": "proven" if bounds else "best found"}))
+    return rows

@@ -1,0 +1,57 @@
+"""The one way a method's plan becomes a result.
+
+The plan is evaluated once by the one evaluator; a plan that breaks any constraint is
+refused (the method failed, and says which constraints), otherwise it is stamped with its
+status, objective, metrics and solver statistics. The evaluation travels with the result,
+so nothing downstream evaluates the same plan again.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from streamplace.model.evaluate import Evaluation, evaluate
+from streamplace.model.plan import Plan
+from streamplace.solve.result import Instance, SolveResult, SolveStatus
+
+MISMATCH = 1e-5  # a solver's own objective may differ from the evaluator's by tolerances
+
+
+def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *,
+             started: float, objective_metric: str = "utility", bound: float | None = None,
+             gap: float | None = None, info: dict[str, Any] | None = None,
+             model_objective: float | None = None,
+             evaluation: Evaluation | None = None) -> SolveResult:
+    """Evaluate ``plan`` (unless ``evaluation`` already is its evaluation) and build the result.
+
+    ``objective_metric`` names the metric the method optimises (``utility`` for ODRP and the
+    placement heuristics, ``benoit_cost`` for trees); ``model_objective`` is the solver's own
+    value of it, recorded and compared with the evaluator's.
+    """
+    if plan.method != method:
+        plan = plan.model_copy(update={"method": method})
+    ev = evaluation or evaluate(instance.app, instance.infra, plan, instance.objective)
+    info = {"name": method, **(info or {})}
+    seconds = time.perf_counter() - started
+    if ev.violations:  # never hand out a plan the evaluator rejects
+        return SolveResult(SolveStatus.ERROR, method, seconds=seconds, solver=info,
+                           message=f"{method} failed: its plan would violate "
+                                   + "; ".join(v.message for v in ev.violations[:5]))
+    metrics = ev.metrics()
+    value = metrics.get(objective_metric)
+    if model_objective is not None:
+        info["model_objective"] = model_objective
+        if value is not None and abs(model_objective - value) > MISMATCH:
+            info["objective_mismatch"] = model_objective - value
+    if status == SolveStatus.OPTIMAL and gap is None:
+        gap = 0.0
+    bounds_used = plan.bounds_used
+    if bounds_used is None and objective_metric == "utility" and ev.utility is not None:
+        bounds_used = ev.utility.bounds_used
+    final = plan.model_copy(update={
+        "application": instance.app.name, "infrastructure": instance.infra.name,
+        "status": status.value, "objective": value, "bound": bound, "gap": gap,
+        "metrics": metrics, "bounds_used": bounds_used, "solver": info})
+    return SolveResult(status, method, plan=final, objective=value, bound=bound,
+                       seconds=seconds, solver=info, evaluation=ev)
