@@ -8,6 +8,7 @@ is the last resort, as in Benoit trees where every edge carries one result per p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -145,22 +146,20 @@ def cyclic_order(digraph: nx.DiGraph) -> tuple[list[str], list[tuple[str, str]]]
     left: list[list[str]] = []
     right: list[list[str]] = []
     removed: set[str] = set()
+
+    def peel(degree: Callable[[str], int], into: list[list[str]]) -> bool:
+        """Remove every vertex with no arc on one side, as one set (Alg. 3, lines 7-36)."""
+        found = sorted(v for v in graph if degree(v) == 0)
+        if found:
+            into.append(found)
+            graph.remove_nodes_from(found)
+            removed.update(found)
+        return bool(found)
+
     while graph.number_of_nodes():
-        progress = True
-        while progress:
-            progress = False
-            sources = sorted(v for v in graph if graph.in_degree(v) == 0)
-            if sources:
-                left.append(sources)
-                graph.remove_nodes_from(sources)
-                removed.update(sources)
-                progress = True
-            sinks = sorted(v for v in graph if graph.out_degree(v) == 0)
-            if sinks:
-                right.append(sinks)
-                graph.remove_nodes_from(sinks)
-                removed.update(sinks)
-                progress = True
+        # "|", not "or": sources and sinks are both peeled in every round
+        while peel(graph.in_degree, left) | peel(graph.out_degree, right):
+            pass
         if graph.number_of_nodes():
             condensed = nx.condensation(graph)
             first = next(iter(nx.topological_sort(condensed)))

@@ -61,10 +61,9 @@ class CompactModel:
 
 
 def build_compact(data: OdrpData) -> CompactModel:
-    out = CompactModel(LinearModel(maximize=True))
+    out = CompactModel(data.new_model())
     m_ = out.model
     scales = data.scales
-    m_.offset = sum(s.offset for s in scales.values())
     need_latency = scales["response_time"].slope != 0
     need_avail = scales["availability"].slope != 0
     z: dict[tuple[str, str], int] = {}
@@ -72,8 +71,7 @@ def build_compact(data: OdrpData) -> CompactModel:
         counts, cands = data.counts[op.id], data.cands[op.id]
         choose = []
         for m in counts:
-            cost = scales["cost"].slope * op.cost * op.billing_units * m
-            out.c[(op.id, m)] = col = m_.binary(f"c[{op.id},{m}]", cost)
+            out.c[(op.id, m)] = col = m_.binary(f"c[{op.id},{m}]", data.count_cost(op, m))
             choose.append(col)
         m_.row(choose, [1.0] * len(choose), 1.0, 1.0)
         for u in cands:

@@ -17,6 +17,7 @@ from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, ResolvedStream, build_graph
 from streamplace.model.network import LogicalLink, Network
 from streamplace.model.objective import TERMS, Term
+from streamplace.solve.linear import LinearModel
 from streamplace.solve.result import Instance
 
 
@@ -45,6 +46,14 @@ class OdrpData:
     dims: list[str]
     bounds: dict[Term, tuple[float, float]]
     scales: dict[Term, TermScale]
+
+    def new_model(self) -> LinearModel:
+        """An empty model maximising F: the constant parts of eq. 21 as its offset."""
+        return LinearModel(maximize=True, offset=sum(s.offset for s in self.scales.values()))
+
+    def count_cost(self, op: Operator, m: int) -> float:
+        """How m replicas of ``op`` move F through the cost term (eq. 2)."""
+        return self.scales["cost"].slope * op.cost * op.billing_units * m
 
     def link(self, u: str, v: str) -> LogicalLink:
         return self.network.link(u, v)

@@ -47,10 +47,8 @@ class MultisetModel:
 
 
 def build_multiset(data: OdrpData) -> MultisetModel:
-    out = MultisetModel(LinearModel(maximize=True))
+    out = MultisetModel(data.new_model())
     m_ = out.model
-    scales = data.scales
-    m_.offset = sum(s.offset for s in scales.values())
     multisets: dict[str, list[Multiset]] = {}
     response: dict[tuple[str, Multiset], float] = {}
     for op in data.ops:
@@ -60,14 +58,14 @@ def build_multiset(data: OdrpData) -> MultisetModel:
                 multisets[op.id].append(u)
                 # eq. 1: the slowest node of U bounds the operator's latency; eq. 2: cost
                 response[(op.id, u)] = data.latency[op.id][m] / min(data.speedup(n) for n in u)
-                cost = scales["cost"].slope * op.cost * op.billing_units * m
-                out.x[(op.id, u)] = m_.binary(f"x[{op.id},{','.join(u)}]", cost)
+                out.x[(op.id, u)] = m_.binary(f"x[{op.id},{','.join(u)}]",
+                                              data.count_cost(op, m))
         cols = [out.x[(op.id, u)] for u in multisets[op.id]]
         m_.row(cols, [1.0] * len(cols), 1.0, 1.0)                               # eq. 26
     y = _streams(data, out, multisets)
     _capacity(data, out)                                                          # eq. 23
     _activations(data, out, y)                                                    # eqs. 24-25
-    if scales["response_time"].slope != 0:
+    if data.scales["response_time"].slope != 0:
         _paths(data, out, y, response)                                            # eq. 22
     return out
 
