@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -7,8 +9,9 @@ import pytest
 
 from streamplace.errors import InputError
 from streamplace.io.readers import build_document
-from streamplace.model.application import Application
+from streamplace.model.application import Application, Operator
 from streamplace.model.checks import check_application, check_infrastructure, check_plan
+from streamplace.model.evaluate import Evaluation, evaluate
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
 from streamplace.model.source import SourceMap
@@ -70,3 +73,31 @@ def chain() -> Application:
         "streams": [{"from": "a", "to": "b", "rate": 60, "tuple_size": 10},
                     {"from": "b", "to": "c", "rate": 30, "tuple_size": 20}],
     })
+
+
+def placements(app: Application, infra: Infrastructure,
+               sizes: Callable[[Operator], Iterable[int]],
+               method: str | None = None) -> Iterator[Plan]:
+    """Every plan giving each operator a multiset of its candidates, of the sizes allowed."""
+    choices = []
+    for op in app.operators:
+        cands = op.candidates or [n.id for n in infra.nodes]
+        choices.append([ms for m in sizes(op)
+                        for ms in itertools.combinations_with_replacement(cands, m)])
+    for combo in itertools.product(*choices):
+        yield Plan.model_validate({"method": method, "placement": {
+            op.id: list(ms) for op, ms in zip(app.operators, combo, strict=True)}})
+
+
+def feasible_or_failed(name: str, result: Any, instance: Any) -> Evaluation | None:
+    """A heuristic either fails out loud (no plan, says so) or returns a feasible plan,
+    whose evaluation is returned."""
+    from streamplace.solve import SolveStatus
+
+    if result.status == SolveStatus.ERROR:
+        assert result.plan is None and f"{name} failed" in result.message
+        return None
+    assert result.status == SolveStatus.FEASIBLE
+    ev = evaluate(instance.app, instance.infra, result.plan, instance.objective)
+    assert ev.violations == []
+    return ev

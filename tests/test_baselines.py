@@ -9,10 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from streamplace.cli.app import app
-from streamplace.model.evaluate import evaluate
 from streamplace.solve import SolveOptions, SolveStatus, get_method
 
-from .conftest import make_app, make_infra, sample
+from .conftest import feasible_or_failed, make_app, make_infra, sample
 from .test_odrp_exact import random_instance
 
 BASELINES = ("round-robin", "resource-aware", "first-fit-decreasing")
@@ -23,14 +22,14 @@ runner = CliRunner()
 def test_baselines_are_feasible_and_never_beat_odrp(seed):
     instance = random_instance(seed)
     best = get_method("odrp").solve(instance, SolveOptions(gap=0.0))
+    planned = 0
     for name in BASELINES:
         result = get_method(name).solve(instance, SolveOptions(seed=seed))
-        if result.status == SolveStatus.ERROR:
-            assert result.plan is None and f"{name} failed" in result.message
+        if feasible_or_failed(name, result, instance) is None:
             continue
-        ev = evaluate(instance.app, instance.infra, result.plan, instance.objective)
-        assert ev.violations == []
+        planned += 1
         assert result.objective <= best.objective + 1e-9, name
+    assert planned, "every baseline failed"
 
 
 def test_fixed_replicas_candidates_and_capacity_are_respected():

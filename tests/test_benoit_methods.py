@@ -13,7 +13,7 @@ from streamplace.model.plan import Plan
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method, methods
 from streamplace.solve.tree import group_needs, handles, tree_data
 
-from .conftest import make_app, make_infra
+from .conftest import feasible_or_failed, make_app, make_infra
 
 HEURISTICS = [m.name for m in methods() if m.model == "benoit" and not m.exact]
 
@@ -118,15 +118,15 @@ def test_ilp_matches_brute_force(seed, constr):
 def test_heuristics_are_feasible_and_never_beat_the_optimum(seed):
     instance = tiny_tree(seed, constr=True)
     optimum = get_method("benoit").solve(instance, SolveOptions(gap=0.0))
+    planned = 0
     for name in HEURISTICS:
         result = get_method(name).solve(instance, SolveOptions(seed=seed))
-        if result.status == SolveStatus.ERROR:
-            assert result.plan is None and f"{name} failed" in result.message
+        if feasible_or_failed(name, result, instance) is None:
             continue
-        assert result.status == SolveStatus.FEASIBLE
-        assert evaluate(instance.app, instance.infra, result.plan).violations == []
+        planned += 1
         assert optimum.status == SolveStatus.OPTIMAL
         assert result.objective >= optimum.objective - 1e-9, name
+    assert planned, "every heuristic failed"
 
 
 def test_heuristics_are_reproducible():

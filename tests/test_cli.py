@@ -153,10 +153,13 @@ def test_schema_matches_the_golden_file(kind):
 
 
 def test_methods_lists_the_registry():
+    from streamplace.solve import methods
+
     result = run("methods", "--json")
     assert result.exit_code == 0
-    assert isinstance(json.loads(result.stdout), list)
-    assert run("methods").exit_code == 0
+    assert [m["name"] for m in json.loads(result.stdout)] == [m.name for m in methods()]
+    table = run("methods")
+    assert table.exit_code == 0 and "first-fit-decreasing" in table.stderr
 
 
 def test_real_console_script_runs_the_sample():

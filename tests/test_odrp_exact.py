@@ -12,12 +12,12 @@ import random
 
 import pytest
 
+from streamplace.model.application import Operator
 from streamplace.model.evaluate import evaluate
 from streamplace.model.objective import Objective
-from streamplace.model.plan import Plan
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 
-from .conftest import make_app, make_infra
+from .conftest import make_app, make_infra, placements
 
 METRICS = ("traffic", "network_usage", "elastic_energy")
 
@@ -55,18 +55,13 @@ def random_instance(seed: int) -> Instance:
 
 
 def brute_force(instance: Instance, single_replica: bool = False) -> float | None:
-    app, infra = instance.app, instance.infra
-    choices = []
-    for op in app.operators:
-        cands = op.candidates or [n.id for n in infra.nodes]
+    def sizes(op: Operator) -> range:
         cap = 1 if single_replica and op.replicas is None else op.replica_cap
-        choices.append([ms for m in range(op.min_replicas, cap + 1)
-                        for ms in itertools.combinations_with_replacement(cands, m)])
+        return range(op.min_replicas, cap + 1)
+
     best = None
-    for combo in itertools.product(*choices):
-        plan = Plan.model_validate({"placement": {
-            op.id: list(ms) for op, ms in zip(app.operators, combo, strict=True)}})
-        ev = evaluate(app, infra, plan, instance.objective)
+    for plan in placements(instance.app, instance.infra, sizes):
+        ev = evaluate(instance.app, instance.infra, plan, instance.objective)
         if not ev.violations and (best is None or ev.utility.value > best):
             best = ev.utility.value
     return best
