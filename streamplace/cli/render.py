@@ -234,7 +234,10 @@ def _solver_stats(con: Console, result: SolveResult) -> None:
     t = _table(con, "Solver", "statistic", "value")
     for key in ("name", "version", "formulation", "model_status", "variables",
                 "integer_variables", "constraints", "nonzeros", "build_seconds", "seconds",
-                "nodes", "rounds", "link_rows", "processors", "seed", "objective_mismatch"):
+                "nodes", "rounds", "link_rows", "processors", "seed", "moves", "placements",
+                "visited", "coordinates", "dimensions", "embedding_median_error",
+                "embedding_p90_error", "relaxation_sweeps", "maps_explored", "lower_bound",
+                "objective_mismatch"):
         if key in s:
             t.add_row(key.replace("_", " "), str(s[key]))
     con.print(t)

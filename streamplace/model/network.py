@@ -5,12 +5,17 @@
 Dijkstra): delays and costs add, availabilities multiply, bandwidth is the bottleneck.
 A node talking to itself uses a perfect link. Processors bought from the catalog connect to
 every other node through ``defaults.link`` (formats.md).
+
+Large routed infrastructures (thousands of nodes) are served by delay tables: one Dijkstra
+per source (``delays_from``) or per target on the reversed graph (``delays_to``), so a method
+that asks "how far is every node from this producer" pays one search, not one per pair.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -31,6 +36,14 @@ class LogicalLink:
     @property
     def reachable(self) -> bool:
         return math.isfinite(self.delay)
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One physical hop of a route: an explicit link, or the mesh's default (public) link."""
+
+    link: LogicalLink
+    dedicated: bool
 
 
 PERFECT = LogicalLink(0.0, 1.0, 0.0, math.inf, ())
@@ -62,8 +75,26 @@ class Network:
     _explicit: dict[tuple[str, str], Link] = field(default_factory=dict, repr=False)
     _routes: dict[str, dict[str, LogicalLink]] = field(default_factory=dict, repr=False)
     _links: dict[tuple[str, str], LogicalLink] = field(default_factory=dict, repr=False)
+    memo: dict[object, object] = field(default_factory=dict, repr=False)  # derived structures
+
+    @classmethod
+    def of(cls, infra: Infrastructure) -> Network:
+        """The shared network of ``infra`` (no purchases), so searches are paid once per
+        infrastructure, not once per call. Loaded infrastructures are never mutated."""
+        key = id(infra)
+        hit = _SHARED.get(key)
+        if hit is not None and hit[0] is infra:
+            _SHARED.move_to_end(key)
+            return hit[1]
+        network = cls(infra)
+        _SHARED[key] = (infra, network)
+        while len(_SHARED) > _SHARED_SIZE:
+            _SHARED.popitem(last=False)
+        return network
 
     def __post_init__(self) -> None:
+        self._delays_from: dict[str, dict[str, float]] = {}
+        self._delays_to: dict[str, dict[str, float]] = {}
         self._bought = frozenset(p.id for p in self.purchased)
         for link in self.infra.links:
             self._explicit[(link.source, link.target)] = link
@@ -135,19 +166,82 @@ class Network:
         """Shortest-delay routes from ``source``; attributes combined along each route."""
         if source not in self._routes:
             graph = self._graph
-            _, paths = nx.single_source_dijkstra(
-                graph, source, weight=lambda u, v, d: d["link"].delay)
+            _, paths = nx.single_source_dijkstra(graph, source, weight=_delay)
             table: dict[str, LogicalLink] = {}
             for target, path in paths.items():
-                if target == source:
-                    continue
-                hops = [graph.edges[a, b]["link"] for a, b in itertools.pairwise(path)]
-                table[target] = LogicalLink(
-                    delay=sum(h.delay for h in hops),
-                    availability=math.prod(h.availability for h in hops),
-                    cost=sum(h.cost for h in hops),
-                    bandwidth=min(h.bandwidth for h in hops),
-                    path=tuple(path),
-                )
+                if target != source:
+                    table[target] = self._combine(path)
             self._routes[source] = table
         return self._routes[source]
+
+    def _combine(self, path: list[str]) -> LogicalLink:
+        hops = [self._graph.edges[a, b]["link"] for a, b in itertools.pairwise(path)]
+        return LogicalLink(
+            delay=sum(h.delay for h in hops),
+            availability=math.prod(h.availability for h in hops),
+            cost=sum(h.cost for h in hops),
+            bandwidth=min(h.bandwidth for h in hops),
+            path=tuple(path),
+        )
+
+    def links_to(self, target: str, sources: list[str]) -> dict[str, LogicalLink]:
+        """Logical links from each of ``sources`` to ``target``.
+
+        Routed networks answer with one search on the reversed graph. Among equally short
+        routes that search may pick another than :meth:`link` would, so only summaries
+        (bounds) use it; metrics of a plan always come from :meth:`link`.
+        """
+        if not self._routed(target) or len(sources) < 2:
+            return {u: self.link(u, target) for u in sources}
+        _, paths = nx.single_source_dijkstra(self._graph.reverse(copy=False), target,
+                                             weight=_delay)
+        return {u: (PERFECT if u == target else
+                    self._combine(paths[u][::-1]) if u in paths else UNREACHABLE)
+                for u in sources}
+
+    def delays_from(self, source: str) -> dict[str, float]:
+        """Delay from ``source`` to every node it reaches (itself included, at 0)."""
+        if source not in self._delays_from:
+            if self._routed(source):
+                table = nx.single_source_dijkstra_path_length(self._graph, source,
+                                                              weight=_delay)
+            else:
+                table = {v: self.link(source, v).delay for v in self.nodes}
+            self._delays_from[source] = {v: float(d) for v, d in table.items()}
+        return self._delays_from[source]
+
+    def delays_to(self, target: str) -> dict[str, float]:
+        """Delay from every node that reaches ``target`` to it (one reversed search)."""
+        if target not in self._delays_to:
+            if self._routed(target):
+                table = nx.single_source_dijkstra_path_length(self._graph.reverse(copy=False),
+                                                              target, weight=_delay)
+            else:
+                table = {u: self.link(u, target).delay for u in self.nodes}
+            self._delays_to[target] = {u: float(d) for u, d in table.items()}
+        return self._delays_to[target]
+
+    def _routed(self, node: str) -> bool:
+        return self.infra.routing == "shortest-path" and node not in self._bought
+
+    def hop(self, u: str, v: str) -> Hop | None:
+        """The physical hop ``u -> v`` a route may take: an explicit link (dedicated unless
+        its ``kind`` is opportunistic), else under ``mesh`` the public default link."""
+        explicit = self._explicit.get((u, v))
+        if explicit is not None:
+            return Hop(self._resolve(explicit, (u, v)), explicit.kind == "dedicated")
+        if self.infra.routing == "mesh" or u in self._bought or v in self._bought:
+            return Hop(self._defaults((u, v)), False)
+        return None
+
+    def dedicated_neighbours(self, u: str) -> list[str]:
+        return sorted(v for (a, v), link in self._explicit.items()
+                      if a == u and link.kind == "dedicated")
+
+
+def _delay(u: str, v: str, data: dict[str, LogicalLink]) -> float:
+    return data["link"].delay
+
+
+_SHARED: OrderedDict[int, tuple[Infrastructure, Network]] = OrderedDict()
+_SHARED_SIZE = 8

@@ -123,7 +123,7 @@ def _precheck(data: TreeData, network: Network) -> list[str]:
     return reasons
 
 
-def _heuristic(name: str) -> Any:
+def benoit_heuristic(name: str) -> Any:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
         started = time.perf_counter()
         data = tree_data(instance, need_catalog=True)
@@ -151,6 +151,8 @@ def _plan(mapping: Mapping) -> Plan:
 
 
 for _name, (_fn, _summary) in PLACEMENTS.items():
+    if _name == "random":  # one `random` for every model: heuristics/sbon.py dispatches
+        continue
     register(_name, model="benoit", exact=False, trees=True, options=("seed",),
              summary=_summary + "; then server selection and downgrade",
-             seed_paper="004")(_heuristic(_name))
+             seed_paper="004")(benoit_heuristic(_name))

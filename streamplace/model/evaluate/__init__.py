@@ -42,7 +42,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
         notes.append("cycles broken for latency as seed 001, Alg. 3 does: feedback arcs "
                      + ", ".join(f"{a} -> {b}" for a, b in feedback))
     graph.topological_order()  # the metrics need a DAG; this names the cycle otherwise
-    network = Network(infra, tuple(plan.purchased))
+    network = Network(infra, tuple(plan.purchased)) if plan.purchased else Network.of(infra)
     violations = placement_violations(graph, network, plan)
     warnings: list[str] = notes
     placement = {op: plan.replicas(op) for op in app.operator_ids}

@@ -79,8 +79,8 @@ def derive_bounds(graph: AppGraph, network: Network,
     r_hi = _longest(graph, lat_hi, d_hi)
     used = sorted({u for c in cands.values() for u in c})
     a_lo = math.prod(nodes[u].availability for u in used)
-    pairs = {pair for summary in summaries.values() for pair in summary.remote_pairs}
-    a_lo *= math.prod(network.link(u, v).availability for u, v in sorted(pairs))
+    pairs = {pair: a for summary in summaries.values() for pair, a in summary.remote_pairs.items()}
+    a_lo *= math.prod(a for _, a in sorted(pairs.items()))
     pinned = {c[0] for c in cands.values() if len(c) == 1}
     a_hi = min(min(max(nodes[u].availability for u in c) for c in cands.values()),
                math.prod(nodes[u].availability for u in pinned))
@@ -93,19 +93,24 @@ class _PairSummary:
     delay: tuple[float, float]
     cost: tuple[float, float]
     factor: tuple[float, float]
-    remote_pairs: frozenset[tuple[str, str]]
+    remote_pairs: dict[tuple[str, str], float]  # link availability per remote pair
 
 
 def _summarise(network: Network, ups: tuple[str, ...], downs: tuple[str, ...],
                metric: str) -> _PairSummary:
-    links = [network.link(u, v) for u in ups for v in downs]
+    if len(ups) > len(downs):  # many senders, few receivers: one reversed search each
+        pairs = {(u, v): lk for v in downs for u, lk in network.links_to(v, list(ups)).items()}
+    else:
+        pairs = {(u, v): network.link(u, v) for u in ups for v in downs}
+    links = list(pairs.values())
     finite = [lk for lk in links if lk.reachable] or links
     delays = [lk.delay for lk in finite]
     costs = [lk.cost for lk in finite]
     factors = [_factor(lk.delay, lk.path, metric) for lk in finite]
     return _PairSummary((min(delays), max(delays)), (min(costs), max(costs)),
                         (min(factors), max(factors)),
-                        frozenset((u, v) for u in ups for v in downs if u != v))
+                        {pair: lk.availability for pair, lk in pairs.items()
+                         if pair[0] != pair[1]})
 
 
 def _latency(op: Operator, rate: float, count: int) -> float:

@@ -51,7 +51,7 @@ class Placement:
     @classmethod
     def empty(cls, instance: Instance) -> Placement:
         graph = build_graph(instance.app)
-        network = Network(instance.infra)
+        network = Network.of(instance.infra)
         processors = set(network.processors)
         counts = {op.id: replica_count(op, graph.input_rates[op.id])
                   for op in instance.app.operators}
@@ -105,7 +105,9 @@ class PlacementFailure(Exception):
 
 
 def finish(method: str, instance: Instance, placement: dict[str, dict[str, int]],
-           started: float, info: dict[str, object] | None = None) -> SolveResult:
+           started: float, info: dict[str, object] | None = None, *,
+           objective_metric: str = "utility") -> SolveResult:
     """A placement heuristic's plan, through the shared :func:`conclude`."""
     return conclude(method, instance, Plan.model_validate({"placement": placement}),
-                    SolveStatus.FEASIBLE, started=started, info=dict(info or {}))
+                    SolveStatus.FEASIBLE, started=started, info=dict(info or {}),
+                    objective_metric=objective_metric)

@@ -1,0 +1,130 @@
+"""SBON's OPTIMAL (seed 002, sec. 4): the least network usage over every placement of the
+unpinned operators, by depth-first enumeration with a bound (models.md sec. 5).
+
+Instances of one operator are interchangeable, so an operator with r replicas tries every
+multiset of r candidates once. Streams are costed as soon as both ends are placed; since
+network usage is never negative, a partial placement already as costly as the best complete
+one is dropped without losing the optimum. Capacities are respected throughout. Delays come
+from one search per pinned node, so a single unpinned operator among thousands of nodes
+costs a few searches, not one per candidate.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections import Counter
+
+from streamplace.errors import InputError
+from streamplace.model.evaluate.odrp import pair_traffic
+from streamplace.model.network import Network
+from streamplace.model.plan import Plan
+from streamplace.solve.conclude import conclude
+from streamplace.solve.heuristics.common import Placement
+from streamplace.solve.registry import register
+from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+
+MAX_PLACEMENTS = 2_000_000
+
+
+class _Delays:
+    """Delays with one search per fixed node (pinned operators' hosts)."""
+
+    def __init__(self, network: Network, fixed: set[str]) -> None:
+        self.network, self.fixed = network, fixed
+
+    def __call__(self, u: str, v: str) -> float:
+        if u == v:
+            return 0.0
+        if u in self.fixed or v not in self.fixed:
+            return self.network.delays_from(u).get(v, math.inf)
+        return self.network.delays_to(v).get(u, math.inf)
+
+
+def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
+    started = time.perf_counter()
+    deadline = started + options.time_limit if options.time_limit is not None else math.inf
+    limit = int(options.extra.get("solver_options", {}).get("max_placements", MAX_PLACEMENTS))
+    state = Placement.empty(instance)
+    order = state.graph.topological_order()
+    choices = {op: [Counter(c) for c in itertools.combinations_with_replacement(
+        sorted(state.cands[op]), state.counts[op])] for op in order}
+    total = math.prod(len(c) for c in choices.values())
+    if total > limit:
+        raise InputError.single(
+            f"exhaustive would try {total:.3g} placements, more than {limit:,}",
+            "use relaxation (or raise the limit: --solver-option max_placements=N)",
+            path="--method")
+    fixed = {u for op in order if len(choices[op]) == 1 for u in choices[op][0]}
+    delay = _Delays(state.network, fixed)
+    # costed at the later end of each stream, so a partial sum only ever grows
+    position = {op: k for k, op in enumerate(order)}
+    closing: dict[str, list[tuple[str, str, float, float]]] = {op: [] for op in order}
+    for s in state.graph.streams:
+        later = max(s.source, s.target, key=position.__getitem__)
+        closing[later].append((s.source, s.target, s.rate, s.tuple_size))
+    best: list[tuple[float, dict[str, dict[str, int]]]] = []
+    visited = 0
+    timed_out = False
+
+    def cost_of(op: str, chosen: dict[str, dict[str, int]]) -> float:
+        total_cost = 0.0
+        for a, b, rate, size in closing[op]:
+            for (u, v), tuples in pair_traffic(rate, chosen[a], chosen[b]).items():
+                if u != v:
+                    total_cost += tuples * size * delay(u, v)
+        return total_cost
+
+    def search(k: int, partial: float, chosen: dict[str, dict[str, int]]) -> None:
+        nonlocal visited, timed_out
+        if timed_out or (best and partial >= best[0][0]):
+            return
+        if k == len(order):
+            best[:] = [(partial, {op: dict(r) for op, r in chosen.items()})]
+            return
+        op = order[k]
+        for multiset in choices[op]:
+            visited += 1
+            if visited % 4096 == 0 and time.perf_counter() > deadline:
+                timed_out = True
+                return
+            placed: list[str] = []
+            fits = True
+            for u, c in multiset.items():
+                for _ in range(c):
+                    if not state.fits(op, u):
+                        fits = False
+                        break
+                    state.place(op, u)
+                    placed.append(u)
+            if fits:
+                chosen[op] = dict(multiset)
+                step = cost_of(op, chosen)
+                if math.isfinite(step):
+                    search(k + 1, partial + step, chosen)
+                del chosen[op]
+            for u in placed:
+                state.remove(op, u)
+
+    search(0, 0.0, {})
+    info: dict[str, object] = {"placements": total, "visited": visited}
+    if not best:
+        if timed_out:
+            return SolveResult(SolveStatus.TIME_LIMIT, "exhaustive", solver=info,
+                               seconds=time.perf_counter() - started,
+                               message="exhaustive: time limit before any placement fitted")
+        return SolveResult.infeasible("exhaustive", [
+            "no placement of the operators on their candidates respects every capacity"],
+            time.perf_counter() - started, info)
+    value, placement = best[0]
+    status = SolveStatus.TIME_LIMIT if timed_out else SolveStatus.OPTIMAL
+    return conclude("exhaustive", instance, Plan.model_validate({"placement": placement}),
+                    status, started=started, objective_metric="network_usage",
+                    bound=value if not timed_out else None, info=info, model_objective=value)
+
+
+register("exhaustive", model="sbon", exact=True, seed_paper="002",
+         options=("time_limit", "max_placements"),
+         summary="SBON's OPTIMAL: every placement of the unpinned operators, least network "
+                 "usage (tiny instances)")(exhaustive)
