@@ -1,0 +1,207 @@
+"""SBON (seed 002): relaxation's virtual placement is the analytic spring minimum, the cost
+space fits the delays, exhaustive is the brute-force optimum, heuristics never beat it."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from streamplace.cli.app import app
+from streamplace.model.costspace import cost_space, vivaldi
+from streamplace.model.evaluate import evaluate
+from streamplace.model.network import Network
+from streamplace.model.topologies import aggregation_query, transit_stub
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+from streamplace.solve.heuristics.sbon import relax
+
+from .conftest import feasible_or_failed, make_app, make_infra, placements
+
+HEURISTICS = ("relaxation", "producer", "consumer", "random")
+runner = CliRunner()
+
+
+def energy(pos: dict[str, np.ndarray], edges: list[tuple[str, str, float]]) -> float:
+    return sum(rate * float(np.sum((pos[a] - pos[b]) ** 2)) for a, b, rate in edges)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_single_operator_goes_to_the_analytic_minimum_of_sum_dr_lat_squared(seed):
+    rng = np.random.default_rng(seed)
+    fixed = {f"p{k}": rng.normal(size=3) for k in range(5)}
+    edges = [(f"p{k}", "op", float(rng.uniform(0.5, 50))) for k in range(4)]
+    edges.append(("op", "p4", float(rng.uniform(0.5, 50))))
+    pos, _ = relax(fixed, ["op"], edges, rng.normal(size=3) * 10)
+    # d/dS sum w |S - P|^2 = 0  <=>  S = sum w P / sum w
+    weights = np.array([w for _, _, w in edges])
+    points = np.array([fixed[a if b == "op" else b] for a, b, _ in edges])
+    analytic = (weights[:, None] * points).sum(axis=0) / weights.sum()
+    assert np.allclose(pos["op"], analytic, atol=1e-9)
+    for _ in range(20):  # and nothing nearby has less energy
+        moved = dict(pos) | {"op": pos["op"] + rng.normal(scale=1e-3, size=3)}
+        assert energy(moved, edges) > energy(pos, edges)
+
+
+def test_chains_of_unpinned_operators_reach_the_linear_system_solution():
+    rng = np.random.default_rng(7)
+    fixed = {"p": np.array([0.0, 0.0]), "q": np.array([3.0, 1.0]), "c": np.array([9.0, -2.0])}
+    free = ["a", "b", "d"]
+    edges = [("p", "a", 4.0), ("q", "a", 1.0), ("a", "b", 2.0), ("b", "d", 0.5),
+             ("q", "d", 3.0), ("d", "c", 1.5)]
+    pos, _ = relax(fixed, free, edges, rng.normal(size=2))
+    index = {op: k for k, op in enumerate(free)}
+    lap = np.zeros((3, 3))
+    rhs = np.zeros((3, 2))
+    for a, b, w in edges:
+        for x, y in ((a, b), (b, a)):
+            if x in index:
+                lap[index[x], index[x]] += w
+                if y in index:
+                    lap[index[x], index[y]] -= w
+                else:
+                    rhs[index[x]] += w * fixed[y]
+    exact = np.linalg.solve(lap, rhs)
+    for op in free:
+        assert np.allclose(pos[op], exact[index[op]], atol=1e-7)
+
+
+def test_vivaldi_recovers_euclidean_delays():
+    rng = np.random.default_rng(3)
+    points = rng.uniform(0, 0.1, size=(30, 3))
+    i, j = np.triu_indices(30, 1)
+    d = np.linalg.norm(points[i] - points[j], axis=1)
+    x = vivaldi(30, i, j, d)
+    fitted = np.linalg.norm(x[i] - x[j], axis=1)
+    assert np.median(np.abs(fitted - d) / d) < 0.01
+
+
+def euclidean_infra(n: int, seed: int, coordinates: bool) -> tuple[dict, list[np.ndarray]]:
+    rng = random.Random(seed)
+    pts = [np.array([rng.uniform(0, 0.05) for _ in range(3)]) for _ in range(n)]
+    nodes = [{"id": f"n{k}", **({"coordinates": [float(x) for x in pts[k]]}
+                                 if coordinates else {})} for k in range(n)]
+    links = [{"from": f"n{a}", "to": f"n{b}", "delay": float(np.linalg.norm(pts[a] - pts[b]))}
+             for a in range(n) for b in range(a + 1, n)]
+    return {"name": "space", "nodes": nodes, "links": links}, pts
+
+
+def test_relaxation_reports_the_weighted_centroid_and_maps_to_the_nearest_node():
+    doc, pts = euclidean_infra(40, 1, coordinates=True)
+    infra = make_infra(doc)
+    rates = [3.0, 1.0, 2.0]
+    app_ = make_app({"name": "q", "operators": [
+        {"id": "p0", "candidates": ["n0"]}, {"id": "p1", "candidates": ["n1"]},
+        {"id": "agg"}, {"id": "c", "candidates": ["n2"]}], "streams": [
+        {"from": "p0", "to": "agg", "rate": rates[0]}, {"from": "p1", "to": "agg",
+                                                         "rate": rates[1]},
+        {"from": "agg", "to": "c", "rate": rates[2]}]})
+    result = get_method("relaxation").solve(Instance(app_, infra), SolveOptions())
+    assert result.status == SolveStatus.FEASIBLE
+    assert result.solver["coordinates"] == "infrastructure"
+    centroid = (rates[0] * pts[0] + rates[1] * pts[1] + rates[2] * pts[2]) / sum(rates)
+    assert np.allclose(result.solver["virtual"]["agg"], centroid, atol=1e-8)
+    nearest = min(range(40), key=lambda k: float(np.linalg.norm(pts[k] - centroid)))
+    assert result.plan.placement["agg"] == {f"n{nearest}": 1}
+
+
+def test_relaxation_prefers_a_node_already_running_the_operator_and_respects_room():
+    doc, _ = euclidean_infra(12, 2, coordinates=True)
+    for node in doc["nodes"]:
+        node["resources"] = 2
+    infra = make_infra(doc)
+    app_ = make_app({"name": "q", "operators": [
+        {"id": "p", "candidates": ["n0"]}, {"id": "agg", "replicas": 3},
+        {"id": "c", "candidates": ["n1"]}],
+        "streams": [{"from": "p", "to": "agg", "rate": 5.0},
+                    {"from": "agg", "to": "c", "rate": 1.0}]})
+    result = get_method("relaxation").solve(Instance(app_, infra), SolveOptions())
+    ev = feasible_or_failed("relaxation", result, Instance(app_, infra))
+    assert ev is not None
+    agg = result.plan.placement["agg"]
+    assert sum(agg.values()) == 3 and max(agg.values()) == 2  # filled one node, then next
+
+
+def tiny_instances():
+    for seed in range(6):
+        rng = random.Random(seed)
+        doc = {"name": "tiny", "routing": "shortest-path",
+               "nodes": [{"id": f"n{k}", "resources": rng.choice([1, 2, 3])} for k in range(5)],
+               "links": [{"from": f"n{a}", "to": f"n{b}", "delay": rng.uniform(0.001, 0.05)}
+                         for a in range(5) for b in range(a + 1, 5)
+                         if b == a + 1 or rng.random() < 0.6]}  # a connected ring-ish mesh
+        app_ = {"name": "q", "operators": [
+            {"id": "p0", "candidates": ["n0"]}, {"id": "p1", "candidates": ["n4"]},
+            {"id": "a", "replicas": rng.choice([1, 2])}, {"id": "b"},
+            {"id": "c", "candidates": [f"n{rng.randrange(5)}"]}],
+            "streams": [{"from": "p0", "to": "a", "rate": rng.uniform(1, 10)},
+                        {"from": "p1", "to": "a", "rate": rng.uniform(1, 10)},
+                        {"from": "a", "to": "b", "rate": rng.uniform(1, 10)},
+                        {"from": "p1", "to": "b", "rate": rng.uniform(1, 10)},
+                        {"from": "b", "to": "c", "rate": rng.uniform(1, 10)}]}
+        yield seed, Instance(make_app(app_), make_infra(doc))
+
+
+@pytest.mark.parametrize(("seed", "instance"), list(tiny_instances()))
+def test_exhaustive_is_the_brute_force_optimum_and_heuristics_never_beat_it(seed, instance):
+    best = math.inf
+    for plan in placements(instance.app, instance.infra,
+                           lambda op: [op.replicas or 1]):
+        ev = evaluate(instance.app, instance.infra, plan)
+        if not ev.violations:
+            best = min(best, ev.odrp.network_usage)
+    result = get_method("exhaustive").solve(instance, SolveOptions())
+    if math.isinf(best):
+        assert result.status == SolveStatus.INFEASIBLE
+        for name in HEURISTICS:
+            assert get_method(name).solve(instance, SolveOptions()).status == SolveStatus.ERROR
+        return
+    assert result.status == SolveStatus.OPTIMAL
+    assert result.objective == pytest.approx(best, rel=1e-9)
+    planned = 0
+    for name in HEURISTICS:
+        run = get_method(name).solve(instance, SolveOptions(seed=seed))
+        ev = feasible_or_failed(name, run, instance)
+        if ev is None:
+            continue
+        planned += 1
+        assert ev.odrp.network_usage >= best - 1e-12, name
+        assert run.plan.placement["a"] and sum(run.plan.placement["a"].values()) == \
+            (instance.app.operator("a").replicas or 1)
+        again = get_method(name).solve(instance, SolveOptions(seed=seed))
+        assert again.plan.placement == run.plan.placement, f"{name} is not deterministic"
+    assert planned, "every heuristic failed"
+
+
+def test_exhaustive_refuses_instances_too_large_to_enumerate(tmp_path):
+    doc, _ = euclidean_infra(30, 4, coordinates=False)
+    app_ = {"name": "big", "operators": [{"id": f"o{k}"} for k in range(6)],
+            "streams": [{"from": f"o{k}", "to": f"o{k + 1}", "rate": 1} for k in range(5)]}
+    (tmp_path / "app.json").write_text(json.dumps(app_))
+    (tmp_path / "infra.json").write_text(json.dumps(doc))
+    out = runner.invoke(app, ["solve", str(tmp_path / "app.json"), str(tmp_path / "infra.json"),
+                              "--method", "exhaustive"])
+    assert out.exit_code == 2
+    assert "placements" in out.output and "relaxation" in out.output
+
+
+def test_relaxation_works_on_a_1550_node_transit_stub_topology():
+    infra = make_infra(transit_stub(seed=0))
+    nodes = [n.id for n in infra.nodes]
+    rng = random.Random(0)
+    instance = Instance(make_app(aggregation_query(nodes, rng)), infra)
+    space = cost_space(Network.of(infra))
+    assert space.source == "vivaldi" and space.pairs_checked > 1000
+    assert space.median_error < 0.5  # a 3-D space cannot fit Internet delays exactly
+    opt = get_method("exhaustive").solve(instance, SolveOptions())
+    assert opt.status == SolveStatus.OPTIMAL
+    for name in HEURISTICS:
+        result = get_method(name).solve(instance, SolveOptions(seed=1))
+        assert result.status == SolveStatus.FEASIBLE, result.message
+        assert result.objective >= opt.objective - 1e-9
+    usage = get_method("relaxation").solve(
+        instance, SolveOptions(extra={"solver_options": {"mapping": "usage"}}))
+    assert usage.solver["mapping"] == "usage" and usage.objective >= opt.objective - 1e-9
