@@ -64,6 +64,7 @@ class PlatformNode:
     bandwidth: float
     objects: tuple[str, ...]
     purchased_class: str | None = None
+    load: float = 0.0
 
 
 @dataclass
@@ -104,7 +105,7 @@ class Network:
     @cached_property
     def nodes(self) -> dict[str, PlatformNode]:
         out = {n.id: PlatformNode(n.id, n.role, n.resources, n.speedup, n.availability, n.cost,
-                                  n.speed, n.bandwidth, tuple(n.objects))
+                                  n.speed, n.bandwidth, tuple(n.objects), load=n.load)
                for n in self.infra.nodes}
         for p in self.purchased:
             c = self.infra.processor_class(p.class_)

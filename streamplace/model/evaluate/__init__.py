@@ -12,6 +12,7 @@ from streamplace.model.evaluate.benoit import benoit_evaluation
 from streamplace.model.evaluate.constraints import placement_violations
 from streamplace.model.evaluate.ecker import ecker_score
 from streamplace.model.evaluate.odrp import odrp_metrics
+from streamplace.model.evaluate.paths import given_routes, path_metrics, routed_links
 from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.evaluate.utility import derive_bounds, utility
 from streamplace.model.graph import AppGraph, build_graph, cyclic_order
@@ -21,6 +22,8 @@ from streamplace.model.objective import TERMS, Objective, Term
 from streamplace.model.plan import Plan
 
 ECKER_METHODS = frozenset({"hill-climbing", "ant-system", "hybrid"})
+PATH_METHODS = frozenset({"path-exact", "least-cost-map", "annealed-least-cost-map",
+                          "random-neighbor"})
 
 __all__ = ["Evaluation", "evaluate", "resolve_bounds"]
 
@@ -47,14 +50,18 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     warnings: list[str] = notes
     placement = {op: plan.replicas(op) for op in app.operator_ids}
     complete = all(placement.values())
-    odrp = util = ecker = None
+    odrp = util = ecker = paths = None
+    routed = routed_links(network, given_routes(plan))
     if complete:
-        odrp = odrp_metrics(graph, network, placement)
+        odrp = odrp_metrics(graph, network, placement, routed)
         bounds, derived = resolve_bounds(graph, network, objective, plan)
         util = utility(odrp, objective, bounds, derived)
         ecker, headroom = ecker_score(graph, network, placement)
         if plan.method in ECKER_METHODS:  # the 95% rule is part of Ecker's model only
             violations += headroom
+        if plan.routes or plan.method in PATH_METHODS:  # bandwidths bind in seed 003 only
+            paths, path_violations = path_metrics(graph, network, plan, placement)
+            violations += path_violations
     benoit = None
     if app.throughput is not None:
         benoit, benoit_violations, notes = benoit_evaluation(graph, network, plan)
@@ -66,7 +73,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     if plan.infrastructure not in (None, infra.name):
         warnings.append(f"the plan was made for infrastructure {plan.infrastructure!r}, "
                         f"not {infra.name!r}")
-    return Evaluation(complete, odrp, util, benoit, ecker, violations, warnings)
+    return Evaluation(complete, odrp, util, benoit, ecker, paths, violations, warnings)
 
 
 def resolve_bounds(graph: AppGraph, network: Network, objective: Objective,

@@ -12,7 +12,7 @@ from collections import defaultdict
 from streamplace.model.application import Operator
 from streamplace.model.evaluate.report import OdrpMetrics, OperatorMetrics, PathStep, StreamMetrics
 from streamplace.model.graph import AppGraph
-from streamplace.model.network import Network
+from streamplace.model.network import LogicalLink, Network
 
 
 def operator_latency(op: Operator, input_rate: float, replicas: dict[str, int],
@@ -49,9 +49,20 @@ def pair_traffic(rate: float, up: dict[str, int],
     return {(u, v): rate * cu * cv / total for u, cu in up.items() for v, cv in down.items()}
 
 
-def odrp_metrics(graph: AppGraph, network: Network,
-                 placement: dict[str, dict[str, int]]) -> OdrpMetrics:
-    """Every ODRP metric of a complete placement (each operator has >= 1 replica)."""
+def odrp_metrics(graph: AppGraph, network: Network, placement: dict[str, dict[str, int]],
+                 routed: dict[tuple[str, str, str, str], LogicalLink] | None = None,
+                 ) -> OdrpMetrics:
+    """Every ODRP metric of a complete placement (each operator has >= 1 replica).
+
+    ``routed`` holds the plan's own routes (stream, from, to) where it names them; every
+    other replica pair uses the logical link.
+    """
+    routed = routed or {}
+
+    def link_of(a: str, b: str, u: str, v: str) -> LogicalLink:
+        found = routed.get((a, b, u, v)) if routed else None
+        return found if found is not None else network.link(u, v)
+
     app = graph.app
     nodes = network.nodes
     speedups = {u: n.speedup for u, n in nodes.items()}
@@ -72,19 +83,20 @@ def odrp_metrics(graph: AppGraph, network: Network,
             op.id, dict(reps), count, rate, rate / count, latency, math.isfinite(latency), cost)
 
     stream_metrics: list[StreamMetrics] = []
-    used_links: set[tuple[str, str]] = set()
+    used_links: dict[tuple[str, str], float] = {}  # pair -> availability of its route
     network_cost = traffic = usage_n = energy = 0.0
     delays: dict[tuple[str, str], float] = {}
     for s in graph.streams:
         up, down = placement[s.source], placement[s.target]
-        delay = max(network.delay(u, v) for u in up for v in down)  # eq. 4
+        delay = max(link_of(s.source, s.target, u, v).delay
+                    for u in up for v in down)  # eq. 4
         delays[(s.source, s.target)] = delay
         t = n = ee = lc = 0.0
         for (u, v), tuples in pair_traffic(s.rate, up, down).items():
             volume = tuples * s.tuple_size
-            link = network.link(u, v)
+            link = link_of(s.source, s.target, u, v)
             if u != v and volume > 0:
-                used_links.add((u, v))
+                used_links[(u, v)] = min(used_links.get((u, v), 1.0), link.availability)
                 t += volume                      # eq. 18
                 n += volume * link.delay         # eq. 19
                 ee += volume * link.delay ** 2   # eq. 20
@@ -98,7 +110,7 @@ def odrp_metrics(graph: AppGraph, network: Network,
                                            delays)
     used_nodes = sorted({u for reps in placement.values() for u in reps})
     node_log = sum(math.log(nodes[u].availability) for u in used_nodes)
-    link_log = sum(_log(network.link(u, v).availability) for u, v in used_links)
+    link_log = sum(_log(a) for _, a in sorted(used_links.items()))
     log_a = node_log + link_log  # eq. 16
     return OdrpMetrics(
         response_time=response, critical_path=path, critical_steps=steps,

@@ -146,6 +146,19 @@ class EckerScore:
     violations: int
 
 
+@dataclass(frozen=True)
+class PathMetrics:
+    """Routes over bi-modal links (seed 003, sec. 4.3): cost and tie-breakers."""
+
+    cost: float  # sum over routes of bytes/s * per-byte cost of every link used
+    load_balance: float  # mean load factor of the nodes used
+    dedicated_hops: int  # remote replica pairs routed over dedicated links
+    public_hops: int  # ... over one opportunistic link
+    forwarding_hops: int  # nodes that only forward, over all dedicated routes
+    links: list[Usage]
+    uplinks: list[Usage]
+
+
 @dataclass
 class Evaluation:
     """Everything the one evaluator says about a plan."""
@@ -155,6 +168,7 @@ class Evaluation:
     utility: Utility | None
     benoit: BenoitMetrics | None
     ecker: EckerScore | None
+    paths: PathMetrics | None = None
     violations: list[Violation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -175,6 +189,8 @@ class Evaluation:
             out["benoit_cost"] = self.benoit.cost
         if self.ecker is not None:
             out["ecker_score"] = self.ecker.score
+        if self.paths is not None:
+            out["path_cost"] = self.paths.cost
         return out
 
     def to_dict(self) -> dict[str, Any]:

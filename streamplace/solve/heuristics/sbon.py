@@ -135,7 +135,7 @@ def _map(state: Placement, op: str, target: np.ndarray, point: dict[str, np.ndar
     measures it before a migration (sec. 3.2), instead of taking the nearest.
     """
     cands = state.cands[op]
-    loads = np.array([state.network.infra.node(u).load for u in cands])
+    loads = np.array([state.network.nodes[u].load for u in cands])
     where = np.array([point[u] for u in cands])
     dist = np.sqrt(((where - target) ** 2).sum(axis=1) + (load_weight * loads) ** 2)
     order = [cands[k] for k in np.lexsort((np.arange(len(cands)), dist))]

@@ -1,0 +1,159 @@
+"""A path task (seed 003, sec. 2.3): services t_0 -> t_1 ... -> t_m, one instance each, and
+what a map of it onto the platform is, costs and uses (models.md sec. 6).
+
+A hop t_i -> t_(i+1) between different nodes travels either a simple route of dedicated
+links with at most ``max_null`` forwarding-only nodes, or one opportunistic link (Alg. 3).
+Maps are compared by cost (additive over links, per byte), then, as sec. 4.3 says: a lower
+load-balance factor unless the two are within 0.1, more hops on dedicated links, fewer
+hops on public links.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from streamplace.errors import InputError
+from streamplace.model.evaluate.paths import node_load
+from streamplace.model.network import Network
+from streamplace.solve.heuristics.common import Placement
+from streamplace.solve.result import Instance
+
+MAX_NULL = 2
+COST_TOLERANCE = 1e-9
+LOAD_BALANCE_BAND = 0.1
+
+
+@dataclass(frozen=True)
+class RouteOption:
+    path: tuple[str, ...]  # () when both services share a node
+    cost: float  # per byte
+    dedicated: bool
+
+
+@dataclass
+class PathTask:
+    state: Placement
+    services: list[str]
+    volume: list[float]  # bytes/s of hop i (t_i -> t_(i+1))
+    max_null: int
+    _routes: dict[tuple[str, str], list[RouteOption]] = field(default_factory=dict)
+
+    @property
+    def network(self) -> Network:
+        return self.state.network
+
+    def cands(self, i: int) -> list[str]:
+        return self.state.cands[self.services[i]]
+
+    def routes(self, u: str, v: str) -> list[RouteOption]:
+        """Every way from ``u`` to ``v``, cheapest first."""
+        if u == v:
+            return [RouteOption((), 0.0, True)]
+        if (u, v) not in self._routes:
+            options = [RouteOption(p, c, True) for p, c in self._dedicated(u, v)]
+            hop = self.network.hop(u, v)
+            if hop is not None and not hop.dedicated:
+                options.append(RouteOption((u, v), hop.link.cost, False))
+            options.sort(key=lambda r: (r.cost, not r.dedicated, len(r.path), r.path))
+            self._routes[(u, v)] = options
+        return self._routes[(u, v)]
+
+    def _dedicated(self, u: str, v: str) -> list[tuple[tuple[str, ...], float]]:
+        found: list[tuple[tuple[str, ...], float]] = []
+
+        def walk(path: list[str], cost: float) -> None:
+            here = path[-1]
+            for nb in self.network.dedicated_neighbours(here):
+                if nb in path:
+                    continue
+                hop = self.network.hop(here, nb)
+                assert hop is not None
+                if nb == v:
+                    found.append(((*path, nb), cost + hop.link.cost))
+                elif len(path) - 1 < self.max_null:
+                    walk([*path, nb], cost + hop.link.cost)
+
+        walk([u], 0.0)
+        return found
+
+    def cheapest(self, u: str, v: str) -> float:
+        options = self.routes(u, v)
+        return options[0].cost if options else math.inf
+
+
+@dataclass(frozen=True)
+class Map:
+    nodes: tuple[str, ...]
+    routes: tuple[RouteOption, ...]
+    cost: float
+    load_balance: float
+    dedicated: int
+    public: int
+
+    def better_than(self, other: Map) -> bool:
+        scale = max(1.0, abs(self.cost), abs(other.cost))
+        if abs(self.cost - other.cost) > COST_TOLERANCE * scale:
+            return self.cost < other.cost
+        if abs(self.load_balance - other.load_balance) > LOAD_BALANCE_BAND:
+            return self.load_balance < other.load_balance
+        if self.dedicated != other.dedicated:
+            return self.dedicated > other.dedicated
+        if self.public != other.public:
+            return self.public < other.public
+        return (self.load_balance, self.nodes) < (other.load_balance, other.nodes)
+
+
+def build_map(task: PathTask, nodes: tuple[str, ...], routes: tuple[RouteOption, ...]) -> Map:
+    cost = sum(task.volume[i] * r.cost for i, r in enumerate(routes))
+    dedicated = sum(1 for r in routes if r.path and r.dedicated)
+    public = sum(1 for r in routes if r.path and not r.dedicated)
+    use: dict[str, dict[str, float]] = {}
+    for i, u in enumerate(nodes):
+        for dim, amount in task.state.op(task.services[i]).resources.items():
+            use.setdefault(u, {}).setdefault(dim, 0.0)
+            use[u][dim] += amount
+    balance = sum(node_load(task.network, u, use.get(u, {})) for u in set(nodes))
+    return Map(nodes, routes, cost, balance / len(set(nodes)), dedicated, public)
+
+
+def path_task(instance: Instance, max_null: int) -> PathTask:
+    """The path task of ``instance``, or why the application is not one (exit 2)."""
+    state = Placement.empty(instance)
+    graph = state.graph
+    digraph = graph.digraph
+    problems = []
+    if graph.cycle() is not None or any(digraph.in_degree(o) > 1 or digraph.out_degree(o) > 1
+                                        for o in digraph.nodes):
+        problems.append("a path task is a chain: every operator feeds at most one and is fed "
+                        "by at most one")
+    if len(graph.sources) != 1:
+        problems.append(f"a path task has one source, this application has "
+                        f"{len(graph.sources)}")
+    for op in instance.app.operators:
+        if (op.replicas or 1) != 1:
+            problems.append(f"operator {op.id} asks for {op.replicas} replicas; a path task "
+                            "maps one instance per service")
+    if problems:
+        raise InputError.single("; ".join(problems), "use a placement method for DAGs "
+                                "(relaxation, hill-climbing, odrp)", path="--method")
+    services = [graph.sources[0]]
+    while digraph.out_degree(services[-1]):
+        services.append(next(iter(digraph.successors(services[-1]))))
+    volume = [s.bytes_per_s for s in sorted(
+        graph.streams, key=lambda s: services.index(s.source))]
+    for service in services:
+        state.counts[service] = 1
+    return PathTask(state, services, volume, max_null)
+
+
+def lower_bound(task: PathTask) -> float:
+    """The relaxed multi-stage shortest path of sec. 4.2: bandwidths ignored, each service on
+    a node it fits on alone, each hop at its cheapest route."""
+    best = {u: 0.0 for u in task.cands(0) if task.state.fits(task.services[0], u)}
+    for i in range(1, len(task.services)):
+        op = task.services[i]
+        best = {v: min((c + task.volume[i - 1] * task.cheapest(u, v) for u, c in best.items()),
+                       default=math.inf)
+                for v in task.cands(i) if task.state.fits(op, v)}
+    return min(best.values(), default=math.inf)

@@ -1,0 +1,193 @@
+"""Path mapping over bi-modal links (seed 003): path-exact is the brute-force optimum under
+the sec. 4.3 comparison, heuristics are feasible and between the bound and the optimum, and
+the evaluator checks routes, bandwidths and uplinks."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import networkx as nx
+import pytest
+from typer.testing import CliRunner
+
+from streamplace.cli.app import app
+from streamplace.model.evaluate import evaluate
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+
+from .conftest import feasible_or_failed, make_app, make_infra, make_plan, sample
+
+HEURISTICS = ("least-cost-map", "annealed-least-cost-map", "random-neighbor")
+MAX_NULL = 2
+runner = CliRunner()
+
+
+def bimodal_instance(seed: int, nodes: int = 9, services: int = 4) -> Instance:
+    """A Barabasi-Albert platform (as sec. 4.2's BRITE topologies) of dedicated links,
+    a few opportunistic links, and a random path task."""
+    rng = random.Random(seed)
+    graph = nx.barabasi_albert_graph(nodes, 2, seed=seed)
+    infra = {"name": "ba", "routing": "shortest-path",
+             "nodes": [{"id": f"n{u}", "resources": rng.choice([2, 3, 4]),
+                        "load": rng.choice([0.0, 0.2, 0.5]),
+                        "bandwidth": rng.choice([3e4, 1e5])} for u in graph.nodes],
+             "links": [{"from": f"n{a}", "to": f"n{b}", "delay": 0.01,
+                        "cost": round(rng.uniform(1, 5), 2) * 1e-4,
+                        "bandwidth": rng.choice([2e4, 5e4, 1e5])} for a, b in graph.edges]}
+    pairs = [(a, b) for a in graph.nodes for b in graph.nodes
+             if a < b and not graph.has_edge(a, b)]
+    for a, b in rng.sample(pairs, min(6, len(pairs))):
+        infra["links"].append({"from": f"n{a}", "to": f"n{b}", "delay": 0.05,
+                               "cost": round(rng.uniform(2, 8), 2) * 1e-4,
+                               "kind": "opportunistic"})
+    ids = [f"n{u}" for u in graph.nodes]
+    ops = [{"id": "src", "candidates": [rng.choice(ids)]}]
+    ops += [{"id": f"t{k}", "candidates": sorted(rng.sample(ids, 3)),
+             "resources": rng.choice([1, 2])} for k in range(services - 2)]
+    ops.append({"id": "dst", "candidates": [rng.choice(ids)]})
+    streams = [{"from": a["id"], "to": b["id"], "rate": 100,
+                "tuple_size": rng.choice([100, 200, 300])} for a, b in itertools.pairwise(ops)]
+    return Instance(make_app({"name": "task", "operators": ops, "streams": streams}),
+                    make_infra(infra))
+
+
+def hop_routes(instance: Instance, u: str, v: str) -> list[list[str]]:
+    """Every route for one hop, straight from the infrastructure: simple dedicated paths
+    with at most MAX_NULL nodes between, or the one opportunistic link."""
+    if u == v:
+        return [[]]
+    dedicated = nx.DiGraph()
+    out = []
+    for link in instance.infra.links:
+        if link.kind == "dedicated":
+            dedicated.add_edge(link.source, link.target)
+            dedicated.add_edge(link.target, link.source)
+        elif {link.source, link.target} == {u, v}:
+            out.append([u, v])
+    if u in dedicated and v in dedicated:
+        out += [list(p) for p in nx.all_simple_paths(dedicated, u, v, cutoff=MAX_NULL + 1)]
+    return out
+
+
+def brute_force(instance: Instance):
+    """(cost, load balance, dedicated, public, plan placement) of every feasible plan."""
+    ops = [op.id for op in instance.app.operators]
+    found = []
+    for nodes in itertools.product(*(instance.app.operator(o).candidates for o in ops)):
+        options = [hop_routes(instance, a, b) for a, b in itertools.pairwise(nodes)]
+        for routes in itertools.product(*options):
+            plan = make_plan({"method": "path-exact", "placement": {
+                o: {u: 1} for o, u in zip(ops, nodes, strict=True)}, "routes": [
+                {"stream": [ops[i], ops[i + 1]], "from": r[0], "to": r[-1], "path": r}
+                for i, r in enumerate(routes) if r]}, instance.app, instance.infra)
+            ev = evaluate(instance.app, instance.infra, plan)
+            if not ev.violations:
+                p = ev.paths
+                found.append((p.cost, p.load_balance, p.dedicated_hops, p.public_hops, nodes))
+    return found
+
+
+def not_better(a, b) -> bool:
+    """``a`` does not beat ``b`` under sec. 4.3's rule (cost, then balance within 0.1,
+    then dedicated hops, then public hops)."""
+    if not math.isclose(a[0], b[0], rel_tol=1e-9, abs_tol=1e-12):
+        return a[0] > b[0]
+    if abs(a[1] - b[1]) > 0.1:
+        return a[1] > b[1]
+    if a[2] != b[2]:
+        return a[2] < b[2]
+    return a[3] >= b[3]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_path_exact_is_the_brute_force_optimum(seed):
+    instance = bimodal_instance(seed)
+    every = brute_force(instance)
+    result = get_method("path-exact").solve(instance, SolveOptions())
+    if not every:
+        assert result.status == SolveStatus.INFEASIBLE
+        return
+    assert result.status == SolveStatus.OPTIMAL
+    ev = result.evaluation
+    mine = (ev.paths.cost, ev.paths.load_balance, ev.paths.dedicated_hops,
+            ev.paths.public_hops)
+    assert mine[0] == pytest.approx(min(f[0] for f in every), rel=1e-9, abs=1e-12)
+    for other in every:
+        assert not_better(other[:4], mine) or math.isclose(other[0], mine[0]), other
+    assert result.solver["lower_bound"] <= mine[0] + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_heuristics_are_feasible_bounded_and_never_beat_the_optimum(seed):
+    instance = bimodal_instance(seed, nodes=12, services=5)
+    best = get_method("path-exact").solve(instance, SolveOptions())
+    planned = 0
+    for name in HEURISTICS:
+        result = get_method(name).solve(instance, SolveOptions(seed=seed))
+        ev = feasible_or_failed(name, result, instance)
+        if ev is None:
+            continue
+        assert best.status == SolveStatus.OPTIMAL
+        assert ev.paths.cost >= best.objective - 1e-12
+        assert result.bound <= ev.paths.cost + 1e-12  # the relaxed multi-stage bound
+        again = get_method(name).solve(instance, SolveOptions(seed=seed))
+        assert again.plan.placement == result.plan.placement
+        assert again.plan.routes == result.plan.routes
+        planned += 1
+    assert planned or best.status == SolveStatus.INFEASIBLE
+
+
+def test_least_cost_map_routes_over_dedicated_links_through_a_forwarding_router():
+    instance = Instance(make_app({"name": "v", "operators": [
+        {"id": "s", "candidates": ["a"]}, {"id": "f", "candidates": ["c"]},
+        {"id": "d", "candidates": ["c"]}], "streams": [
+        {"from": "s", "to": "f", "rate": 10, "tuple_size": 100},
+        {"from": "f", "to": "d", "rate": 10, "tuple_size": 50}]}),
+        make_infra({"name": "line", "routing": "mesh",
+                    "defaults": {"link": {"delay": 0.1, "cost": 1.0}},
+                    "nodes": [{"id": "a"}, {"id": "r", "role": "router"}, {"id": "c"}],
+                    "links": [{"from": "a", "to": "r", "cost": 0.01, "delay": 0.01},
+                              {"from": "r", "to": "c", "cost": 0.01, "delay": 0.01}]}))
+    for name in ("path-exact", *HEURISTICS):
+        result = get_method(name).solve(instance, SolveOptions())
+        assert result.status.has_plan, result.message
+        assert [r.path for r in result.plan.routes] == [["a", "r", "c"]]
+        assert result.objective == pytest.approx(1000 * 0.02)
+        # the route's delay, not the public default's, is what the ODRP metrics see
+        assert result.evaluation.odrp.streams[0].delay == pytest.approx(0.02)
+
+
+def test_evaluator_flags_bandwidth_uplink_and_mixed_routes():
+    app_ = make_app({"name": "v", "operators": [
+        {"id": "s", "candidates": ["a"]}, {"id": "d", "candidates": ["c"]}],
+        "streams": [{"from": "s", "to": "d", "rate": 10, "tuple_size": 100}]})
+    infra = make_infra({"name": "x", "routing": "mesh", "nodes": [
+        {"id": "a", "bandwidth": 500}, {"id": "b"}, {"id": "c"}], "links": [
+        {"from": "a", "to": "b", "bandwidth": 800},
+        {"from": "b", "to": "c", "kind": "opportunistic"}]})
+
+    def violations(path):
+        plan = make_plan({"placement": {"s": {"a": 1}, "d": {"c": 1}}, "routes": [
+            {"stream": ["s", "d"], "from": "a", "to": "c", "path": path}]}, app_, infra)
+        return {v.constraint for v in evaluate(app_, infra, plan).violations}
+
+    assert violations(["a", "b", "c"]) == {"route.mixed"}
+    assert "uplink" in violations(["a", "c"])  # public hop: 1000 B/s over a 500 B/s uplink
+    infra_ok = make_infra({"name": "y", "routing": "mesh", "nodes": [
+        {"id": "a"}, {"id": "b"}, {"id": "c"}], "links": [
+        {"from": "a", "to": "b", "bandwidth": 800}, {"from": "b", "to": "c"}]})
+    plan = make_plan({"placement": {"s": {"a": 1}, "d": {"c": 1}}, "routes": [
+        {"stream": ["s", "d"], "from": "a", "to": "c", "path": ["a", "b", "c"]}]},
+        app_, infra_ok)
+    found = evaluate(app_, infra_ok, plan)
+    assert [v.constraint for v in found.violations] == ["bandwidth"]
+    assert found.paths.forwarding_hops == 1 and found.paths.dedicated_hops == 1
+
+
+def test_a_dag_is_not_a_path_task(tmp_path):
+    out = runner.invoke(app, ["solve", sample("edge-cloud", "application.yaml"),
+                              sample("edge-cloud", "infrastructure.yaml"),
+                              "--method", "least-cost-map"])
+    assert out.exit_code == 2
+    assert "chain" in out.output
