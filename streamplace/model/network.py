@@ -139,6 +139,10 @@ class Network:
         return self._routed_from(u).get(v, UNREACHABLE)
 
     def delay(self, u: str, v: str) -> float:
+        if u == v:
+            return 0.0
+        if self._routed(u) and v not in self._bought:
+            return self.delays_from(u).get(v, math.inf)  # no route objects for a delay
         return self.link(u, v).delay
 
     def _defaults(self, pair: tuple[str, str]) -> LogicalLink:

@@ -102,3 +102,79 @@ def aggregation_query(nodes: list[str], rng: random.Random, name: str = "query",
     streams.append({"from": "aggregator", "to": "consumer",
                     "rate": rate * producers / selectivity, "tuple_size": 1})
     return {"name": name, "operators": ops, "streams": streams}
+
+
+# -- seed 001, sec. 6.1: an edge/cloud switch network of Storm supervisors and random DAGs
+
+WORKER_CAPACITY = {"large": {"cpu": 1.5, "memory": 2048.0},
+                   "medium": {"cpu": 1.0, "memory": 1024.0},
+                   "small": {"cpu": 0.3, "memory": 768.0}}
+ECKER_SEED = 3141592653589793238  # the paper seeds Java's Random with the first 19 digits of pi
+
+
+def ecker_workers(workers: int = 11, per_switch: int = 5, seed: int = 0) -> dict[str, Any]:
+    """Sec. 6.1.1's switch-based network: w1 has 1.5 cores and 2048 MB, w2, w6, w7 one core
+    and 1024 MB, the rest 0.3 cores and 768 MB; for more workers the pattern repeats. The
+    paper gives the link latencies only in its Fig. 2: here a core switch joins access
+    switches over 2-4 ms links and each worker hangs off an access switch at 1-2 ms."""
+    rng = random.Random(seed)
+    pattern = ["large", "medium", "small", "small", "small", "medium", "medium",
+               "small", "small", "small", "small"]
+    nodes: list[dict[str, Any]] = [{"id": "core", "role": "router"}]
+    links: list[dict[str, Any]] = []
+    switches = max(1, -(-workers // per_switch))
+    for s in range(switches):
+        nodes.append({"id": f"sw{s + 1}", "role": "router"})
+        links.append({"from": "core", "to": f"sw{s + 1}",
+                      "delay": round(rng.uniform(0.002, 0.004), 4)})
+    for w in range(workers):
+        kind = pattern[w % len(pattern)]
+        nodes.append({"id": f"w{w + 1}", "resources": dict(WORKER_CAPACITY[kind])})
+        links.append({"from": f"w{w + 1}", "to": f"sw{w // per_switch + 1}",
+                      "delay": round(rng.uniform(0.001, 0.002), 4)})
+    return {"name": f"storm-{workers}-workers", "routing": "shortest-path",
+            "nodes": nodes, "links": links}
+
+
+def ecker_topology(index: int, operations: int | None = None, cycle: bool = False,
+                   parallelism: tuple[int, int] = (1, 3), rate: float = 100.0,
+                   ) -> dict[str, Any]:
+    """Sec. 6.1.2's random topology number ``index``: an operation count drawn from 3-24
+    (or ``operations``), grown from source -> sink by replacing a random edge with one
+    operation (60%) or a diamond of two (40%). Every operation has a selectivity in
+    [0.5, 1.5]; Storm sends each output to every following operation, so a split
+    duplicates the rate. Instances per operation come from ``parallelism`` (source and sink
+    one each); each instance asks Storm's defaults, 10% of a core and 128 MB. ``cycle``
+    adds one edge back from a late operation to an earlier one (T-R8, T-R9)."""
+    rng = random.Random(ECKER_SEED + 1000 * (index - 1))
+    count = operations if operations is not None else rng.randint(3, 24)
+    edges: list[tuple[str, str]] = [("source", "sink")]
+    made = 0
+    while made + 2 < count:
+        a, b = edges.pop(rng.randrange(len(edges)))
+        if rng.random() < 0.6 or made + 4 > count:
+            made += 1
+            op = f"op{made}"
+            edges += [(a, op), (op, b)]
+        else:
+            left, right = f"op{made + 1}", f"op{made + 2}"
+            made += 2
+            edges += [(a, left), (a, right), (left, b), (right, b)]
+    graph = nx.DiGraph(edges)
+    order = list(nx.topological_sort(graph))
+    selectivity = {op: rng.uniform(0.5, 1.5) for op in order}
+    inflow: dict[str, float] = {"source": rate}
+    streams = []
+    for op in order:
+        out = inflow.get(op, 0.0) * (selectivity[op] if op != "source" else 1.0)
+        for nxt in sorted(graph.successors(op)):
+            inflow[nxt] = inflow.get(nxt, 0.0) + out
+            streams.append({"from": op, "to": nxt, "rate": round(out, 4), "tuple_size": 100})
+    if cycle and len(order) > 3:
+        late, early = order[-2], order[1 + rng.randrange(len(order) // 2)]
+        if late != early and not graph.has_edge(late, early):
+            streams.append({"from": late, "to": early, "tuple_size": 100,
+                            "rate": round(inflow[late] * 0.1, 4)})
+    ops = [{"id": op, "replicas": 1 if op in ("source", "sink") else rng.randint(*parallelism),
+            "resources": {"cpu": 0.1, "memory": 128.0}} for op in order]
+    return {"name": f"ecker-r{index}", "operators": ops, "streams": streams}

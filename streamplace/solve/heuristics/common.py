@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from streamplace.model.application import Operator
 from streamplace.model.evaluate.utility import candidates
@@ -47,6 +48,7 @@ class Placement:
     nodes: dict[str, dict[str, int]] = field(default_factory=dict)
     used: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(
         lambda: defaultdict(float)))
+    headroom: float = 1.0  # share of every resource instances may use (Ecker: 0.95)
 
     @classmethod
     def empty(cls, instance: Instance) -> Placement:
@@ -59,15 +61,22 @@ class Placement:
                  for op in instance.app.operators}
         return cls(graph, network, counts, cands, {op: {} for op in counts})
 
+    @cached_property
+    def _ops(self) -> dict[str, Operator]:
+        return {op.id: op for op in self.graph.app.operators}
+
     def op(self, op_id: str) -> Operator:
-        return self.graph.app.operator(op_id)
+        return self._ops[op_id]
 
     def free(self, u: str, dim: str) -> float:
         resources = self.network.nodes[u].resources
         cap = math.inf if resources is None else resources.get(dim, math.inf)
         return cap - self.used[u][dim]
 
-    def fits(self, op_id: str, u: str, headroom: float = 1.0) -> bool:
+    def fits(self, op_id: str, u: str, headroom: float | None = None) -> bool:
+        """Room for one more instance, keeping ``headroom`` (default: the state's) of
+        every resource free."""
+        headroom = self.headroom if headroom is None else headroom
         resources = self.network.nodes[u].resources
         for dim, amount in self.op(op_id).resources.items():
             cap = math.inf if resources is None else resources.get(dim, math.inf)

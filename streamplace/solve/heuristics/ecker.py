@@ -270,31 +270,42 @@ def adopt(state: Placement, placement: dict[str, dict[str, int]]) -> None:
                 state.place(op, u)
 
 
-def _start(state: Placement) -> None:
-    """The initial placement: roomiest-first near neighbours, resources permitting; where
-    that is impossible, an even deal (the penalty then steers the search)."""
+def _start(state: Placement) -> str:
+    """The initial placement, inside Ecker's 95% rule where possible: roomiest-first near
+    neighbours; if that strands an instance, tight first-fit packing; if even that fails,
+    an even deal whose overloads the penalty then steers away from. Returns which."""
     from streamplace.solve.heuristics.common import PlacementFailure
-    from streamplace.solve.heuristics.frameworks import resource_aware, round_robin
+    from streamplace.solve.heuristics.frameworks import (
+        first_fit_decreasing,
+        resource_aware,
+        round_robin,
+    )
 
-    try:
-        resource_aware(state)
-    except PlacementFailure:
-        adopt(state, {op: {} for op in state.nodes})
-        round_robin(state)
+    state.headroom = HEADROOM
+    for name, place in (("resource-aware", resource_aware),
+                        ("first-fit-decreasing", first_fit_decreasing)):
+        try:
+            place(state)
+            return name
+        except PlacementFailure:
+            adopt(state, {op: {} for op in state.nodes})
+    round_robin(state)
+    return "round-robin"
 
 
 def _solve(method: str, instance: Instance, options: SolveOptions) -> SolveResult:
     started = time.perf_counter()
     budget = options.time_limit if options.time_limit is not None else DEFAULT_SECONDS
-    deadline = started + budget
+    deadline = started + budget * SEARCH_SHARE
     rng = random.Random(options.seed)
     state = Placement.empty(instance)
     info: dict[str, object] = {"seed": options.seed, "time_limit": budget}
     if method == "hill-climbing":
-        _start(state)
+        info["start"] = _start(state)
+        info["start_score"] = Score(state).total()
         info["moves"] = hill_climb(Score(state), rng, deadline)
     else:
-        half = deadline if method == "ant-system" else started + budget / 2
+        half = deadline if method == "ant-system" else started + budget * SEARCH_SHARE / 2
         adopt(state, ant_system(state, rng, half))
         if method == "hybrid":
             info["moves"] = hill_climb(Score(state), rng, deadline)
@@ -308,6 +319,7 @@ def _solve(method: str, instance: Instance, options: SolveOptions) -> SolveResul
 
 
 DEFAULT_SECONDS = 10.0
+SEARCH_SHARE = 0.9  # of the time limit; the rest is for evaluating and writing the plan
 _SUMMARIES = {
     "hill-climbing": "Ecker et al.: first-improvement hill climbing (move, swap, move a node)",
     "ant-system": "Ecker et al.: ant system (eqs. 2-5, min pheromone, violation penalty)",

@@ -61,29 +61,26 @@ def round_robin(state: Placement) -> None:
 def resource_aware(state: Placement) -> None:
     digraph = state.graph.digraph.to_undirected()
     order: list[str] = sorted(op for op, cands in state.cands.items() if len(cands) == 1)
+    ordered = set(order)
     for start in sorted(digraph.nodes, key=lambda o: (-digraph.degree(o), o)):
-        if start in order:
-            continue
         frontier = [start]
         while frontier:  # breadth first, the most connected neighbours first
             op = frontier.pop(0)
-            if op in order:
+            if op in ordered:
                 continue
             order.append(op)
-            frontier += sorted((n for n in digraph.neighbors(op) if n not in order),
+            ordered.add(op)
+            frontier += sorted((n for n in digraph.neighbors(op) if n not in ordered),
                                key=lambda o: (-digraph.degree(o), o))
     for op in order:
+        hosts = sorted({u for n in digraph.neighbors(op) for u in state.nodes[n]})
+        near = {u: min((state.network.delay(h, u) for h in hosts), default=0.0)
+                for u in state.cands[op]}
         for _ in range(state.counts[op]):
-            hosts = {u for n in digraph.neighbors(op) for u in state.nodes[n]}
             options = [u for u in state.cands[op] if state.fits(op, u)]
             if not options:
                 raise PlacementFailure(f"no candidate of {op} has room for another replica")
-
-            def rank(u: str, hosts: set[str] = hosts) -> tuple[float, float, str]:
-                near = min((state.network.delay(h, u) for h in hosts), default=0.0)
-                return (near, -state.room(u), u)
-
-            state.place(op, min(options, key=rank))
+            state.place(op, min(options, key=lambda u: (near[u], -state.room(u), u)))
 
 
 def first_fit_decreasing(state: Placement) -> None:
