@@ -74,7 +74,7 @@ class Network:
     infra: Infrastructure
     purchased: tuple[Purchase, ...] = ()
     _explicit: dict[tuple[str, str], Link] = field(default_factory=dict, repr=False)
-    _routes: dict[str, dict[str, LogicalLink]] = field(default_factory=dict, repr=False)
+    _routes: dict[str, dict[str, list[str]]] = field(default_factory=dict, repr=False)
     _links: dict[tuple[str, str], LogicalLink] = field(default_factory=dict, repr=False)
     memo: dict[object, object] = field(default_factory=dict, repr=False)  # derived structures
 
@@ -136,7 +136,8 @@ class Network:
         if self.infra.routing == "mesh":
             link = self._explicit.get((u, v))
             return self._resolve(link, (u, v)) if link else self._defaults((u, v))
-        return self._routed_from(u).get(v, UNREACHABLE)
+        path = self._routed_from(u).get(v)
+        return self._combine(path) if path is not None else UNREACHABLE
 
     def delay(self, u: str, v: str) -> float:
         if u == v:
@@ -167,16 +168,12 @@ class Network:
             graph.add_edge(u, v, link=self._resolve(link, (u, v)))
         return graph
 
-    def _routed_from(self, source: str) -> dict[str, LogicalLink]:
-        """Shortest-delay routes from ``source``; attributes combined along each route."""
+    def _routed_from(self, source: str) -> dict[str, list[str]]:
+        """Shortest-delay routes from ``source``; a pair's attributes are combined along its
+        route only when asked for (most pairs never are)."""
         if source not in self._routes:
-            graph = self._graph
-            _, paths = nx.single_source_dijkstra(graph, source, weight=_delay)
-            table: dict[str, LogicalLink] = {}
-            for target, path in paths.items():
-                if target != source:
-                    table[target] = self._combine(path)
-            self._routes[source] = table
+            _, paths = nx.single_source_dijkstra(self._graph, source, weight=_delay)
+            self._routes[source] = paths
         return self._routes[source]
 
     def _combine(self, path: list[str]) -> LogicalLink:
@@ -189,6 +186,32 @@ class Network:
             path=tuple(path),
         )
 
+    def links_from(self, source: str, targets: list[str]) -> dict[str, LogicalLink]:
+        """Logical links from ``source`` to each of ``targets``, equal to :meth:`link`'s.
+
+        Routed networks combine attributes once along the tree of routes out of ``source``
+        (each node's link is its parent's plus one hop, summed in route order as
+        :meth:`link` sums them) instead of once per route.
+        """
+        if not self._routed(source) or len(targets) < 2:
+            return {v: self.link(source, v) for v in targets}
+        paths = self._routed_from(source)
+        table: dict[str, LogicalLink] = {source: PERFECT}
+        for v in sorted(paths, key=lambda n: len(paths[n])):
+            if v == source:
+                continue
+            prev = paths[v][-2]
+            hop = self._graph.edges[prev, v]["link"]
+            if prev == source:
+                table[v] = LogicalLink(hop.delay, hop.availability, hop.cost, hop.bandwidth,
+                                       (source, v))
+            else:
+                head = table[prev]
+                table[v] = LogicalLink(head.delay + hop.delay, head.availability * hop.availability,
+                                       head.cost + hop.cost, min(head.bandwidth, hop.bandwidth),
+                                       (*head.path, v))
+        return {v: table.get(v, UNREACHABLE) for v in targets}
+
     def links_to(self, target: str, sources: list[str]) -> dict[str, LogicalLink]:
         """Logical links from each of ``sources`` to ``target``.
 
@@ -200,9 +223,17 @@ class Network:
             return {u: self.link(u, target) for u in sources}
         _, paths = nx.single_source_dijkstra(self._graph.reverse(copy=False), target,
                                              weight=_delay)
-        return {u: (PERFECT if u == target else
-                    self._combine(paths[u][::-1]) if u in paths else UNREACHABLE)
-                for u in sources}
+        # along the tree of routes into target: a node's link = its first hop + the rest
+        table: dict[str, LogicalLink] = {target: PERFECT}
+        for u in sorted(paths, key=lambda n: len(paths[n])):
+            if u == target:
+                continue
+            nxt = paths[u][-2]
+            hop, rest = self._graph.edges[u, nxt]["link"], table[nxt]
+            table[u] = LogicalLink(hop.delay + rest.delay, hop.availability * rest.availability,
+                                   hop.cost + rest.cost, min(hop.bandwidth, rest.bandwidth),
+                                   (u, *rest.path) if rest.path else (u, target))
+        return {u: table.get(u, UNREACHABLE) for u in sources}
 
     def delays_from(self, source: str) -> dict[str, float]:
         """Delay from ``source`` to every node it reaches (itself included, at 0)."""

@@ -74,7 +74,7 @@ def _route_violations(graph: AppGraph, network: Network, plan: Plan) -> list[Vio
     for s in graph.streams:
         for u in plan.replicas(s.source):
             for v in plan.replicas(s.target):
-                if not network.link(u, v).reachable:
+                if not math.isfinite(network.delay(u, v)):
                     out.append(Violation("route.unreachable", f"stream {s.source} -> {s.target}",
                                          f"no route from {u} to {v}"))
     for r in plan.routes:

@@ -101,7 +101,7 @@ def _summarise(network: Network, ups: tuple[str, ...], downs: tuple[str, ...],
     if len(ups) > len(downs):  # many senders, few receivers: one reversed search each
         pairs = {(u, v): lk for v in downs for u, lk in network.links_to(v, list(ups)).items()}
     else:
-        pairs = {(u, v): network.link(u, v) for u in ups for v in downs}
+        pairs = {(u, v): lk for u in ups for v, lk in network.links_from(u, list(downs)).items()}
     links = list(pairs.values())
     finite = [lk for lk in links if lk.reachable] or links
     delays = [lk.delay for lk in finite]
