@@ -280,9 +280,13 @@ def render_explanation(con: Console, ex: Explanation, heading: str) -> None:
 
 def render_comparison(con: Console, rows: Sequence[Row], heading: str) -> None:
     bound_kind = rows[0].values["bound_kind"] if rows else "proven"
+    # model-specific objectives only where some method reports them
+    optional = [(key, title) for key, title in (("benoit_cost", "Benoit cost"),
+                                                ("path_cost", "path cost"))
+                if any(isinstance(r.values.get(key), float | int) for r in rows)]
     t = _table(con, f"{heading}: methods compared (gap to the {bound_kind} bound on F)",
-               "method", "status", "seconds", "utility F", "gap", "R", "C", "A", "T",
-               "Ecker s")
+               "method", "status", "seconds", "utility F", "gap", "R", "C", "A", "T", "N",
+               "Ecker s", *(title for _, title in optional))
     for row in rows:
         v = row.values
 
@@ -294,7 +298,8 @@ def render_comparison(con: Console, rows: Sequence[Row], heading: str) -> None:
         t.add_row(str(v["method"]), str(v["status"]), shown("seconds", "{:.2f}".format),
                   shown("utility"), shown("gap_to_bound", fmt.percent),
                   shown("response_time", fmt.seconds), shown("cost"), shown("availability"),
-                  shown("traffic", fmt.byte_rate), shown("ecker_score"))
+                  shown("traffic", fmt.byte_rate), shown("network_usage"),
+                  shown("ecker_score"), *(shown(key) for key, _ in optional))
     con.print(t)
     for row in rows:
         if row.values.get("message") and row.values["status"] not in ("optimal", "feasible"):

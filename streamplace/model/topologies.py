@@ -138,14 +138,14 @@ def ecker_workers(workers: int = 11, per_switch: int = 5, seed: int = 0) -> dict
 
 def ecker_topology(index: int, operations: int | None = None, cycle: bool = False,
                    parallelism: tuple[int, int] = (1, 3), rate: float = 100.0,
-                   ) -> dict[str, Any]:
+                   demand: dict[str, float] | None = None) -> dict[str, Any]:
     """Sec. 6.1.2's random topology number ``index``: an operation count drawn from 3-24
     (or ``operations``), grown from source -> sink by replacing a random edge with one
     operation (60%) or a diamond of two (40%). Every operation has a selectivity in
     [0.5, 1.5]; Storm sends each output to every following operation, so a split
     duplicates the rate. Instances per operation come from ``parallelism`` (source and sink
-    one each); each instance asks Storm's defaults, 10% of a core and 128 MB. ``cycle``
-    adds one edge back from a late operation to an earlier one (T-R8, T-R9)."""
+    one each); each instance asks ``demand`` (default Storm's: 10% of a core, 128 MB).
+    ``cycle`` adds one edge back from a late operation to an earlier one (T-R8, T-R9)."""
     rng = random.Random(ECKER_SEED + 1000 * (index - 1))
     count = operations if operations is not None else rng.randint(3, 24)
     edges: list[tuple[str, str]] = [("source", "sink")]
@@ -176,5 +176,5 @@ def ecker_topology(index: int, operations: int | None = None, cycle: bool = Fals
             streams.append({"from": late, "to": early, "tuple_size": 100,
                             "rate": round(inflow[late] * 0.1, 4)})
     ops = [{"id": op, "replicas": 1 if op in ("source", "sink") else rng.randint(*parallelism),
-            "resources": {"cpu": 0.1, "memory": 128.0}} for op in order]
+            "resources": dict(demand or {"cpu": 0.1, "memory": 128.0})} for op in order]
     return {"name": f"ecker-r{index}", "operators": ops, "streams": streams}

@@ -11,8 +11,8 @@ from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveS
 
 COLUMNS = ("method", "status", "seconds", "utility", "gap_to_bound", "response_time", "cost",
            "availability", "traffic", "network_usage", "elastic_energy", "ecker_score",
-           "benoit_cost", "message")
-METRICS = COLUMNS[5:13]
+           "benoit_cost", "path_cost", "message")
+METRICS = COLUMNS[5:14]
 
 
 @dataclass(frozen=True)
