@@ -207,14 +207,17 @@ def test_relaxation_works_on_a_1550_node_transit_stub_topology():
     assert usage.solver["mapping"] == "usage" and usage.objective >= opt.objective - 1e-9
 
 
-def test_bulk_link_tables_equal_pairwise_links_on_a_routed_network():
+def test_bulk_reach_tables_equal_pairwise_links_on_a_routed_network():
     infra = make_infra(transit_stub(seed=2, stub_domains=20))
     ids = [n.id for n in infra.nodes]
     bulk, pairwise = Network(infra), Network(infra)
     for source in ids[:: len(ids) // 7]:
-        table = bulk.links_from(source, ids)
-        assert all(table[v] == pairwise.link(source, v) for v in ids)  # bit for bit
-        into = bulk.links_to(source, ids)
+        table = bulk.reach_from(source, ids)
+        for v in ids:  # bit for bit: the same routes, summed in the same order
+            link = pairwise.link(source, v)
+            assert tuple(table[v]) == (link.delay, link.availability, link.cost)
+        into = bulk.reach_to(source, ids)
         for u in ids:
-            assert into[u].delay == pytest.approx(pairwise.link(u, source).delay, abs=1e-12)
+            link = pairwise.link(u, source)
+            assert into[u].delay == pytest.approx(link.delay, abs=1e-12)
             assert into[u].delay == pytest.approx(bulk.delays_to(source)[u], abs=1e-12)

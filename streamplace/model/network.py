@@ -18,6 +18,7 @@ import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import networkx as nx
 
@@ -186,54 +187,51 @@ class Network:
             path=tuple(path),
         )
 
-    def links_from(self, source: str, targets: list[str]) -> dict[str, LogicalLink]:
-        """Logical links from ``source`` to each of ``targets``, equal to :meth:`link`'s.
+    def reach_from(self, source: str, targets: list[str]) -> dict[str, Reach]:
+        """Delay, availability and cost from ``source`` to each of ``targets``, equal to
+        :meth:`link`'s, without building route objects.
 
         Routed networks combine attributes once along the tree of routes out of ``source``
-        (each node's link is its parent's plus one hop, summed in route order as
-        :meth:`link` sums them) instead of once per route.
+        (a node's values are its parent's plus one hop, summed in route order as
+        :meth:`link` sums them), instead of once per route.
         """
         if not self._routed(source) or len(targets) < 2:
-            return {v: self.link(source, v) for v in targets}
+            return {v: _reach(self.link(source, v)) for v in targets}
         paths = self._routed_from(source)
-        table: dict[str, LogicalLink] = {source: PERFECT}
+        table = {source: Reach(0.0, 1.0, 0.0)}
         for v in sorted(paths, key=lambda n: len(paths[n])):
             if v == source:
                 continue
             prev = paths[v][-2]
             hop = self._graph.edges[prev, v]["link"]
             if prev == source:
-                table[v] = LogicalLink(hop.delay, hop.availability, hop.cost, hop.bandwidth,
-                                       (source, v))
+                table[v] = Reach(hop.delay, hop.availability, hop.cost)
             else:
                 head = table[prev]
-                table[v] = LogicalLink(head.delay + hop.delay, head.availability * hop.availability,
-                                       head.cost + hop.cost, min(head.bandwidth, hop.bandwidth),
-                                       (*head.path, v))
-        return {v: table.get(v, UNREACHABLE) for v in targets}
+                table[v] = Reach(head.delay + hop.delay, head.availability * hop.availability,
+                                 head.cost + hop.cost)
+        return {v: table.get(v, _UNREACHED) for v in targets}
 
-    def links_to(self, target: str, sources: list[str]) -> dict[str, LogicalLink]:
-        """Logical links from each of ``sources`` to ``target``.
+    def reach_to(self, target: str, sources: list[str]) -> dict[str, Reach]:
+        """Delay, availability and cost from each of ``sources`` to ``target``.
 
         Routed networks answer with one search on the reversed graph. Among equally short
-        routes that search may pick another than :meth:`link` would, so only summaries
-        (bounds) use it; metrics of a plan always come from :meth:`link`.
+        routes that search may pick another than :meth:`link` would, and sums run in
+        another order, so only summaries (bounds) use it; a plan's metrics always come
+        from :meth:`link`.
         """
         if not self._routed(target) or len(sources) < 2:
-            return {u: self.link(u, target) for u in sources}
+            return {u: _reach(self.link(u, target)) for u in sources}
         _, paths = nx.single_source_dijkstra(self._graph.reverse(copy=False), target,
                                              weight=_delay)
-        # along the tree of routes into target: a node's link = its first hop + the rest
-        table: dict[str, LogicalLink] = {target: PERFECT}
+        table = {target: Reach(0.0, 1.0, 0.0)}
         for u in sorted(paths, key=lambda n: len(paths[n])):
             if u == target:
                 continue
-            nxt = paths[u][-2]
-            hop, rest = self._graph.edges[u, nxt]["link"], table[nxt]
-            table[u] = LogicalLink(hop.delay + rest.delay, hop.availability * rest.availability,
-                                   hop.cost + rest.cost, min(hop.bandwidth, rest.bandwidth),
-                                   (u, *rest.path) if rest.path else (u, target))
-        return {u: table.get(u, UNREACHABLE) for u in sources}
+            hop, rest = self._graph.edges[u, paths[u][-2]]["link"], table[paths[u][-2]]
+            table[u] = Reach(hop.delay + rest.delay, hop.availability * rest.availability,
+                             hop.cost + rest.cost)
+        return {u: table.get(u, _UNREACHED) for u in sources}
 
     def delays_from(self, source: str) -> dict[str, float]:
         """Delay from ``source`` to every node it reaches (itself included, at 0)."""
@@ -273,6 +271,21 @@ class Network:
     def dedicated_neighbours(self, u: str) -> list[str]:
         return sorted(v for (a, v), link in self._explicit.items()
                       if a == u and link.kind == "dedicated")
+
+
+class Reach(NamedTuple):
+    """What a summary needs of a logical link."""
+
+    delay: float
+    availability: float
+    cost: float
+
+
+_UNREACHED = Reach(math.inf, 0.0, math.inf)
+
+
+def _reach(link: LogicalLink) -> Reach:
+    return Reach(link.delay, link.availability, link.cost)
 
 
 def _delay(u: str, v: str, data: dict[str, LogicalLink]) -> float:

@@ -138,14 +138,17 @@ def ecker_workers(workers: int = 11, per_switch: int = 5, seed: int = 0) -> dict
 
 def ecker_topology(index: int, operations: int | None = None, cycle: bool = False,
                    parallelism: tuple[int, int] = (1, 3), rate: float = 100.0,
-                   demand: dict[str, float] | None = None) -> dict[str, Any]:
+                   demand: dict[str, float] | None = None, duplicate: bool = True,
+                   ) -> dict[str, Any]:
     """Sec. 6.1.2's random topology number ``index``: an operation count drawn from 3-24
     (or ``operations``), grown from source -> sink by replacing a random edge with one
     operation (60%) or a diamond of two (40%). Every operation has a selectivity in
     [0.5, 1.5]; Storm sends each output to every following operation, so a split
-    duplicates the rate. Instances per operation come from ``parallelism`` (source and sink
-    one each); each instance asks ``demand`` (default Storm's: 10% of a core, 128 MB).
-    ``cycle`` adds one edge back from a late operation to an earlier one (T-R8, T-R9)."""
+    duplicates the rate (``duplicate=False`` splits it instead, which keeps rates bounded in
+    topologies far larger than the paper's). Instances per operation come from
+    ``parallelism`` (source and sink one each); each instance asks ``demand`` (default
+    Storm's: 10% of a core, 128 MB). ``cycle`` adds one edge back from a late operation to
+    an earlier one (T-R8, T-R9)."""
     rng = random.Random(ECKER_SEED + 1000 * (index - 1))
     count = operations if operations is not None else rng.randint(3, 24)
     edges: list[tuple[str, str]] = [("source", "sink")]
@@ -167,6 +170,8 @@ def ecker_topology(index: int, operations: int | None = None, cycle: bool = Fals
     streams = []
     for op in order:
         out = inflow.get(op, 0.0) * (selectivity[op] if op != "source" else 1.0)
+        if not duplicate and graph.out_degree(op):
+            out /= graph.out_degree(op)
         for nxt in sorted(graph.successors(op)):
             inflow[nxt] = inflow.get(nxt, 0.0) + out
             streams.append({"from": op, "to": nxt, "rate": round(out, 4), "tuple_size": 100})

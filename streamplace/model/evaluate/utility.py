@@ -99,17 +99,17 @@ class _PairSummary:
 def _summarise(network: Network, ups: tuple[str, ...], downs: tuple[str, ...],
                metric: str) -> _PairSummary:
     if len(ups) > len(downs):  # many senders, few receivers: one reversed search each
-        pairs = {(u, v): lk for v in downs for u, lk in network.links_to(v, list(ups)).items()}
+        pairs = {(u, v): r for v in downs for u, r in network.reach_to(v, list(ups)).items()}
     else:
-        pairs = {(u, v): lk for u in ups for v, lk in network.links_from(u, list(downs)).items()}
-    links = list(pairs.values())
-    finite = [lk for lk in links if lk.reachable] or links
-    delays = [lk.delay for lk in finite]
-    costs = [lk.cost for lk in finite]
-    factors = [_factor(lk.delay, lk.path, metric) for lk in finite]
+        pairs = {(u, v): r for u in ups for v, r in network.reach_from(u, list(downs)).items()}
+    finite = [(pair, r) for pair, r in pairs.items() if math.isfinite(r.delay)] \
+        or list(pairs.items())
+    delays = [r.delay for _, r in finite]
+    costs = [r.cost for _, r in finite]
+    factors = [_factor(r.delay, pair[0] == pair[1], metric) for pair, r in finite]
     return _PairSummary((min(delays), max(delays)), (min(costs), max(costs)),
                         (min(factors), max(factors)),
-                        {pair: lk.availability for pair, lk in pairs.items()
+                        {pair: r.availability for pair, r in pairs.items()
                          if pair[0] != pair[1]})
 
 
@@ -120,8 +120,8 @@ def _latency(op: Operator, rate: float, count: int) -> float:
     return op.latency or 0.0
 
 
-def _factor(delay: float, path: tuple[str, ...], metric: str) -> float:
-    if not path:  # same node
+def _factor(delay: float, same_node: bool, metric: str) -> float:
+    if same_node:
         return 0.0
     return {"traffic": 1.0, "network_usage": delay, "elastic_energy": delay**2}[metric]
 
