@@ -191,3 +191,23 @@ def test_a_dag_is_not_a_path_task(tmp_path):
                               "--method", "least-cost-map"])
     assert out.exit_code == 2
     assert "chain" in out.output
+
+
+def test_max_null_limits_forwarding_only_nodes():
+    instance = Instance(make_app({"name": "v", "operators": [
+        {"id": "s", "candidates": ["a"]}, {"id": "d", "candidates": ["c"]}],
+        "streams": [{"from": "s", "to": "d", "rate": 1}]}),
+        make_infra({"name": "line", "routing": "shortest-path", "nodes": [
+            {"id": "a"}, {"id": "r1", "role": "router"}, {"id": "r2", "role": "router"},
+            {"id": "r3", "role": "router"}, {"id": "c"}], "links": [
+            {"from": x, "to": y, "delay": 0.01}
+            for x, y in itertools.pairwise(["a", "r1", "r2", "r3", "c"])]}))
+    short = SolveOptions(extra={"solver_options": {"max_null": 2}})
+    assert get_method("path-exact").solve(instance, short).status == SolveStatus.INFEASIBLE
+    assert get_method("least-cost-map").solve(instance, short).status == SolveStatus.ERROR
+    long = SolveOptions(extra={"solver_options": {"max_null": 3}})
+    for name in ("path-exact", *HEURISTICS):
+        result = get_method(name).solve(instance, long)
+        assert result.status.has_plan, name
+        assert [r.path for r in result.plan.routes] == [["a", "r1", "r2", "r3", "c"]]
+        assert result.evaluation.paths.forwarding_hops == 3

@@ -221,3 +221,18 @@ def test_bulk_reach_tables_equal_pairwise_links_on_a_routed_network():
             link = pairwise.link(u, source)
             assert into[u].delay == pytest.approx(link.delay, abs=1e-12)
             assert into[u].delay == pytest.approx(bulk.delays_to(source)[u], abs=1e-12)
+
+
+def test_ecker_generator_grows_dags_and_cycles_as_sec_6_1_2():
+    from streamplace.model.graph import build_graph
+    from streamplace.model.topologies import ecker_topology, ecker_workers
+
+    workers = make_infra(ecker_workers(11))
+    assert sum(1 for n in workers.nodes if n.role == "processor") == 11
+    for index in range(1, 8):
+        app_ = make_app(ecker_topology(index))
+        graph = build_graph(app_)
+        assert graph.cycle() is None and graph.sources == ["source"]
+        assert 3 <= len(app_.operators) <= 24
+    cyclic = [make_app(ecker_topology(k, cycle=True)) for k in range(8, 14)]
+    assert any(build_graph(a).cycle() is not None for a in cyclic)
