@@ -236,3 +236,17 @@ def test_ecker_generator_grows_dags_and_cycles_as_sec_6_1_2():
         assert 3 <= len(app_.operators) <= 24
     cyclic = [make_app(ecker_topology(k, cycle=True)) for k in range(8, 14)]
     assert any(build_graph(a).cycle() is not None for a in cyclic)
+
+
+def test_cli_relaxation_reports_the_embedding_and_writes_a_plan(tmp_path):
+    from .conftest import sample
+
+    out = runner.invoke(app, ["solve", sample("edge-cloud", "application.yaml"),
+                              sample("edge-cloud", "infrastructure.yaml"), "--method",
+                              "relaxation", "-o", str(tmp_path / "plan.yaml")])
+    assert out.exit_code == 0, out.output
+    assert "embedding median error" in out.output and "vivaldi" in out.output
+    check = runner.invoke(app, ["validate", sample("edge-cloud", "application.yaml"),
+                                sample("edge-cloud", "infrastructure.yaml"),
+                                str(tmp_path / "plan.yaml")])
+    assert check.exit_code == 0, check.output
