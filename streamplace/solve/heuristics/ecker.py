@@ -220,24 +220,28 @@ def ant_system(state: Placement, rng: random.Random, deadline: float, ants: int 
     while time.perf_counter() < deadline and stale < patience:
         trails = []
         for _ in range(ants):
+            if trails and time.perf_counter() >= deadline:
+                break  # a large instance may have time for a few ants only
             trial = Placement(state.graph, state.network, state.counts, state.cands,
                               {op: {} for op in state.counts})
             order = instances[:]
             rng.shuffle(order)  # the operator order is randomised for every ant
             path = []
+            used: set[str] = set()
             for op, k in order:
                 weights = []
                 for u in state.cands[op]:
                     eta = 1.0
                     if any(trial.nodes[n].get(u) for n in neighbours[op]):
                         eta *= 2
-                    if any(trial.nodes[o].get(u) for o in trial.nodes):
+                    if u in used:
                         eta *= 2
                     if not trial.fits(op, u, HEADROOM):
                         eta /= 2 ** len(trial.op(op).resources)
                     weights.append(tau[(op, k, u)] ** alpha * eta ** beta)
                 u = rng.choices(state.cands[op], weights=weights)[0]
                 trial.place(op, u)
+                used.add(u)
                 path.append((op, k, u))
             s = Score(trial).penalised()
             trails.append((s, path, trial.nodes))
