@@ -218,7 +218,7 @@ def ant_system(state: Placement, rng: random.Random, deadline: float, ants: int 
     best: tuple[float, dict[str, dict[str, int]]] | None = None
     stale = 0
     while time.perf_counter() < deadline and stale < patience:
-        trails = []
+        trails: list[tuple[float, list[tuple[str, int, str]], dict[str, dict[str, int]]]] = []
         for _ in range(ants):
             if trails and time.perf_counter() >= deadline:
                 break  # a large instance may have time for a few ants only
