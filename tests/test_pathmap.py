@@ -5,6 +5,7 @@ the evaluator checks routes, bandwidths and uplinks."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
 
@@ -211,3 +212,26 @@ def test_max_null_limits_forwarding_only_nodes():
         assert result.status.has_plan, name
         assert [r.path for r in result.plan.routes] == [["a", "r1", "r2", "r3", "c"]]
         assert result.evaluation.paths.forwarding_hops == 3
+
+
+def test_validate_lists_the_route_constraints_of_a_path_plan(tmp_path):
+    import yaml
+
+    app_doc = {"name": "v", "operators": [{"id": "s", "candidates": ["a"]},
+                                          {"id": "d", "candidates": ["c"]}],
+               "streams": [{"from": "s", "to": "d", "rate": 10, "tuple_size": 100}]}
+    infra_doc = {"name": "x", "routing": "mesh", "nodes": [{"id": "a"}, {"id": "b"},
+                                                           {"id": "c"}],
+                 "links": [{"from": "a", "to": "b", "bandwidth": 800},
+                           {"from": "b", "to": "c"}]}
+    plan_doc = {"placement": {"s": {"a": 1}, "d": {"c": 1}}, "routes": [
+        {"stream": ["s", "d"], "from": "a", "to": "c", "path": ["a", "b", "c"]}]}
+    files = []
+    for name, doc in (("app", app_doc), ("infra", infra_doc), ("plan", plan_doc)):
+        files.append(str(tmp_path / f"{name}.yaml"))
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(doc))
+    out = runner.invoke(app, ["validate", *files, "--json"])
+    assert out.exit_code == 1
+    checks = {c["name"]: c["passed"] for c in json.loads(out.stdout)["checks"]}
+    assert checks["bandwidth"] is False
+    assert checks["uplink"] is True and checks["route.mixed"] is True

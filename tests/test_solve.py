@@ -162,6 +162,7 @@ def test_methods_lists_odrp_and_odp():
     # every name is one of cli.md's, and the evaluator knows which are Ecker methods
     cli_md = (ROOT.parent / "shared" / "spec" / "cli.md").read_text()
     assert all(f"`{name}`" in cli_md for name in names)
-    from streamplace.model.evaluate import ECKER_METHODS
+    from streamplace.model.evaluate import ECKER_METHODS, PATH_METHODS
 
     assert {n for n, m in names.items() if m["model"] == "ecker"} == ECKER_METHODS
+    assert {n for n, m in names.items() if m["model"] == "path"} == PATH_METHODS

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -178,14 +179,16 @@ class Network:
         return self._routes[source]
 
     def _combine(self, path: list[str]) -> LogicalLink:
-        hops = [self._graph.edges[a, b]["link"] for a, b in itertools.pairwise(path)]
-        return LogicalLink(
-            delay=sum(h.delay for h in hops),
-            availability=math.prod(h.availability for h in hops),
-            cost=sum(h.cost for h in hops),
-            bandwidth=min(h.bandwidth for h in hops),
-            path=tuple(path),
-        )
+        return _chain([self._graph.edges[a, b]["link"] for a, b in itertools.pairwise(path)],
+                      tuple(path))
+
+    def route(self, path: Sequence[str]) -> LogicalLink | None:
+        """A route over physical hops (:meth:`hop`) as one logical link; None when the path
+        has fewer than two nodes or a hop with no link."""
+        hops = [self.hop(a, b) for a, b in itertools.pairwise(path)]
+        if not hops or any(h is None for h in hops):
+            return None
+        return _chain([h.link for h in hops if h is not None], tuple(path))
 
     def reach_from(self, source: str, targets: list[str]) -> dict[str, Reach]:
         """Delay, availability and cost from ``source`` to each of ``targets``, equal to
@@ -269,8 +272,27 @@ class Network:
         return None
 
     def dedicated_neighbours(self, u: str) -> list[str]:
-        return sorted(v for (a, v), link in self._explicit.items()
-                      if a == u and link.kind == "dedicated")
+        return self._dedicated.get(u, [])
+
+    @cached_property
+    def _dedicated(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for (a, b), link in sorted(self._explicit.items()):
+            if link.kind == "dedicated":
+                out.setdefault(a, []).append(b)
+        return out
+
+
+def _chain(hops: list[LogicalLink], path: tuple[str, ...]) -> LogicalLink:
+    """Links in series: delays and costs add, availabilities multiply, the narrowest
+    bandwidth carries."""
+    return LogicalLink(
+        delay=sum(h.delay for h in hops),
+        availability=math.prod(h.availability for h in hops),
+        cost=sum(h.cost for h in hops),
+        bandwidth=min(h.bandwidth for h in hops),
+        path=path,
+    )
 
 
 class Reach(NamedTuple):

@@ -14,6 +14,7 @@ BENOIT_CONSTRAINTS = ("benoit.single_processor", "benoit.compute", "benoit.proce
                       "benoit.server_card", "benoit.server_link", "benoit.processor_link",
                       "benoit.download_missing", "benoit.download_duplicate",
                       "benoit.download_server")
+PATH_CONSTRAINTS = ("route.mixed", "bandwidth", "uplink")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ def run_checks(evaluation: Evaluation, thresholds: Thresholds,
     names = list(CORE_CONSTRAINTS)
     if evaluation.benoit is not None:
         names += BENOIT_CONSTRAINTS
+    if evaluation.paths is not None:
+        names += PATH_CONSTRAINTS
     if method in ECKER_METHODS:
         names.append("ecker.headroom")
     names += sorted({v.constraint for v in evaluation.violations} - set(names))

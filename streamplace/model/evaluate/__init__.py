@@ -12,7 +12,7 @@ from streamplace.model.evaluate.benoit import benoit_evaluation
 from streamplace.model.evaluate.constraints import placement_violations
 from streamplace.model.evaluate.ecker import ecker_score
 from streamplace.model.evaluate.odrp import odrp_metrics
-from streamplace.model.evaluate.paths import given_routes, path_metrics, routed_links
+from streamplace.model.evaluate.paths import path_metrics, routed_links
 from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.evaluate.utility import derive_bounds, utility
 from streamplace.model.graph import AppGraph, build_graph, cyclic_order
@@ -51,7 +51,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     placement = {op: plan.replicas(op) for op in app.operator_ids}
     complete = all(placement.values())
     odrp = util = ecker = paths = None
-    routed = routed_links(network, given_routes(plan))
+    routed = routed_links(network, plan)
     if complete:
         odrp = odrp_metrics(graph, network, placement, routed)
         bounds, derived = resolve_bounds(graph, network, objective, plan)
@@ -60,7 +60,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
         if plan.method in ECKER_METHODS:  # the 95% rule is part of Ecker's model only
             violations += headroom
         if plan.routes or plan.method in PATH_METHODS:  # bandwidths bind in seed 003 only
-            paths, path_violations = path_metrics(graph, network, plan, placement)
+            paths, path_violations = path_metrics(graph, network, routed, placement)
             violations += path_violations
     benoit = None
     if app.throughput is not None:

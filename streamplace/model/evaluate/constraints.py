@@ -7,6 +7,7 @@ Names are stable (users grep for them in CI logs): ``placement.missing``,
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 
@@ -83,7 +84,7 @@ def _route_violations(graph: AppGraph, network: Network, plan: Plan) -> list[Vio
             out.append(Violation("route.invalid", where,
                                  f"path {r.path[0]}..{r.path[-1]} does not join {r.source} "
                                  f"to {r.target}"))
-        for a, b in zip(r.path, r.path[1:], strict=False):
-            if not network.link(a, b).reachable:
+        for a, b in itertools.pairwise(r.path):
+            if network.hop(a, b) is None:
                 out.append(Violation("route.invalid", where, f"hop {a} -> {b} has no link"))
     return out

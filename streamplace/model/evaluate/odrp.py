@@ -57,11 +57,10 @@ def odrp_metrics(graph: AppGraph, network: Network, placement: dict[str, dict[st
     ``routed`` holds the plan's own routes (stream, from, to) where it names them; every
     other replica pair uses the logical link.
     """
-    routed = routed or {}
+    given = routed or {}
 
     def link_of(a: str, b: str, u: str, v: str) -> LogicalLink:
-        found = routed.get((a, b, u, v)) if routed else None
-        return found if found is not None else network.link(u, v)
+        return given.get((a, b, u, v)) or network.link(u, v)
 
     app = graph.app
     nodes = network.nodes

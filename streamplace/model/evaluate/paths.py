@@ -25,31 +25,23 @@ from streamplace.model.plan import Plan
 RouteKey = tuple[str, str, str, str]  # stream source, stream target, from node, to node
 
 
-def given_routes(plan: Plan) -> dict[RouteKey, tuple[str, ...]]:
-    return {(r.stream[0], r.stream[1], r.source, r.target): tuple(r.path) for r in plan.routes}
-
-
-def routed_links(network: Network, routes: dict[RouteKey, tuple[str, ...]],
-                 ) -> dict[RouteKey, LogicalLink]:
-    """Each given route as one logical link (delays and costs add, availabilities multiply),
-    so every other metric of the plan follows the routes it names."""
+def routed_links(network: Network, plan: Plan) -> dict[RouteKey, LogicalLink]:
+    """The plan's routes as logical links, so every metric follows the routes it names. A
+    route that does not join its ends over links is reported by the constraint checks and
+    left out here: its pair keeps the logical link."""
     out: dict[RouteKey, LogicalLink] = {}
-    for key, path in routes.items():
-        hops = [network.hop(a, b) for a, b in itertools.pairwise(path)]
-        if any(h is None for h in hops) or len(path) < 2:
-            continue  # reported as a violation; metrics keep the logical link
-        links = [h.link for h in hops if h is not None]
-        out[key] = LogicalLink(sum(lk.delay for lk in links),
-                               math.prod(lk.availability for lk in links),
-                               sum(lk.cost for lk in links),
-                               min(lk.bandwidth for lk in links), path)
+    for r in plan.routes:
+        link = network.route(r.path)
+        if link is not None and (r.path[0], r.path[-1]) == (r.source, r.target):
+            out[(r.stream[0], r.stream[1], r.source, r.target)] = link
     return out
 
 
-def path_metrics(graph: AppGraph, network: Network, plan: Plan,
+def path_metrics(graph: AppGraph, network: Network, routed: dict[RouteKey, LogicalLink],
                  placement: dict[str, dict[str, int]],
                  ) -> tuple[PathMetrics, list[Violation]]:
-    routes = given_routes(plan)
+    """Cost, hops and bandwidth use of every remote replica pair's route (the plan's, else
+    the logical link's); routes without links are the constraint checks' to report."""
     violations: list[Violation] = []
     cost = 0.0
     dedicated_hops = public_hops = forwarding = 0
@@ -58,32 +50,26 @@ def path_metrics(graph: AppGraph, network: Network, plan: Plan,
     for s in graph.streams:
         for (u, v), tuples in pair_traffic(s.rate, placement[s.source],
                                            placement[s.target]).items():
-            if u == v:
+            route = routed.get((s.source, s.target, u, v)) or network.route(
+                network.link(u, v).path)
+            if u == v or route is None:
                 continue
             volume = tuples * s.tuple_size
-            path = routes.get((s.source, s.target, u, v)) or network.link(u, v).path
-            where = f"stream {s.source} -> {s.target} ({u} -> {v})"
-            hops = [network.hop(a, b) for a, b in itertools.pairwise(path)]
-            if not hops or any(h is None for h in hops):
-                violations.append(Violation("route.invalid", where,
-                                            f"route {' -> '.join(path)} uses a pair with no "
-                                            "link"))
-                continue
-            known = [h for h in hops if h is not None]
-            if all(h.dedicated for h in known):
+            hops = [network.hop(a, b) for a, b in itertools.pairwise(route.path)]
+            if all(h is not None and h.dedicated for h in hops):
                 dedicated_hops += 1
-                forwarding += len(known) - 1
-                for a, b in itertools.pairwise(path):
-                    on_link[(a, b)] += volume
-            elif len(known) == 1:
+                forwarding += len(hops) - 1
+                for pair in itertools.pairwise(route.path):
+                    on_link[pair] += volume
+            elif len(hops) == 1:
                 public_hops += 1
                 uplink[u] += volume
             else:
-                violations.append(Violation("route.mixed", where,
-                                            "a route is dedicated links only or one "
-                                            "opportunistic link, not a mix"))
+                violations.append(Violation(
+                    "route.mixed", f"stream {s.source} -> {s.target} ({u} -> {v})",
+                    "a route is dedicated links only or one opportunistic link, not a mix"))
                 continue
-            cost += volume * sum(h.link.cost for h in known)
+            cost += volume * route.cost
     links = []
     for (a, b), used in sorted(on_link.items()):
         hop = network.hop(a, b)
@@ -101,23 +87,23 @@ def path_metrics(graph: AppGraph, network: Network, plan: Plan,
             violations.append(Violation("uplink", f"node {u}",
                                         f"{u} sends {used:g} B/s over the Internet, its "
                                         f"uplink has {capacity:g}", used - capacity))
-    return PathMetrics(cost, load_balance(graph, network, placement), dedicated_hops, public_hops,
-                       forwarding, links, uplinks), violations
+    return PathMetrics(cost, load_balance(graph, network, placement), dedicated_hops,
+                       public_hops, forwarding, links, uplinks), violations
 
 
 def load_balance(graph: AppGraph, network: Network,
                  placement: dict[str, dict[str, int]]) -> float:
     """Mean load factor of the nodes used (sec. 4.3): their current ``load`` plus the share
     of their scarcest resource the plan takes."""
+    used = sorted({u for reps in placement.values() for u in reps})
+    if not used:
+        return 0.0
     use: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for op in graph.app.operators:
         for u, c in placement[op.id].items():
-            use[u]["__used"] += c
             for dim, amount in op.resources.items():
                 use[u][dim] += amount * c
-    if not use:
-        return 0.0
-    return sum(node_load(network, u, use[u]) for u in sorted(use)) / len(use)
+    return sum(node_load(network, u, use[u]) for u in used) / len(used)
 
 
 def node_load(network: Network, u: str, use: dict[str, float]) -> float:
