@@ -22,6 +22,7 @@ import time
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
+from streamplace.solve.heuristics.common import Placement
 from streamplace.solve.pathmap.task import Map, PathTask, RouteOption, build_map
 
 
@@ -33,19 +34,25 @@ class Outcome:
 
 
 class _Usage:
-    """Resources, dedicated-link and uplink bandwidth a partial map holds."""
+    """Node resources (a :class:`Placement` of the services placed so far), dedicated-link
+    and uplink bandwidth a partial map holds."""
 
     def __init__(self, task: PathTask) -> None:
         self.task = task
-        self.node: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        state = task.state
+        self.nodes = Placement(state.graph, state.network, state.counts, state.cands,
+                               {op: {} for op in state.counts})
         self.link: dict[tuple[str, str], float] = defaultdict(float)
         self.uplink: dict[str, float] = defaultdict(float)
 
     def fits(self, i: int, u: str) -> bool:
-        op = self.task.state.op(self.task.services[i])
-        resources = self.task.network.nodes[u].resources or {}
-        return all(self.node[u][d] + a <= resources.get(d, math.inf) + 1e-9
-                   for d, a in op.resources.items())
+        return self.nodes.fits(self.task.services[i], u)
+
+    def add(self, i: int, u: str) -> None:
+        self.nodes.place(self.task.services[i], u)
+
+    def remove(self, i: int, u: str) -> None:
+        self.nodes.remove(self.task.services[i], u)
 
     def route_fits(self, route: RouteOption, volume: float) -> bool:
         if not route.path:
@@ -59,10 +66,6 @@ class _Usage:
     def _bandwidth(self, a: str, b: str) -> float:
         hop = self.task.network.hop(a, b)
         return hop.link.bandwidth if hop is not None else 0.0
-
-    def add(self, i: int, u: str, sign: float = 1.0) -> None:
-        for d, a in self.task.state.op(self.task.services[i]).resources.items():
-            self.node[u][d] += sign * a
 
     def add_route(self, route: RouteOption, volume: float, sign: float = 1.0) -> None:
         if route.path and not route.dedicated:
@@ -117,7 +120,7 @@ def exact(task: PathTask, deadline: float) -> Outcome:
                 if i:
                     routes.pop()
                 usage.add_route(route, volume, -1.0)
-                usage.add(i, v, -1.0)
+                usage.remove(i, v)
 
     search(0, 0.0)
     return Outcome(best[0] if best else None, not stopped, explored)
@@ -167,7 +170,9 @@ def diffuse(task: PathTask, deadline: float, rng: random.Random, *, prune: str,
                 if x > 1:
                     routes = (*routes, RouteOption((), 0.0, True))  # co-located hop
                 elif j and msg.trail:
-                    route = RouteOption(msg.trail, _trail_cost(task, msg.trail), True)
+                    links = task.network.route(msg.trail)
+                    assert links is not None  # map messages travel over dedicated links
+                    route = RouteOption(msg.trail, links.cost, True)
                     routes = (*routes, route)
                     cost += task.volume[j - 1] * route.cost
                 placed = (*placed, v)
@@ -214,14 +219,6 @@ def _forward(prune: str, seen: dict[tuple[str, int], float], v: str, prefix: int
         start, decay = anneal
         return rng.random() < start * math.exp(-decay * prefix)
     return False
-
-
-def _trail_cost(task: PathTask, trail: tuple[str, ...]) -> float:
-    total = 0.0
-    for a, b in itertools.pairwise(trail):
-        hop = task.network.hop(a, b)
-        total += hop.link.cost if hop is not None else math.inf
-    return total
 
 
 def _feasible(task: PathTask, placed: tuple[str, ...], routes: tuple[RouteOption, ...]) -> bool:

@@ -3,9 +3,8 @@ what a map of it onto the platform is, costs and uses (models.md sec. 6).
 
 A hop t_i -> t_(i+1) between different nodes travels either a simple route of dedicated
 links with at most ``max_null`` forwarding-only nodes, or one opportunistic link (Alg. 3).
-Maps are compared by cost (additive over links, per byte), then, as sec. 4.3 says: a lower
-load-balance factor unless the two are within 0.1, more hops on dedicated links, fewer
-hops on public links.
+Maps are ranked by cost (additive over links, per byte), then as sec. 4.3 says: a lower
+load-balance factor (in bands of 0.1), more hops on dedicated links, fewer on public links.
 """
 
 from __future__ import annotations
@@ -14,13 +13,13 @@ import math
 from dataclasses import dataclass, field
 
 from streamplace.errors import InputError
-from streamplace.model.evaluate.paths import node_load
+from streamplace.model.evaluate.paths import load_balance
 from streamplace.model.network import Network
 from streamplace.solve.heuristics.common import Placement
 from streamplace.solve.result import Instance
 
 MAX_NULL = 2
-COST_TOLERANCE = 1e-9
+COST_DIGITS = 12  # costs equal to this many decimals tie
 LOAD_BALANCE_BAND = 0.1
 
 
@@ -60,22 +59,17 @@ class PathTask:
         return self._routes[(u, v)]
 
     def _dedicated(self, u: str, v: str) -> list[tuple[tuple[str, ...], float]]:
-        found: list[tuple[tuple[str, ...], float]] = []
+        found: list[tuple[str, ...]] = []
 
-        def walk(path: list[str], cost: float) -> None:
-            here = path[-1]
-            for nb in self.network.dedicated_neighbours(here):
-                if nb in path:
-                    continue
-                hop = self.network.hop(here, nb)
-                assert hop is not None
+        def walk(path: tuple[str, ...]) -> None:
+            for nb in self.network.dedicated_neighbours(path[-1]):
                 if nb == v:
-                    found.append(((*path, nb), cost + hop.link.cost))
-                elif len(path) - 1 < self.max_null:
-                    walk([*path, nb], cost + hop.link.cost)
+                    found.append((*path, nb))
+                elif nb not in path and len(path) - 1 < self.max_null:
+                    walk((*path, nb))
 
-        walk([u], 0.0)
-        return found
+        walk((u,))
+        return [(p, _route_cost(self.network, p)) for p in found]
 
     def cheapest(self, u: str, v: str) -> float:
         options = self.routes(u, v)
@@ -91,30 +85,29 @@ class Map:
     dedicated: int
     public: int
 
+    def rank(self) -> tuple[float, int, int, int, float, tuple[str, ...]]:
+        """Sec. 4.3's order as a total one: cost, then the load-balance factor in bands of
+        0.1 (the paper's "within 0.1" is not transitive, so no best map would exist under
+        it), then more dedicated hops, fewer public hops, lower balance, node names."""
+        return (round(self.cost, COST_DIGITS), math.floor(self.load_balance / LOAD_BALANCE_BAND),
+                -self.dedicated, self.public, self.load_balance, self.nodes)
+
     def better_than(self, other: Map) -> bool:
-        scale = max(1.0, abs(self.cost), abs(other.cost))
-        if abs(self.cost - other.cost) > COST_TOLERANCE * scale:
-            return self.cost < other.cost
-        if abs(self.load_balance - other.load_balance) > LOAD_BALANCE_BAND:
-            return self.load_balance < other.load_balance
-        if self.dedicated != other.dedicated:
-            return self.dedicated > other.dedicated
-        if self.public != other.public:
-            return self.public < other.public
-        return (self.load_balance, self.nodes) < (other.load_balance, other.nodes)
+        return self.rank() < other.rank()
 
 
 def build_map(task: PathTask, nodes: tuple[str, ...], routes: tuple[RouteOption, ...]) -> Map:
     cost = sum(task.volume[i] * r.cost for i, r in enumerate(routes))
     dedicated = sum(1 for r in routes if r.path and r.dedicated)
     public = sum(1 for r in routes if r.path and not r.dedicated)
-    use: dict[str, dict[str, float]] = {}
-    for i, u in enumerate(nodes):
-        for dim, amount in task.state.op(task.services[i]).resources.items():
-            use.setdefault(u, {}).setdefault(dim, 0.0)
-            use[u][dim] += amount
-    balance = sum(node_load(task.network, u, use.get(u, {})) for u in set(nodes))
-    return Map(nodes, routes, cost, balance / len(set(nodes)), dedicated, public)
+    placement = {op: {u: 1} for op, u in zip(task.services, nodes, strict=True)}
+    balance = load_balance(task.state.graph, task.network, placement)
+    return Map(nodes, routes, cost, balance, dedicated, public)
+
+
+def _route_cost(network: Network, path: tuple[str, ...]) -> float:
+    route = network.route(path)
+    return route.cost if route is not None else math.inf
 
 
 def path_task(instance: Instance, max_null: int) -> PathTask:
