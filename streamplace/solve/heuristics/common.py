@@ -9,7 +9,10 @@ constraint is reported as the method's failure, never returned.
 from __future__ import annotations
 
 import math
+import random
+import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -19,7 +22,7 @@ from streamplace.model.graph import AppGraph, build_graph
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.conclude import conclude
-from streamplace.solve.result import Instance, SolveResult, SolveStatus
+from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 
 def replica_count(op: Operator, rate: float) -> int:
@@ -120,3 +123,24 @@ def finish(method: str, instance: Instance, placement: dict[str, dict[str, int]]
     return conclude(method, instance, Plan.model_validate({"placement": placement}),
                     SolveStatus.FEASIBLE, started=started, info=dict(info or {}),
                     objective_metric=objective_metric)
+
+
+Place = Callable[[Placement, random.Random, float], dict[str, object] | None]
+
+
+def run_placement(method: str, instance: Instance, options: SolveOptions, place: Place,
+                  objective_metric: str = "utility") -> SolveResult:
+    """Run a constructive heuristic: ``place(state, rng, deadline)`` fills an empty
+    placement (and may return statistics); a :class:`PlacementFailure` becomes the method's
+    failure, anything placed goes through :func:`finish`."""
+    started = time.perf_counter()
+    deadline = started + options.time_limit if options.time_limit is not None else math.inf
+    state = Placement.empty(instance)
+    try:
+        info = place(state, random.Random(options.seed), deadline) or {}
+    except PlacementFailure as exc:
+        return SolveResult(SolveStatus.ERROR, method, seconds=time.perf_counter() - started,
+                           message=f"{method} failed: {exc}")
+    return finish(method, instance, state.nodes, started,
+                  {"seed": options.seed, "instances": sum(state.counts.values()), **info},
+                  objective_metric=objective_metric)

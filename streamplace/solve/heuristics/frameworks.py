@@ -15,30 +15,17 @@ has them fixed before it starts.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
-from streamplace.solve.heuristics.common import Placement, PlacementFailure, finish
+from streamplace.solve.heuristics.common import Placement, PlacementFailure, run_placement
 from streamplace.solve.registry import register
-from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
-
-
-def _run(method: str, instance: Instance, place: Callable[[Placement], None]) -> SolveResult:
-    started = time.perf_counter()
-    state = Placement.empty(instance)
-    try:
-        place(state)
-    except PlacementFailure as exc:
-        return SolveResult(SolveStatus.ERROR, method, seconds=time.perf_counter() - started,
-                           message=f"{method} failed: {exc}")
-    return finish(method, instance, state.nodes, started,
-                  {"instances": sum(state.counts.values())})
+from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
 
 def _method(name: str, place: Callable[[Placement], None],
             ) -> Callable[[Instance, SolveOptions], SolveResult]:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
-        return _run(name, instance, place)
+        return run_placement(name, instance, options, lambda state, rng, deadline: place(state))
 
     return solve
 

@@ -24,9 +24,9 @@ import numpy as np
 
 from streamplace.errors import InputError
 from streamplace.model.costspace import CostSpace, cost_space
-from streamplace.solve.heuristics.common import Placement, PlacementFailure, finish
+from streamplace.solve.heuristics.common import Place, Placement, PlacementFailure, run_placement
 from streamplace.solve.registry import register
-from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
 K_NEAREST = 10
 TOLERANCE = 1e-9  # of the space's extent: when relaxation stops moving
@@ -210,19 +210,8 @@ def random_placement(state: Placement, rng: random.Random) -> None:
             _place_random(state, op, rng)
 
 
-def _run(method: str, instance: Instance, options: SolveOptions,
-         place: Callable[[Placement, random.Random, float], dict[str, object] | None],
-         ) -> SolveResult:
-    started = time.perf_counter()
-    deadline = started + options.time_limit if options.time_limit is not None else math.inf
-    state = Placement.empty(instance)
-    try:
-        info = place(state, random.Random(options.seed), deadline) or {}
-    except PlacementFailure as exc:
-        return SolveResult(SolveStatus.ERROR, method, seconds=time.perf_counter() - started,
-                           message=f"{method} failed: {exc}")
-    return finish(method, instance, state.nodes, started, {"seed": options.seed, **info},
-                  objective_metric="network_usage")
+def _run(method: str, instance: Instance, options: SolveOptions, place: Place) -> SolveResult:
+    return run_placement(method, instance, options, place, objective_metric="network_usage")
 
 
 def _relaxation(instance: Instance, options: SolveOptions) -> SolveResult:
