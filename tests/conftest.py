@@ -101,3 +101,36 @@ def feasible_or_failed(name: str, result: Any, instance: Any) -> Evaluation | No
     ev = evaluate(instance.app, instance.infra, result.plan, instance.objective)
     assert ev.violations == []
     return ev
+
+
+def best_feasible(instance: Any, sizes: Callable[[Operator], Iterable[int]],
+                  value: Callable[[Evaluation], float], method: str | None = None,
+                  maximise: bool = False) -> float | None:
+    """Brute force: the best ``value`` over every plan of :func:`placements` the evaluator
+    finds feasible (None if none is)."""
+    best = None
+    for plan in placements(instance.app, instance.infra, sizes, method):
+        ev = evaluate(instance.app, instance.infra, plan, instance.objective)
+        if ev.violations:
+            continue
+        v = value(ev)
+        if best is None or (v > best if maximise else v < best):
+            best = v
+    return best
+
+
+def heuristic_plans(names: Iterable[str], instance: Any, options: Any,
+                    required: bool = True) -> list[tuple[str, Any, Evaluation]]:
+    """Run each heuristic; each fails out loud or plans feasibly (:func:`feasible_or_failed`).
+    Returns (name, result, evaluation) of those that planned; unless ``required`` is False,
+    at least one must have."""
+    from streamplace.solve import get_method
+
+    planned = []
+    for name in names:
+        result = get_method(name).solve(instance, options)
+        ev = feasible_or_failed(name, result, instance)
+        if ev is not None:
+            planned.append((name, result, ev))
+    assert planned or not required, "every heuristic failed"
+    return planned

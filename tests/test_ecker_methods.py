@@ -13,7 +13,7 @@ from streamplace.model.graph import build_graph
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 from streamplace.solve.heuristics.common import replica_count
 
-from .conftest import feasible_or_failed, make_app, make_infra, placements
+from .conftest import best_feasible, heuristic_plans, make_app, make_infra
 from .test_odrp_exact import random_instance
 
 METHODS = ("hill-climbing", "ant-system", "hybrid")
@@ -22,29 +22,18 @@ METHODS = ("hill-climbing", "ant-system", "hybrid")
 def best_score(instance: Instance) -> float | None:
     """Brute force over every placement with the methods' replica counts."""
     rates = build_graph(instance.app).input_rates
-    best = None
-    for plan in placements(instance.app, instance.infra,
-                           lambda op: [replica_count(op, rates[op.id])], "hill-climbing"):
-        ev = evaluate(instance.app, instance.infra, plan)
-        if not ev.violations and (best is None or ev.ecker.score < best):
-            best = ev.ecker.score
-    return best
+    return best_feasible(instance, lambda op: [replica_count(op, rates[op.id])],
+                         lambda ev: ev.ecker.score, method="hill-climbing")
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_feasible_and_never_better_than_brute_force(seed):
     instance = random_instance(seed)
     optimum = best_score(instance)
-    planned = 0
-    for name in METHODS:
-        result = get_method(name).solve(instance, SolveOptions(seed=seed, time_limit=2))
-        ev = feasible_or_failed(name, result, instance)
-        if ev is None:
-            continue
-        planned += 1
+    options = SolveOptions(seed=seed, time_limit=2)
+    for name, result, ev in heuristic_plans(METHODS, instance, options):
         assert ev.ecker.score == pytest.approx(result.solver["score"])  # one scoring
         assert optimum is not None and ev.ecker.score >= optimum - 1e-12, name
-    assert planned, "every method failed"
 
 
 def test_same_seed_same_plan_and_time_limit_respected():

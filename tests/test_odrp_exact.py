@@ -17,7 +17,7 @@ from streamplace.model.evaluate import evaluate
 from streamplace.model.objective import Objective
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 
-from .conftest import make_app, make_infra, placements
+from .conftest import best_feasible, make_app, make_infra
 
 METRICS = ("traffic", "network_usage", "elastic_energy")
 
@@ -59,12 +59,7 @@ def brute_force(instance: Instance, single_replica: bool = False) -> float | Non
         cap = 1 if single_replica and op.replicas is None else op.replica_cap
         return range(op.min_replicas, cap + 1)
 
-    best = None
-    for plan in placements(instance.app, instance.infra, sizes):
-        ev = evaluate(instance.app, instance.infra, plan, instance.objective)
-        if not ev.violations and (best is None or ev.utility.value > best):
-            best = ev.utility.value
-    return best
+    return best_feasible(instance, sizes, lambda ev: ev.utility.value, maximise=True)
 
 
 @pytest.mark.parametrize("seed", range(14))
