@@ -236,3 +236,24 @@ def test_cli_relaxation_reports_the_embedding_and_writes_a_plan(tmp_path):
                                 sample("edge-cloud", "infrastructure.yaml"),
                                 str(tmp_path / "plan.yaml")])
     assert check.exit_code == 0, check.output
+
+
+def test_relaxation_widens_the_search_beyond_k_nearest_when_they_are_full():
+    # 15 one-slot nodes on a line; 11 replicas fill the 10 nearest, then k doubles
+    nodes = [{"id": f"n{k:02d}", "resources": 1, "coordinates": [0.001 * k, 0.0, 0.0]}
+             for k in range(15)]
+    links = [{"from": a["id"], "to": b["id"],
+              "delay": abs(a["coordinates"][0] - b["coordinates"][0])}
+             for i, a in enumerate(nodes) for b in nodes[i + 1:]]
+    infra = make_infra({"name": "line", "nodes": nodes, "links": links})
+    app_ = make_app({"name": "q", "operators": [
+        {"id": "p", "candidates": ["n00"], "resources": 0.0},
+        {"id": "agg", "replicas": 11},
+        {"id": "c", "candidates": ["n14"], "resources": 0.0}],
+        "streams": [{"from": "p", "to": "agg", "rate": 1.0},
+                    {"from": "agg", "to": "c", "rate": 1.0}]})
+    result = get_method("relaxation").solve(Instance(app_, infra), SolveOptions())
+    assert result.status == SolveStatus.FEASIBLE, result.message
+    centre = 0.007  # the equal-weight centroid of n00 and n14
+    nearest = sorted(nodes, key=lambda n: (abs(n["coordinates"][0] - centre), n["id"]))[:11]
+    assert result.plan.placement["agg"] == {n["id"]: 1 for n in nearest}
