@@ -68,3 +68,9 @@ class SolverError(StreamplaceError):
     """The solver failed or stopped without any feasible plan."""
 
     exit_code = 3
+
+
+class EngineError(StreamplaceError):
+    """The data engine (Spark) could not start or failed while running the pipeline."""
+
+    exit_code = 3

@@ -134,3 +134,25 @@ def heuristic_plans(names: Iterable[str], instance: Any, options: Any,
             planned.append((name, result, ev))
     assert planned or not required, "every heuristic failed"
     return planned
+
+
+@pytest.fixture(scope="session")
+def spark_logs(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Event logs of real Spark jobs (tests/spark_jobs.py), written once per test run."""
+    from .spark_jobs import write_logs
+
+    return write_logs(tmp_path_factory.mktemp("eventlogs"))
+
+
+@pytest.fixture(scope="session")
+def spark(spark_logs: Any) -> Iterator[Any]:
+    """The one extraction session every Spark test shares (after the logs are written)."""
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.Builder().master("local[2]").appName("streamplace-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.eventLog.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.log.level", "ERROR").getOrCreate())
+    yield session
+    session.stop()

@@ -25,7 +25,7 @@ from streamplace.cli.render import (
 )
 from streamplace.errors import InputError
 from streamplace.io.junit import write_junit
-from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.io.readers import build_document, read_instance, read_plan_for
 from streamplace.io.schema import json_schema
 from streamplace.io.writers import (
     atomic_write,
@@ -35,9 +35,12 @@ from streamplace.io.writers import (
     json_text,
     plan_document,
 )
+from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
 from streamplace.model.explain import explain
+from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.network import Network
+from streamplace.model.source import SourceMap
 from streamplace.model.validation import Thresholds, run_checks
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 from streamplace.solve.compare import attempt, compare_rows
@@ -301,6 +304,67 @@ def explain_cmd(application: AppArg, infrastructure: InfraArg, plan: PlanArg,
             "violations": [asdict(v) for v in ex.evaluation.violations]}))
     else:
         render_explanation(console(), ex, f"{app_.name} on {infra.name}: why {plan}")
+
+
+class Engine(enum.StrEnum):
+    spark = "spark"
+    python = "python"
+
+
+@app.command("extract")
+@handle_errors
+def extract_cmd(
+    eventlogs: Annotated[list[str], typer.Argument(
+        metavar="EVENTLOG...", help="Event log files, rolling eventlog_v2_* directories or "
+                                    "folders of logs (spark.eventLog.dir).")],
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="Write the application here (default: stdout).")] = None,
+    infrastructure_out: Annotated[str | None, typer.Option(
+        "--infrastructure-out", help="Write an infrastructure skeleton here: one processor "
+                                     "per executor host, resources = cores.")] = None,
+    master: Annotated[str | None, typer.Option(
+        help="Spark master to read on (default: the spark-submit one, else local[*]).")] = None,
+    app_id: Annotated[str | None, typer.Option(
+        "--app-id", help="Which application, when the paths hold several.")] = None,
+    engine: Annotated[Engine, typer.Option(
+        help="spark: read on Spark (default); python: in this process, no JVM.")] = Engine.spark,
+    format_: Annotated[PlanFormat | None, typer.Option(
+        "--format", help="Output format (default: from -o's extension, else yaml).")] = None,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Extract: an application (and infrastructure skeleton) from Spark event logs."""
+    from streamplace.cli.render_extract import reading_progress, render_extraction
+    from streamplace.io.eventlog import extract
+
+    _guard_output(output, *eventlogs)
+    _guard_output(infrastructure_out, *eventlogs, output)
+    con = console()
+    with reading_progress(con, "reading event log", enabled=not quiet) as progress:
+        result = extract(eventlogs, app_id=app_id, master=master, engine=engine.value,
+                         progress=progress)
+    application, infrastructure = result.application_document(), \
+        result.infrastructure_document()
+    # what is written must read back: a document the solvers reject is a bug, said here
+    build_document(Application, application, SourceMap("<extracted application>"))
+    build_document(Infrastructure, infrastructure, SourceMap("<extracted infrastructure>"))
+    if not quiet:
+        render_extraction(con, result)
+    fmt_ = format_for(output, format_.value if format_ else None)
+    if infrastructure_out:
+        atomic_write(infrastructure_out,
+                     dumps(infrastructure, format_for(infrastructure_out,
+                                                      format_.value if format_ else None)))
+        if not quiet:
+            con.print(f"infrastructure skeleton written to {infrastructure_out}")
+    if output:
+        atomic_write(output, dumps(application, fmt_))
+        if not quiet:
+            con.print(f"application written to {output}")
+    if json_:
+        print(json_text({"status": "ok", "application": application,
+                         "infrastructure": infrastructure, "report": result.report()}))
+    elif not output:
+        sys.stdout.write(dumps(application, fmt_))
 
 
 @app.command("schema")

@@ -1,0 +1,310 @@
+"""An application (and an infrastructure skeleton) from a log's :class:`Digest` (models.md 8).
+
+- Operators: one per stage that ran; in a Structured Streaming query, the stages every
+  micro-batch repeats collapse into one operator per position in the batch's stage graph
+  (the path from the batch job's final stage through its ``Parent IDs``, skipped stages
+  included, so a batch that skips a stage keeps the positions of the others).
+- Rates: records over one observation window shared by every stream, so relative rates are
+  relative record counts: the span of the streaming queries' progress events, else first job
+  start to last job end.
+- service_rate: records the operator consumed (input records, shuffle records read,
+  broadcast rows received) per second of executor run time; a stage that consumed nothing
+  measurable (a parallelized collection, a generated range) is rated by the records it
+  produced instead. max_replicas: the stage's task count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.errors import InputError
+from streamplace.io.eventlog.digest import (
+    FIRST_LAUNCH,
+    IN_REC,
+    LAST_FINISH,
+    OK,
+    OUT_REC,
+    READ_REC,
+    RUN_MS,
+    WRITE_REC,
+    Digest,
+)
+from streamplace.io.eventlog.lineage import lineage
+
+Group = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class ExtractedOperator:
+    id: str
+    name: str
+    stages: tuple[int, ...]
+    tasks: int
+    consumed: float
+    produced: float
+    run_seconds: float
+    service_rate: float | None
+    input_rate: float | None
+
+
+@dataclass(frozen=True)
+class ExtractedStream:
+    source: str
+    target: str
+    kind: str
+    records: float
+    bytes: float
+    rate: float
+    tuple_size: float | None
+
+
+@dataclass
+class Extraction:
+    """What ``streamplace extract`` found, and what it had to leave aside."""
+
+    app_id: str
+    app_name: str
+    window: float
+    window_basis: str
+    operators: list[ExtractedOperator]
+    streams: list[ExtractedStream]
+    hosts: dict[str, int]
+    skipped_stages: int
+    unresolved_reads: int
+    unreported_stages: int
+    counts: dict[str, int]
+    ignored_events: int
+    damage: list[str]
+    warnings: list[str] = field(default_factory=list)
+    files: int = 0
+    log_bytes: int = 0
+
+    def application_document(self) -> dict[str, Any]:
+        ops = []
+        for op in self.operators:
+            entry: dict[str, Any] = {"id": op.id, "name": op.name}
+            if op.service_rate is not None:
+                entry["service_rate"] = _round(op.service_rate)
+            if op.input_rate is not None:
+                entry["input_rate"] = _round(op.input_rate)
+            entry["max_replicas"] = max(1, op.tasks)
+            ops.append(entry)
+        streams = []
+        for s in self.streams:
+            entry = {"from": s.source, "to": s.target, "rate": _round(s.rate)}
+            if s.tuple_size is not None:
+                entry["tuple_size"] = _round(s.tuple_size)
+            streams.append(entry)
+        return {"schema": "streamplace/application/v1", "name": self.app_name,
+                "description": f"extracted from Spark event log {self.app_id}: rates over "
+                               f"{self.window:.6g} s ({self.window_basis})",
+                "operators": ops, "streams": streams}
+
+    def report(self) -> dict[str, Any]:
+        """What was read and what was left aside, for ``--json`` and scripts."""
+        return {"app_id": self.app_id, "files": self.files, "bytes": self.log_bytes,
+                "window": self.window, "window_basis": self.window_basis,
+                "operators": [{"id": o.id, "stages": list(o.stages), "tasks": o.tasks,
+                               "records_in": o.consumed, "records_out": o.produced,
+                               "run_seconds": o.run_seconds} for o in self.operators],
+                "streams": [{"from": s.source, "to": s.target, "kind": s.kind,
+                             "records": s.records, "bytes": s.bytes} for s in self.streams],
+                "skipped_stages": self.skipped_stages,
+                "unresolved_reads": self.unresolved_reads,
+                "unreported_stages": self.unreported_stages, "counts": self.counts,
+                "ignored_events": self.ignored_events, "damage": self.damage,
+                "warnings": self.warnings}
+
+    def infrastructure_document(self) -> dict[str, Any]:
+        return {"schema": "streamplace/infrastructure/v1", "name": f"{self.app_id}-executors",
+                "nodes": [{"id": host, "role": "processor", "resources": cores}
+                          for host, cores in sorted(self.hosts.items())]}
+
+
+def _round(value: float) -> float:
+    return float(f"{value:.6g}")
+
+
+def extract_application(d: Digest, app_id: str) -> Extraction:
+    ran = {sid for sid, stage in d.stages.items() if stage["ran"]}
+    if not ran:
+        raise InputError.single("no stage ran in this event log",
+                                "extract a log of an application that ran at least one job",
+                                file=app_id)
+    graph = lineage(d, ran)
+    groups, unreported = _groups(d, ran)
+    window, basis = _window(d)
+    members: dict[Group, list[int]] = defaultdict(list)
+    for sid in sorted(ran - unreported):
+        members[groups[sid]].append(sid)
+    ids = _operator_ids(d, members)
+
+    flows: dict[tuple[Group, Group, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    received: dict[Group, float] = defaultdict(float)
+    for s in graph.streams:
+        src, dst = groups[s.writer], groups[s.reader]
+        if src == dst or s.writer in unreported or s.reader in unreported:
+            continue
+        flows[src, dst, s.kind][0] += s.records
+        flows[src, dst, s.kind][1] += s.bytes
+        if s.kind == "broadcast":
+            received[dst] += s.records
+    fed = {dst for _, dst, _ in flows}
+
+    operators = []
+    for group, sids in members.items():
+        totals = [sum(d.tasks[s][i] for s in sids if s in d.tasks) for i in range(OUT_REC + 1)]
+        consumed = totals[IN_REC] + totals[READ_REC] + received[group]
+        produced = totals[WRITE_REC] + totals[OUT_REC]
+        basis_records = consumed or produced
+        run = totals[RUN_MS] / 1000.0
+        operators.append(ExtractedOperator(
+            id=ids[group], name=_operator_name(d, graph.sql_names, group, sids),
+            stages=tuple(sids), tasks=max(d.stages[s]["tasks"] for s in sids),
+            consumed=consumed, produced=produced, run_seconds=run,
+            service_rate=basis_records / run if basis_records > 0 and run > 0 else None,
+            input_rate=(totals[IN_REC] / window
+                        if group not in fed and totals[IN_REC] > 0 else None)))
+    streams = [ExtractedStream(ids[src], ids[dst], kind, rec, size, rec / window,
+                               size / rec if rec > 0 else None)
+               for (src, dst, kind), (rec, size) in sorted(
+                   flows.items(), key=lambda kv: (ids[kv[0][0]], ids[kv[0][1]]))]
+    counts = {k: int(v) for k, v in d.counts.items()}
+    return Extraction(
+        app_id=app_id, app_name=str(d.app.get("name") or app_id), window=window,
+        window_basis=basis, operators=sorted(operators, key=lambda o: o.stages[0]),
+        streams=streams, hosts=_hosts(d), skipped_stages=len(d.stages) - len(ran),
+        unresolved_reads=graph.unresolved, unreported_stages=len(unreported), counts=counts,
+        ignored_events=sum(d.ignored.values()), damage=list(d.damage))
+
+
+def _groups(d: Digest, ran: set[int]) -> tuple[dict[int, Group], set[int]]:
+    """The operator each ran stage belongs to: itself, or its position in a micro-batch.
+
+    Also returns the stages of micro-batches the query never reported progress for (one
+    stopped mid-batch): they fall outside the observation window, so they are not counted.
+    """
+    job_of: dict[int, int] = {}
+    batches: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for jid in sorted(d.jobs):
+        job = d.jobs[jid]
+        for sid, _ in job.get("stages", []):
+            job_of.setdefault(sid, jid)
+        if job.get("query") is not None and job.get("batch") is not None:
+            batches[job["query"], job["batch"]].append(jid)
+    reported = {(query, batch) for query, _, _, batch, _ in d.progress}
+    groups: dict[int, Group] = {}
+    unreported: set[int] = set()
+    for (query, batch), jids in batches.items():
+        for ordinal, jid in enumerate(sorted(jids)):
+            for sid, position in _positions(d.jobs[jid]["stages"]).items():
+                if sid in ran and job_of.get(sid) == jid:
+                    groups[sid] = ("query", query, ordinal, position)
+                    if (query, batch) not in reported:
+                        unreported.add(sid)
+    return {sid: groups.get(sid, ("stage", sid)) for sid in ran}, unreported
+
+
+def _positions(stages: list[list[Any]]) -> dict[int, str]:
+    """Each stage's path from the job's final stage, e.g. ``r``, ``r.0``, ``r.0.1``.
+
+    >>> _positions([[4, []], [5, [4]], [6, [5]], [7, [4]]])
+    {7: 'r', 4: 'r.0'}
+    >>> _positions([[1, []], [2, [1]], [3, [2, 1]]])
+    {3: 'r', 1: 'r.0', 2: 'r.1'}
+    """
+    parents = {sid: sorted(ps) for sid, ps in stages}
+    referenced = {p for ps in parents.values() for p in ps}
+    final = max((sid for sid in parents if sid not in referenced), default=None)
+    if final is None:
+        return {}
+    position = {final: "r"}
+    queue = [final]
+    while queue:
+        sid = queue.pop(0)
+        for i, parent in enumerate(parents.get(sid, [])):
+            if parent not in position:
+                position[parent] = f"{position[sid]}.{i}"
+                queue.append(parent)
+    return position
+
+
+def _window(d: Digest) -> tuple[float, str]:
+    if len(d.progress) >= 2:
+        stamps = [p[2] for p in d.progress]
+        span = (max(stamps) - min(stamps)) / 1000.0
+        if span > 0:
+            return span, "streaming progress, first to last"
+    starts = [j["submit"] for j in d.jobs.values() if "submit" in j]
+    ends = [j["end"] for j in d.jobs.values() if "end" in j]
+    if starts and ends and max(ends) > min(starts):
+        return (max(ends) - min(starts)) / 1000.0, "first job start to last job end"
+    finishes = [t[LAST_FINISH] for t in d.tasks.values() if t[OK] > 0]
+    launches = [t[FIRST_LAUNCH] for t in d.tasks.values() if t[OK] > 0]
+    if finishes and launches and max(finishes) > min(launches):
+        return (max(finishes) - min(launches)) / 1000.0, "first task launch to last task end"
+    raise InputError.single("the log spans no measurable time (no finished job or task)",
+                            "extract a log of an application whose jobs finished")
+
+
+_CALLSITE = re.compile(r"^(?P<op>\S+) at (?:.*/)?(?P<where>[^/]+)$")
+
+
+def _short(stage_name: str) -> str:
+    """``reduceByKey at /jobs/etl.py:21`` -> ``reduceByKey at etl.py:21``.
+
+    >>> _short("reduceByKey at /tmp/jobs/etl.py:21")
+    'reduceByKey at etl.py:21'
+    """
+    match = _CALLSITE.match(stage_name)
+    if match is None:
+        return stage_name
+    if match.group("where").startswith("NativeMethodAccessorImpl"):
+        return match.group("op")
+    return f"{match.group('op')} at {match.group('where')}"
+
+
+def _operator_name(d: Digest, sql: dict[int, list[str]], group: Group, sids: list[int]) -> str:
+    rep = sids[-1]
+    nodes = sql.get(rep) or next((sql[s] for s in reversed(sids) if s in sql), [])
+    label = " > ".join(nodes[:6]) + (" > …" if len(nodes) > 6 else "") if nodes else \
+        _short(d.stages[rep]["name"])
+    if group[0] == "query":
+        return f"{label} (query {group[1][:8]}, {len(sids)} micro-batch stages)"
+    return f"{label} (stage {rep})"
+
+
+def _operator_ids(d: Digest, members: dict[Group, list[int]]) -> dict[Group, str]:
+    """``s<stage>`` for a stage, ``<query>.<position>`` for a micro-batch position."""
+    names: dict[str, str] = {}
+    for query, name, *_ in sorted(d.progress):
+        names.setdefault(query, name)
+    labels: dict[str, str] = {}
+    for group in members:
+        if group[0] == "query" and group[1] not in labels:
+            given = re.sub(r"[^A-Za-z0-9_-]+", "-", names.get(group[1], "")).strip("-")
+            labels[group[1]] = given or f"q{len(labels)}"
+    ids = {}
+    for group, sids in members.items():
+        if group[0] == "stage":
+            ids[group] = f"s{sids[0]}"
+        else:
+            _, query, ordinal, position = group
+            job = f"j{ordinal}." if ordinal else ""
+            ids[group] = f"{labels[query]}.{job}{position}"
+    return ids
+
+
+def _hosts(d: Digest) -> dict[str, int]:
+    """Cores per executor host; the driver counts only when it ran the tasks (local mode)."""
+    executors = {k: v for k, v in d.executors.items() if k != "driver"} or d.executors
+    hosts: dict[str, int] = defaultdict(int)
+    for host, cores in executors.values():
+        hosts[host] += cores
+    if not hosts:
+        match = re.match(r"local\[(\d+)", str(d.app.get("master", "")))
+        hosts["localhost"] = int(match.group(1)) if match else 1
+    return dict(hosts)

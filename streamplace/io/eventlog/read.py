@@ -1,0 +1,159 @@
+"""Reading an event log into one :class:`Digest`: on Spark, or in this process.
+
+On Spark (the default), files are read where the executors run: plain files as splittable
+text, compressed files whole (a codec stream cannot be split) and decoded inside the
+executor, since Spark's own readers know none of the event-log stream formats. Each
+partition yields one digest; a tree reduction merges them, so the driver receives one
+digest, never log lines.
+
+The single-process reader runs the very same digest over the files in order; it serves
+small logs without a JVM and is the baseline the extraction benchmark compares against.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from streamplace.errors import EngineError
+from streamplace.io.eventlog.codecs import decoded_chunks, lines_of
+from streamplace.io.eventlog.digest import Digest
+from streamplace.io.eventlog.layout import EventLog, split_name
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+Progress = Callable[[float, float], None]        # (done, total), in the reader's own unit
+
+_SPLIT = 32 << 20                                # bytes of plain log per Spark partition
+
+
+def digest_stream(stream: BinaryIO, codec: str | None, label: str,
+                  digest: Digest | None = None) -> Digest:
+    """Fold one (possibly compressed) file into ``digest``."""
+    digest = digest if digest is not None else Digest()
+
+    def damaged(what: str) -> None:
+        digest.damage.append(f"{label}: {what}")
+        digest.counts["damaged streams"] += 1
+
+    for line in lines_of(decoded_chunks(stream, codec, damaged)):
+        digest.add_line(line)
+    return digest
+
+
+class _Counting:
+    """A read-only file wrapper that reports how many bytes were read so far."""
+
+    def __init__(self, raw: BinaryIO, seen: Callable[[int], None]) -> None:
+        self._raw, self._seen = raw, seen
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self._seen(len(data))
+        return data
+
+
+def read_locally(log: EventLog, progress: Progress | None = None) -> Digest:
+    """One process, files in order (rolling segments in N order)."""
+    digest = Digest()
+    done = [0.0]
+
+    def seen(n: int) -> None:
+        done[0] += n
+        if progress is not None:
+            progress(done[0], float(log.size))
+
+    for f in log.files:
+        with open(f.path, "rb") as raw:
+            digest_stream(_Counting(raw, seen), f.codec, Path(f.path).name,  # type: ignore[arg-type]
+                          digest)
+    return digest
+
+
+# Spark ------------------------------------------------------------------------------------
+
+def _digest_lines(lines: Iterable[bytes]) -> Iterator[Digest]:
+    digest = Digest()
+    for line in lines:
+        digest.add_line(line)
+    yield digest
+
+
+def _digest_files(files: Iterable[tuple[str, bytes]]) -> Iterator[Digest]:
+    import io
+
+    digest = Digest()
+    for path, content in files:
+        name = path.rsplit("/", 1)[-1]
+        digest_stream(io.BytesIO(content), split_name(name)[1], name, digest)
+    yield digest
+
+
+def _merge(a: Digest, b: Digest) -> Digest:
+    return a.merge(b)
+
+
+def read_with_spark(log: EventLog, spark: SparkSession,
+                    progress: Progress | None = None) -> Digest:
+    """Read on ``spark``'s executors; ``progress`` gets (tasks done, tasks) while it runs."""
+    sc = spark.sparkContext
+    plain = [f for f in log.files if f.codec is None]
+    packed = [f for f in log.files if f.codec is not None]
+    parts = []
+    if plain:
+        splits = max(sc.defaultParallelism, math.ceil(sum(f.size for f in plain) / _SPLIT))
+        parts.append(sc.textFile(",".join(_uri(f.path) for f in plain), splits,
+                                 use_unicode=False)
+                     .mapPartitions(_digest_lines))  # type: ignore[arg-type]
+    if packed:
+        parts.append(sc.binaryFiles(",".join(_uri(f.path) for f in packed), len(packed))
+                     .mapPartitions(_digest_files))
+    rdd = parts[0] if len(parts) == 1 else sc.union(parts)
+    group = f"streamplace-extract-{id(rdd)}"
+    sc.setJobGroup(group, f"streamplace extract {log.app_id}")
+    stop = threading.Event()
+    watcher = None
+    if progress is not None:
+        watcher = threading.Thread(target=_watch, args=(sc, group, progress, stop), daemon=True)
+        watcher.start()
+    try:
+        digest: Digest = rdd.treeAggregate(Digest(), _merge, _merge)
+    except Exception as exc:  # Py4J and PySpark raise plain exceptions for failed jobs
+        raise EngineError(f"the Spark job reading {log.app_id} failed: "
+                          f"{_first_line(exc)}") from None
+    finally:
+        stop.set()
+        if watcher is not None:
+            watcher.join()
+    if progress is not None:
+        progress(1.0, 1.0)
+    return digest
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    errors = [line for line in lines if "Error:" in line or "Exception:" in line]
+    return (errors or lines or [type(exc).__name__])[-1].strip()
+
+
+def _uri(path: str) -> str:
+    return Path(path).resolve().as_uri()
+
+
+def _watch(sc: Any, group: str, progress: Progress, stop: threading.Event) -> None:
+    tracker = sc.statusTracker()
+    while not stop.wait(0.25):
+        done = total = 0
+        for job_id in tracker.getJobIdsForGroup(group):
+            job = tracker.getJobInfo(job_id)
+            for stage_id in job.stageIds if job else []:
+                stage = tracker.getStageInfo(stage_id)
+                if stage is not None:
+                    done += stage.numCompletedTasks
+                    total += stage.numTasks
+        if total:
+            progress(float(done), float(total))

@@ -1,0 +1,68 @@
+"""The Spark session the extraction runs on: ``local[*]`` by default, any master on request.
+
+Inside ``spark-submit`` (or a notebook that already has a session) the session in place is
+used as it is and left running; a session started here is stopped when the work is done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from streamplace.errors import EngineError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+# The pipeline's own console noise would interleave with the Rich progress on stderr.
+_QUIET = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+          "spark.log.level": "ERROR", "spark.eventLog.enabled": "false"}
+
+
+@contextlib.contextmanager
+def spark_session(master: str | None = None) -> Iterator[SparkSession]:
+    """The session to run on; ``master=None`` means the one in place, else ``local[*]``."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as exc:  # pragma: no cover - pyspark is a dependency
+        raise EngineError(f"PySpark is not installed ({exc}); pip install pyspark") from None
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        yield active
+        return
+    # a fresh builder: SparkSession.builder is shared and keeps earlier options
+    builder = SparkSession.Builder().appName("streamplace-extract")
+    for key, value in _QUIET.items():
+        builder = builder.config(key, value)
+    if master is not None or "PYSPARK_GATEWAY_PORT" not in os.environ:
+        builder = builder.master(master or "local[*]")
+    if (master or "local").startswith("local"):
+        # local workers must run this interpreter, which has the codecs installed
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # Py4J and PySpark raise plain exceptions when the JVM fails
+        raise EngineError(f"Spark did not start: {str(exc).strip().splitlines()[0]} — "
+                          "check that Java 17+ is installed (JAVA_HOME) and the --master "
+                          "URL is reachable") from None
+    try:
+        if not str(spark.sparkContext.master).startswith("local"):
+            _ship_package(spark)
+        yield spark
+    finally:
+        spark.stop()
+
+
+def _ship_package(spark: SparkSession) -> None:
+    """Executors on other machines need this package to decode and digest the log."""
+    root = Path(__file__).resolve().parents[2]
+    folder = tempfile.mkdtemp(prefix="streamplace-")
+    archive = shutil.make_archive(os.path.join(folder, "streamplace"), "zip",
+                                  root_dir=root.parent, base_dir=root.name)
+    spark.sparkContext.addPyFile(archive)

@@ -1,0 +1,248 @@
+"""``streamplace extract`` on event logs written by real Spark jobs (tests/spark_jobs.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from streamplace.cli.app import app
+from streamplace.errors import InputError
+from streamplace.io.eventlog import Extraction, extract
+from streamplace.io.eventlog.layout import find_event_log
+
+runner = CliRunner()
+
+
+def _ops(x: Extraction) -> dict[str, Any]:
+    return {op.id: op for op in x.operators}
+
+
+def _edges(x: Extraction) -> dict[tuple[str, str], Any]:
+    return {(s.source, s.target): s for s in x.streams}
+
+
+def _only(folder: Path, pattern: str) -> Path:
+    (found,) = sorted(folder.glob(pattern))
+    return found
+
+
+# SQL under AQE, rolling zstd ---------------------------------------------------------------
+
+def test_sql_join_graph_through_lineage_and_the_plan(spark_logs: Any, spark: Any) -> None:
+    rolling = _only(spark_logs.sql, "eventlog_v2_*")
+    assert sorted(p.suffix for p in rolling.glob("events_*")) == [".zstd"]
+    x = extract([str(spark_logs.sql)], spark=spark)
+    truth = spark_logs.truth["sql"]
+    ops = _ops(x)
+    assert len(ops) == 4
+    # AQE runs each query stage as its own job: later jobs list skipped copies as parents
+    assert x.skipped_stages > 0 and x.unresolved_reads == 0
+    by_role = {}
+    for op in x.operators:
+        if op.consumed == truth["orders"]:
+            by_role["orders"] = op
+        elif op.consumed == truth["customers"]:
+            by_role["customers"] = op
+    assert "Range" in by_role["orders"].name and "HashAggregate" in by_role["orders"].name
+    edges = _edges(x)
+    join = next(s.target for s in x.streams if s.kind == "broadcast")
+    final = next(t for (f, t) in edges if f == join)
+    assert "BroadcastHashJoin" in ops[join].name
+    assert set(edges) == {(by_role["customers"].id, join), (by_role["orders"].id, join),
+                          (join, final)}
+    broadcast = edges[by_role["customers"].id, join]
+    assert broadcast.kind == "broadcast" and broadcast.records == truth["customers"]
+    partial = edges[by_role["orders"].id, join]
+    assert partial.kind == "shuffle" and partial.records == truth["partial_aggregates"]
+    # the join stage's output: one partial aggregate per region and per reduce task
+    assert edges[join, final].records == truth["regions"] * ops[join].tasks
+    assert ops[join].consumed == truth["partial_aggregates"] + truth["customers"]
+    # one window for every stream: rates in the ratio of the records
+    for s in x.streams:
+        assert s.rate == pytest.approx(s.records / x.window)
+    assert x.window_basis.startswith("first job start")
+    assert by_role["orders"].input_rate == pytest.approx(truth["orders"] / x.window)
+    assert all(op.service_rate and op.service_rate > 0 for op in x.operators)
+
+
+# RDD chain, plain single file -----------------------------------------------------------
+
+def test_rdd_chain_record_ratios_and_task_counts(spark_logs: Any, spark: Any) -> None:
+    log = _only(spark_logs.rdd, "*")
+    assert log.is_file() and log.suffix == ""
+    x = extract([str(log)], spark=spark)
+    truth = spark_logs.truth["rdd"]
+    assert [op.id for op in x.operators] == ["s0", "s1", "s2"]
+    assert [op.name.split(" ")[0] for op in x.operators] == ["distinct", "repartition", "count"]
+    assert [op.tasks for op in x.operators] == [4, 4, 2]
+    edges = _edges(x)
+    assert set(edges) == {("s0", "s1"), ("s1", "s2")}
+    assert edges["s0", "s1"].records == truth["distinct_written"]
+    assert edges["s1", "s2"].records == truth["repartition_written"]
+    assert edges["s0", "s1"].rate / edges["s1", "s2"].rate == pytest.approx(4.0)
+    ops = _ops(x)
+    assert ops["s1"].consumed == truth["distinct_written"]
+    assert ops["s2"].consumed == truth["repartition_written"] == truth["count"]
+    # a parallelized collection reports no input: the source is rated by what it produced
+    assert ops["s0"].consumed == 0 and ops["s0"].produced == truth["distinct_written"]
+    assert ops["s0"].input_rate is None
+    assert ops["s1"].service_rate == pytest.approx(
+        truth["distinct_written"] / ops["s1"].run_seconds)
+    assert x.hosts and all(cores == 8 for cores in x.hosts.values())
+
+
+def test_spark_and_single_process_readers_agree(spark_logs: Any, spark: Any) -> None:
+    for folder in (spark_logs.sql, spark_logs.rdd, spark_logs.stream):
+        on_spark = extract([str(folder)], spark=spark)
+        local = extract([str(folder)], engine="python")
+        assert on_spark.application_document() == local.application_document()
+        assert on_spark.counts == local.counts
+
+
+# Structured Streaming, lz4 ---------------------------------------------------------------
+
+def _stamp(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def test_streaming_micro_batches_collapse(spark_logs: Any, spark: Any) -> None:
+    log = _only(spark_logs.stream, "*.lz4")
+    x = extract([str(log)], spark=spark)
+    progress = spark_logs.truth["stream"]["progress"]
+    assert len(progress) >= 4
+    assert len(x.operators) == 2 and len(x.streams) == 1
+    (stream,) = x.streams
+    source = _ops(x)[stream.source]
+    assert len(source.stages) >= len(progress) - 1   # one stage per batch that had rows
+    assert "MicroBatchScan" in source.name
+    # the window is the query's own: first to last progress report
+    span = _stamp(progress[-1]["timestamp"]) - _stamp(progress[0]["timestamp"])
+    assert x.window == pytest.approx(span, abs=1e-3)
+    rows = sum(p["rows"] for p in progress)
+    assert source.consumed == rows
+    assert source.input_rate == pytest.approx(rows / span)
+    assert source.input_rate == pytest.approx(200, rel=0.35)   # rowsPerSecond
+
+
+# layouts, codecs, damage ------------------------------------------------------------------
+
+def test_folder_of_many_applications_needs_app_id(spark_logs: Any, spark: Any) -> None:
+    with pytest.raises(InputError, match="--app-id"):
+        find_event_log([str(spark_logs.many)])
+    codecs = {}
+    for path in sorted(spark_logs.many.iterdir()):
+        if path.name.startswith("."):
+            continue
+        log = find_event_log([str(spark_logs.many)], app_id=path.name.split(".")[0])
+        codecs[log.files[0].codec] = extract([str(spark_logs.many)], spark=spark,
+                                             app_id=log.app_id)
+    assert set(codecs) == {"lzf", "snappy", None}
+    for codec in ("lzf", "snappy"):
+        edges = _edges(codecs[codec])
+        assert edges["s0", "s1"].records == spark_logs.truth[codec]["distinct_written"]
+    with pytest.raises(InputError, match="no event log of application"):
+        find_event_log([str(spark_logs.many)], app_id="app-nope")
+
+
+def test_failed_task_attempts_counted_not_summed(spark_logs: Any, spark: Any) -> None:
+    failing = next(p for p in spark_logs.many.iterdir()
+                   if not p.name.startswith(".") and "." not in p.name)
+    x = extract([str(failing)], spark=spark)
+    assert x.counts.get("failed tasks") == 1
+    first = x.operators[0]
+    # the retried partition is counted once: 1000 numbers, 10 keys per map task
+    assert _edges(x)[first.id, x.operators[1].id].records > 0
+    assert first.tasks == 4
+
+
+def test_damaged_in_progress_log_keeps_what_is_readable(spark_logs: Any, tmp_path: Path,
+                                                        spark: Any) -> None:
+    original = _only(spark_logs.rdd, "*")
+    lines = original.read_bytes().splitlines(keepends=True)
+    damaged = tmp_path / f"{original.name}.inprogress"
+    body = b"".join(lines[:5]) + b'{"Event":"SparkListenerTaskEnd","Stage ID":\n' + \
+        b"not json at all\n" + b'{"Event":"SomeoneElsesEvent","x":1}\n' + b"".join(lines[5:])
+    damaged.write_bytes(body + b'{"Event":"SparkListenerJobEnd","Job')   # cut mid-line
+    before = damaged.read_bytes()
+    x = extract([str(damaged)], spark=spark)
+    assert damaged.read_bytes() == before                    # inputs are never modified
+    assert x.counts["corrupt lines"] == 3
+    assert x.ignored_events >= 1
+    assert any(".inprogress" in w for w in x.warnings)
+    clean = extract([str(original)], spark=spark)
+    assert _edges(x).keys() == _edges(clean).keys()
+    assert [s.records for s in x.streams] == [s.records for s in clean.streams]
+
+
+def test_truncated_compressed_streams_are_reported(spark_logs: Any, tmp_path: Path) -> None:
+    for source in [_only(spark_logs.stream, "*.lz4"),
+                   *(p for p in spark_logs.many.iterdir() if p.suffix in (".lzf", ".snappy")),
+                   _only(_only(spark_logs.sql, "eventlog_v2_*"), "events_*")]:
+        cut = tmp_path / source.name
+        data = source.read_bytes()
+        cut.write_bytes(data[: len(data) * 9 // 10])
+        x = extract([str(cut)], engine="python")
+        assert x.counts["damaged streams"] == 1, source.name
+        assert x.damage and x.operators
+
+
+def test_segments_of_a_rolling_log_join_in_order(spark_logs: Any, tmp_path: Path) -> None:
+    import zstandard
+
+    rolling = _only(spark_logs.sql, "eventlog_v2_*")
+    segment = _only(rolling, "events_*")
+    app = rolling.name[len("eventlog_v2_"):]
+    with segment.open("rb") as raw:
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        lines = reader.read().splitlines(keepends=True)
+    split = tmp_path / rolling.name
+    split.mkdir()
+    third = len(lines) // 3
+    for n, part in ((1, lines[:third]), (2, lines[third:2 * third]), (10, lines[2 * third:])):
+        (split / f"events_{n}_{app}.zstd").write_bytes(
+            zstandard.ZstdCompressor().compress(b"".join(part)))
+    log = find_event_log([str(split)])
+    assert [f.segment for f in log.files] == [1, 2, 10]
+    whole = extract([str(rolling)], engine="python")
+    assert extract([str(split)], engine="python").application_document() == \
+        whole.application_document()
+
+
+# CLI and the round trip to a solver -------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["sql", "rdd", "stream"])
+def test_extracted_files_solve_with_odrp(spark_logs: Any, spark: Any, tmp_path: Path,
+                                         which: str) -> None:
+    app_file, infra_file = tmp_path / "app.yaml", tmp_path / "infra.yaml"
+    result = runner.invoke(app, ["extract", str(getattr(spark_logs, which)), "-o", str(app_file),
+                                 "--infrastructure-out", str(infra_file)])
+    assert result.exit_code == 0, result.output
+    assert "Operators" in result.output and "Streams" in result.output
+    document = yaml.safe_load(app_file.read_text())
+    assert document["schema"] == "streamplace/application/v1"
+    solved = runner.invoke(app, ["solve", str(app_file), str(infra_file), "--method", "odrp",
+                                 "--json", "--quiet"])
+    assert solved.exit_code == 0, solved.output
+    assert json.loads(solved.stdout)["status"] == "optimal"
+
+
+def test_cli_json_and_bad_paths(spark_logs: Any, spark: Any, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["extract", str(spark_logs.rdd), "--json", "--quiet"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["application"]["operators"][0]["id"] == "s0"
+    assert doc["report"]["streams"][0]["records"] == spark_logs.truth["rdd"]["distinct_written"]
+    missing = runner.invoke(app, ["extract", str(tmp_path / "nope")])
+    assert missing.exit_code == 2 and "no such file" in missing.output
+    many = runner.invoke(app, ["extract", str(spark_logs.many)])
+    assert many.exit_code == 2 and "--app-id" in many.output
+    shutil.copy(_only(spark_logs.rdd, "*"), tmp_path / "log")
+    same = runner.invoke(app, ["extract", str(tmp_path / "log"), "-o", str(tmp_path / "log")])
+    assert same.exit_code == 2 and "also an input" in same.output
