@@ -246,3 +246,17 @@ def test_cli_json_and_bad_paths(spark_logs: Any, spark: Any, tmp_path: Path) -> 
     shutil.copy(_only(spark_logs.rdd, "*"), tmp_path / "log")
     same = runner.invoke(app, ["extract", str(tmp_path / "log"), "-o", str(tmp_path / "log")])
     assert same.exit_code == 2 and "also an input" in same.output
+
+
+def test_byte_ranges_own_each_line_once(spark_logs: Any) -> None:
+    from streamplace.io.eventlog.digest import merge_all
+    from streamplace.io.eventlog.read import _digest_pieces, pieces, read_locally
+
+    log = find_event_log([str(spark_logs.rdd)])
+    whole = read_locally(log)
+    for split in (997, 4096, 65_536):
+        work = pieces(log, split)
+        assert len(work) == -(-log.size // split)
+        parts = merge_all([d for piece in work for d in _digest_pieces([piece])])
+        assert parts.counts == whole.counts
+        assert parts.tasks == whole.tasks and parts.stages == whole.stages

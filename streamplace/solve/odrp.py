@@ -68,6 +68,11 @@ def _solve(instance: Instance, options: SolveOptions, method: str,
         return SolveResult.infeasible(method, ["no plan satisfies the capacity, candidate, "
                                                "stability and routing constraints together"],
                                       time.perf_counter() - started, info)
+    if outcome.values is None and start is not None and isinstance(start_plan, Plan) \
+            and outcome.status == SolveStatus.TIME_LIMIT:
+        # the solver stopped before even loading the start: the start is still the incumbent
+        return conclude(method, instance, start_plan, SolveStatus.TIME_LIMIT, started=started,
+                        bound=outcome.bound, gap=None, info=info)
     if outcome.values is None:
         status = outcome.status if outcome.status != SolveStatus.OPTIMAL else SolveStatus.ERROR
         return SolveResult(status, method, seconds=time.perf_counter() - started, solver=info,

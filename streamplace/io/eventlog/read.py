@@ -1,9 +1,10 @@
 """Reading an event log into one :class:`Digest`: on Spark, or in this process.
 
-On Spark (the default), files are read where the executors run: plain files as splittable
-text, compressed files whole (a codec stream cannot be split) and decoded inside the
-executor, since Spark's own readers know none of the event-log stream formats. Each
-partition yields one digest; a tree reduction merges them, so the driver receives one
+On Spark (the default), executors read the files themselves: plain files in byte ranges
+split at line boundaries, compressed files whole (a codec stream decodes only from its
+start), decoded inside the executor since Spark's own readers know none of the event-log
+stream formats. Reading in the Python worker also spares every line a trip from the JVM.
+Each task yields one digest; a tree reduction merges them, so the driver receives one
 digest, never log lines.
 
 The single-process reader runs the very same digest over the files in order; it serves
@@ -12,7 +13,6 @@ small logs without a JVM and is the baseline the extraction benchmark compares a
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from streamplace.errors import EngineError
 from streamplace.io.eventlog.codecs import decoded_chunks, lines_of
 from streamplace.io.eventlog.digest import Digest
-from streamplace.io.eventlog.layout import EventLog, split_name
+from streamplace.io.eventlog.layout import EventLog
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -76,20 +76,50 @@ def read_locally(log: EventLog, progress: Progress | None = None) -> Digest:
 
 # Spark ------------------------------------------------------------------------------------
 
-def _digest_lines(lines: Iterable[bytes]) -> Iterator[Digest]:
+Piece = tuple[str, "str | None", int, int]       # path, codec, first byte, end byte
+
+
+def pieces(log: EventLog, split: int = _SPLIT) -> list[Piece]:
+    """Units of parallel work: byte ranges of plain files, whole compressed files.
+
+    A codec stream can only be decoded from its start; a plain file splits anywhere, each
+    range owning the lines that start inside it (as Hadoop's line reader does).
+    """
+    work: list[Piece] = []
+    for f in log.files:
+        if f.codec is None and f.size > split:
+            work.extend((f.path, None, start, min(start + split, f.size))
+                        for start in range(0, f.size, split))
+        else:
+            work.append((f.path, f.codec, 0, f.size))
+    return work
+
+
+def _range_lines(raw: BinaryIO, start: int, end: int) -> Iterator[bytes]:
+    """Lines starting in [start, end): the one straddling ``start`` belongs to the range
+    before, the one straddling ``end`` to this one."""
+    if start > 0:
+        raw.seek(start - 1)
+        raw.readline()                           # finish the line the range before owns
+    position = raw.tell()
+    while position < end:
+        line = raw.readline()
+        if not line:
+            return
+        position += len(line)
+        yield line
+
+
+def _digest_pieces(work: Iterable[Piece]) -> Iterator[Digest]:
     digest = Digest()
-    for line in lines:
-        digest.add_line(line)
-    yield digest
-
-
-def _digest_files(files: Iterable[tuple[str, bytes]]) -> Iterator[Digest]:
-    import io
-
-    digest = Digest()
-    for path, content in files:
-        name = path.rsplit("/", 1)[-1]
-        digest_stream(io.BytesIO(content), split_name(name)[1], name, digest)
+    for path, codec, start, end in work:
+        name = Path(path).name
+        with open(path, "rb") as raw:
+            if codec is None and (start > 0 or end < Path(path).stat().st_size):
+                for line in _range_lines(raw, start, end):
+                    digest.add_line(line)
+            else:
+                digest_stream(raw, codec, name, digest)
     yield digest
 
 
@@ -99,20 +129,14 @@ def _merge(a: Digest, b: Digest) -> Digest:
 
 def read_with_spark(log: EventLog, spark: SparkSession,
                     progress: Progress | None = None) -> Digest:
-    """Read on ``spark``'s executors; ``progress`` gets (tasks done, tasks) while it runs."""
+    """Read on ``spark``'s executors; ``progress`` gets (tasks done, tasks) while it runs.
+
+    Executors open the files themselves: the log's folder must be visible to them at the
+    same path (always so in local mode; a shared or mounted file system on a cluster).
+    """
     sc = spark.sparkContext
-    plain = [f for f in log.files if f.codec is None]
-    packed = [f for f in log.files if f.codec is not None]
-    parts = []
-    if plain:
-        splits = max(sc.defaultParallelism, math.ceil(sum(f.size for f in plain) / _SPLIT))
-        parts.append(sc.textFile(",".join(_uri(f.path) for f in plain), splits,
-                                 use_unicode=False)
-                     .mapPartitions(_digest_lines))  # type: ignore[arg-type]
-    if packed:
-        parts.append(sc.binaryFiles(",".join(_uri(f.path) for f in packed), len(packed))
-                     .mapPartitions(_digest_files))
-    rdd = parts[0] if len(parts) == 1 else sc.union(parts)
+    work = pieces(log)
+    rdd = sc.parallelize(work, len(work)).mapPartitions(_digest_pieces)
     group = f"streamplace-extract-{id(rdd)}"
     sc.setJobGroup(group, f"streamplace extract {log.app_id}")
     stop = threading.Event()
@@ -138,10 +162,6 @@ def _first_line(exc: BaseException) -> str:
     lines = [line for line in str(exc).splitlines() if line.strip()]
     errors = [line for line in lines if "Error:" in line or "Exception:" in line]
     return (errors or lines or [type(exc).__name__])[-1].strip()
-
-
-def _uri(path: str) -> str:
-    return Path(path).resolve().as_uri()
 
 
 def _watch(sc: Any, group: str, progress: Progress, stop: threading.Event) -> None:
