@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 Progress = Callable[[float, float], None]        # (done, total), in the reader's own unit
 
-_SPLIT = 32 << 20                                # bytes of plain log per Spark partition
+_SPLIT = 32 << 20                                # bytes of plain log per Spark task
+_FAN_IN = 32                                     # task digests the driver merges at once
 
 
 def digest_stream(stream: BinaryIO, codec: str | None, label: str,
@@ -145,7 +146,9 @@ def read_with_spark(log: EventLog, spark: SparkSession,
         watcher = threading.Thread(target=_watch, args=(sc, group, progress, stop), daemon=True)
         watcher.start()
     try:
-        digest: Digest = rdd.treeAggregate(Digest(), _merge, _merge)
+        # a tree only pays off when there are many task digests for the driver to merge
+        depth = 2 if len(work) > _FAN_IN else 1
+        digest: Digest = rdd.treeAggregate(Digest(), _merge, _merge, depth)
     except Exception as exc:  # Py4J and PySpark raise plain exceptions for failed jobs
         raise EngineError(f"the Spark job reading {log.app_id} failed: "
                           f"{_first_line(exc)}") from None

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 # The pipeline's own console noise would interleave with the Rich progress on stderr.
 _QUIET = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
-          "spark.log.level": "ERROR", "spark.eventLog.enabled": "false"}
+          "spark.eventLog.enabled": "false"}
 
 
 @contextlib.contextmanager
@@ -40,6 +40,9 @@ def spark_session(master: str | None = None) -> Iterator[SparkSession]:
     builder = SparkSession.Builder().appName("streamplace-extract")
     for key, value in _QUIET.items():
         builder = builder.config(key, value)
+    quiet_log = Path(__file__).with_name("log4j2.properties").as_uri()
+    builder = builder.config("spark.driver.extraJavaOptions",
+                             f"-Dlog4j2.configurationFile={quiet_log}")
     if master is not None or "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = builder.master(master or "local[*]")
     if (master or "local").startswith("local"):
