@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from datetime import datetime
@@ -10,11 +11,16 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from streamplace.cli.app import app
 from streamplace.errors import InputError
 from streamplace.io.eventlog import Extraction, extract
+from streamplace.io.eventlog.build import extract_application
+from streamplace.io.eventlog.codecs import decoded_chunks, lines_of
+from streamplace.io.eventlog.digest import Digest, merge_all
 from streamplace.io.eventlog.layout import find_event_log
 
 runner = CliRunner()
@@ -249,7 +255,6 @@ def test_cli_json_and_bad_paths(spark_logs: Any, spark: Any, tmp_path: Path) -> 
 
 
 def test_byte_ranges_own_each_line_once(spark_logs: Any) -> None:
-    from streamplace.io.eventlog.digest import merge_all
     from streamplace.io.eventlog.read import _digest_pieces, pieces, read_locally
 
     log = find_event_log([str(spark_logs.rdd)])
@@ -260,3 +265,57 @@ def test_byte_ranges_own_each_line_once(spark_logs: Any) -> None:
         parts = merge_all([d for piece in work for d in _digest_pieces([piece])])
         assert parts.counts == whole.counts
         assert parts.tasks == whole.tasks and parts.stages == whole.stages
+
+
+def test_retried_stage_attempt_is_one_operator(spark_logs: Any, tmp_path: Path) -> None:
+    """A stage that failed and ran again (attempt 1 recomputes only what was missing)."""
+    lines = [json.loads(line) for line in _only(spark_logs.rdd, "*").read_text().splitlines()]
+    out = []
+    for event in lines:
+        out.append(event)
+        if event["Event"] == "SparkListenerStageCompleted" and \
+                event["Stage Info"]["Stage ID"] == 1:
+            event["Stage Info"]["Failure Reason"] = "FetchFailed(...)"
+            retry = json.loads(json.dumps(event["Stage Info"]))
+            retry.update({"Stage Attempt ID": 1, "Number of Tasks": 1})
+            del retry["Failure Reason"]
+            out.append({"Event": "SparkListenerStageSubmitted", "Stage Info": retry})
+            out.append({"Event": "SparkListenerStageCompleted", "Stage Info": retry})
+    log = tmp_path / "local-retried"
+    log.write_text("".join(json.dumps(e) + "\n" for e in out))
+    x = extract([str(log)], engine="python")
+    assert x.counts["failed stage attempts"] == 1
+    assert [op.id for op in x.operators] == ["s0", "s1", "s2"]
+    assert _ops(x)["s1"].tasks == 4                  # attempt 0 listed every partition
+
+
+def test_digests_merge_in_any_grouping(spark_logs: Any) -> None:
+    """Any chunking of the bytes and any grouping of lines into digests: the same result."""
+    data = _only(spark_logs.sql, "eventlog_v2_*")
+    whole = extract([str(data)], engine="python").application_document()
+    raw = find_event_log([str(data)]).files[0]
+    with open(raw.path, "rb") as f:
+        text = b"".join(decoded_chunks(f, raw.codec, print))
+
+    @settings(max_examples=25, deadline=None)
+    @given(cuts=st.lists(st.integers(0, len(text)), max_size=12),
+           groups=st.lists(st.integers(1, 40), min_size=1, max_size=8))
+    def check(cuts: list[int], groups: list[int]) -> None:
+        bounds = sorted({0, len(text), *cuts})
+        chunks = [text[a:b] for a, b in itertools.pairwise(bounds)]
+        lines = list(lines_of(iter(chunks)))
+        assert b"".join(line + b"\n" for line in lines) == text
+        digests, i = [], 0
+        for size in groups * (len(lines) // sum(groups) + 1):
+            if i >= len(lines):
+                break
+            d = Digest()
+            for line in lines[i:i + size]:
+                d.add_line(line)
+            digests.append(d)
+            i += size
+        merged = merge_all(list(reversed(digests)))
+        assert extract_application(merged, "app").application_document()["streams"] == \
+            whole["streams"]
+
+    check()
