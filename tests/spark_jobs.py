@@ -18,6 +18,7 @@ from typing import Any
 
 # 8 task slots on any machine: the skeleton's cores must hold one replica per operator
 MASTER = "local[8]"
+CLUSTER = "local-cluster[2,1,1024]"
 
 
 @dataclass
@@ -27,10 +28,11 @@ class Logs:
     rdd: Path = field(init=False)
     stream: Path = field(init=False)
     many: Path = field(init=False)
+    cluster: Path = field(init=False)
     truth: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("sql", "rdd", "stream", "many"):
+        for name in ("sql", "rdd", "stream", "many", "cluster"):
             folder = self.root / name
             folder.mkdir(parents=True, exist_ok=True)
             setattr(self, name, folder)
@@ -141,5 +143,10 @@ def write_logs(root: Path) -> Logs:
 
     spark = _session("failing-once", logs.many, master="local[4,2]", **plain)
     logs.truth["failing"] = failing_once(spark, root / "failed-once")
+    spark.stop()
+
+    # executors in their own JVMs, as on a cluster: two executors of one core each
+    spark = _session("rdd-cluster", logs.cluster, master=CLUSTER)
+    logs.truth["cluster"] = rdd_chain(spark)
     spark.stop()
     return logs

@@ -319,3 +319,26 @@ def test_digests_merge_in_any_grouping(spark_logs: Any) -> None:
             whole["streams"]
 
     check()
+
+
+def test_cluster_master_with_executors_in_their_own_processes(spark_logs: Any,
+                                                              tmp_path: Path) -> None:
+    """--master local-cluster: executor JVMs and Python workers outside this process read
+    the log (the package is shipped to them); the skeleton counts executor cores per host."""
+    import subprocess
+    import sys
+
+    from .spark_jobs import CLUSTER
+
+    app_file, infra_file = tmp_path / "app.json", tmp_path / "infra.yaml"
+    run = subprocess.run([sys.executable, "-m", "streamplace", "extract",
+                          str(spark_logs.cluster), "--master", CLUSTER, "-o", str(app_file),
+                          "--infrastructure-out", str(infra_file), "--quiet"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert run.returncode == 0, run.stderr
+    local = extract([str(spark_logs.cluster)], engine="python")
+    assert json.loads(app_file.read_text()) == local.application_document()
+    (node,) = yaml.safe_load(infra_file.read_text())["nodes"]
+    assert node["resources"] == 2
+    edges = _edges(local)
+    assert edges["s0", "s1"].records == spark_logs.truth["cluster"]["distinct_written"]

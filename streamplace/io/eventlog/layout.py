@@ -126,7 +126,8 @@ def find_event_log(paths: list[str], app_id: str | None = None) -> EventLog:
     by_app: dict[str, list[LogFile]] = defaultdict(list)
     running: dict[str, bool] = defaultdict(bool)
     for text in paths:
-        path = Path(text)
+        # absolute: executors in other processes resolve paths from their own directories
+        path = Path(text).resolve()
         if not path.exists():
             raise InputError.single("no such file or directory",
                                     "give an event log file, a rolling eventlog_v2_* "

@@ -55,11 +55,20 @@ def spark_session(master: str | None = None) -> Iterator[SparkSession]:
                           "check that Java 17+ is installed (JAVA_HOME) and the --master "
                           "URL is reachable") from None
     try:
-        if not str(spark.sparkContext.master).startswith("local"):
+        if _remote_workers(str(spark.sparkContext.master)):
             _ship_package(spark)
         yield spark
     finally:
         spark.stop()
+
+
+def _remote_workers(master: str) -> bool:
+    """Whether executors run in their own processes (a cluster, or ``local-cluster``).
+
+    >>> [_remote_workers(m) for m in ("local", "local[*]", "local-cluster[2,1,1024]")]
+    [False, False, True]
+    """
+    return not (master == "local" or master.startswith("local["))
 
 
 def _ship_package(spark: SparkSession) -> None:
