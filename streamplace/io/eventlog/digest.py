@@ -258,8 +258,14 @@ def _job_end(d: Digest, e: dict[str, Any]) -> None:
 
 
 def _plan(node: dict[str, Any]) -> list[Any]:
-    return [str(node["nodeName"]),
-            [[int(m["accumulatorId"]), str(m.get("name", ""))] for m in node.get("metrics", [])],
+    """``[name, [[metric id, metric name]], children]``; metric names are kept only where
+    they are read (a broadcast's row count and size): a streaming query logs one plan per
+    micro-batch, and the driver holds them all."""
+    name = str(node["nodeName"])
+    named = name == "BroadcastExchange"
+    return [name,
+            [[int(m["accumulatorId"]), str(m.get("name", "")) if named else ""]
+             for m in node.get("metrics", [])],
             [_plan(child) for child in node.get("children", [])]]
 
 
