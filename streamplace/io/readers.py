@@ -61,6 +61,19 @@ def read_infrastructure(path: str) -> Infrastructure:
     return infra
 
 
+def application_from(data: Any, name: str) -> Application:
+    """An application document made in memory (e.g. extracted), checked as a file would be."""
+    app = build_document(Application, data, SourceMap(name))
+    _raise_if(check_application(app))
+    return app
+
+
+def infrastructure_from(data: Any, name: str) -> Infrastructure:
+    infra = build_document(Infrastructure, data, SourceMap(name))
+    _raise_if(check_infrastructure(infra))
+    return infra
+
+
 def read_objective(path: str) -> Objective:
     return read_document(ObjectiveFile, path).objective
 

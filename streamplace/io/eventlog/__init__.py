@@ -13,6 +13,7 @@ from streamplace.errors import InputError
 from streamplace.io.eventlog.build import ExtractedOperator, ExtractedStream, Extraction
 from streamplace.io.eventlog.layout import EventLog, find_event_log
 from streamplace.io.eventlog.read import Progress, read_locally, read_with_spark
+from streamplace.io.readers import application_from, infrastructure_from
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -45,10 +46,9 @@ def extract(paths: list[str], *, app_id: str | None = None, master: str | None =
     else:
         with spark_session(master) as session:
             digest = read_with_spark(log, session, progress)
-    result = extract_application(digest, log.app_id)
-    result.files = len(log.files)
-    result.log_bytes = log.size
-    if log.in_progress:
-        result.warnings.append("the log is still being written (.inprogress): events after "
-                               "its last complete line are missing")
+    result = extract_application(digest, log)
+    # what is handed out must read back: solvers get exactly what a file would give them
+    application_from(result.application_document(), f"<application extracted from {log.app_id}>")
+    infrastructure_from(result.infrastructure_document(),
+                        f"<infrastructure extracted from {log.app_id}>")
     return result

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from streamplace.errors import InputError
@@ -32,6 +32,7 @@ from streamplace.io.eventlog.digest import (
     WRITE_REC,
     Digest,
 )
+from streamplace.io.eventlog.layout import EventLog
 from streamplace.io.eventlog.lineage import lineage
 
 Group = tuple[Any, ...]
@@ -78,9 +79,9 @@ class Extraction:
     counts: dict[str, int]
     ignored_events: int
     damage: list[str]
-    warnings: list[str] = field(default_factory=list)
-    files: int = 0
-    log_bytes: int = 0
+    files: int
+    log_bytes: int
+    warnings: list[str]
 
     def application_document(self) -> dict[str, Any]:
         ops = []
@@ -128,7 +129,8 @@ def _round(value: float) -> float:
     return float(f"{value:.6g}")
 
 
-def extract_application(d: Digest, app_id: str) -> Extraction:
+def extract_application(d: Digest, log: EventLog) -> Extraction:
+    app_id = log.app_id
     ran = {sid for sid, stage in d.stages.items() if stage["ran"]}
     if not ran:
         raise InputError.single("no stage ran in this event log",
@@ -178,7 +180,10 @@ def extract_application(d: Digest, app_id: str) -> Extraction:
         window_basis=basis, operators=sorted(operators, key=lambda o: o.stages[0]),
         streams=streams, hosts=_hosts(d), skipped_stages=len(d.stages) - len(ran),
         unresolved_reads=graph.unresolved, unreported_stages=len(unreported), counts=counts,
-        ignored_events=sum(d.ignored.values()), damage=list(d.damage))
+        ignored_events=sum(d.ignored.values()), damage=list(d.damage), files=len(log.files),
+        log_bytes=log.size, warnings=[
+            "the log is still being written (.inprogress): events after its last complete "
+            "line are missing"] if log.in_progress else [])
 
 
 def _groups(d: Digest, ran: set[int]) -> tuple[dict[int, Group], set[int]]:

@@ -77,7 +77,7 @@ def read_locally(log: EventLog, progress: Progress | None = None) -> Digest:
 
 # Spark ------------------------------------------------------------------------------------
 
-Piece = tuple[str, "str | None", int, int]       # path, codec, first byte, end byte
+Piece = tuple[str, str | None, int, int]         # path, codec, first byte, end byte
 
 
 def pieces(log: EventLog, split: int = _SPLIT) -> list[Piece]:

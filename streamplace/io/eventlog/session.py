@@ -20,7 +20,8 @@ from streamplace.errors import EngineError
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-# The pipeline's own console noise would interleave with the Rich progress on stderr.
+# The extraction's own session: no UI, no console progress bar (it would interleave with
+# the Rich progress on stderr), and no event log of its own.
 _QUIET = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
           "spark.eventLog.enabled": "false"}
 
