@@ -14,7 +14,7 @@ import typer
 from streamplace import __version__
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.options import build_objective, parse_limit, parse_solver_options
-from streamplace.cli.progress import live_progress
+from streamplace.cli.progress import live_progress, reading_progress
 from streamplace.cli.render import (
     render_checks,
     render_comparison,
@@ -25,7 +25,7 @@ from streamplace.cli.render import (
 )
 from streamplace.errors import InputError
 from streamplace.io.junit import write_junit
-from streamplace.io.readers import build_document, read_instance, read_plan_for
+from streamplace.io.readers import read_instance, read_plan_for
 from streamplace.io.schema import json_schema
 from streamplace.io.writers import (
     atomic_write,
@@ -35,12 +35,9 @@ from streamplace.io.writers import (
     json_text,
     plan_document,
 )
-from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
 from streamplace.model.explain import explain
-from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.network import Network
-from streamplace.model.source import SourceMap
 from streamplace.model.validation import Thresholds, run_checks
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 from streamplace.solve.compare import attempt, compare_rows
@@ -102,7 +99,7 @@ def _guard_output(output: str | None, *inputs: str | None) -> None:
                                     "write to another file", path="output")
 
 
-class PlanFormat(enum.StrEnum):
+class OutputFormat(enum.StrEnum):
     yaml = "yaml"
     json = "json"
 
@@ -130,7 +127,7 @@ def solve_cmd(
                                 "mip_pscost_minreliable=0.")] = None,
     output: Annotated[str | None, typer.Option("-o", "--output", help="Write the plan here "
                                                "(default: stdout).")] = None,
-    format_: Annotated[PlanFormat | None, typer.Option(
+    format_: Annotated[OutputFormat | None, typer.Option(
         "--format", help="Plan format (default: from -o's extension, else yaml).")] = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
@@ -328,12 +325,12 @@ def extract_cmd(
         "--app-id", help="Which application, when the paths hold several.")] = None,
     engine: Annotated[Engine, typer.Option(
         help="spark: read on Spark (default); python: in this process, no JVM.")] = Engine.spark,
-    format_: Annotated[PlanFormat | None, typer.Option(
+    format_: Annotated[OutputFormat | None, typer.Option(
         "--format", help="Output format (default: from -o's extension, else yaml).")] = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Extract: an application (and infrastructure skeleton) from Spark event logs."""
-    from streamplace.cli.render_extract import reading_progress, render_extraction
+    from streamplace.cli.render_extract import render_extraction
     from streamplace.io.eventlog import extract
 
     _guard_output(output, *eventlogs)
@@ -344,9 +341,6 @@ def extract_cmd(
                          progress=progress)
     application, infrastructure = result.application_document(), \
         result.infrastructure_document()
-    # what is written must read back: a document the solvers reject is a bug, said here
-    build_document(Application, application, SourceMap("<extracted application>"))
-    build_document(Infrastructure, infrastructure, SourceMap("<extracted infrastructure>"))
     if not quiet:
         render_extraction(con, result)
     fmt_ = format_for(output, format_.value if format_ else None)

@@ -19,10 +19,11 @@ from streamplace.solve.result import SolveResult, SolveStatus
 _TEXT_COLUMNS = {"change", "critical", "statistic", "value", "metric", "term", "operator",
                  "replicas", "stream", "node", "resources used", "constraint", "subject",
                  "problem", "check", "result", "detail", "method", "model", "kind", "options",
-                 "summary", "resource", "bounds (best, worst)", "status"}
+                 "summary", "resource", "bounds (best, worst)", "status", "name", "from",
+                 "to"}
 
 
-def _table(con: Console, title: str, *columns: str) -> Table:
+def table(con: Console, title: str, *columns: str) -> Table:
     table = Table(title=title, box=table_box(con), title_justify="left", title_style="bold")
     for col in columns:
         table.add_column(col, justify="left" if col in _TEXT_COLUMNS else "right")
@@ -48,7 +49,7 @@ def render_evaluation(con: Console, ev: Evaluation, heading: str) -> None:
 def _metrics(con: Console, ev: Evaluation) -> None:
     o = ev.odrp
     assert o is not None
-    t = _table(con, "Metrics", "metric", "value")
+    t = table(con, "Metrics", "metric", "value")
     t.add_row("response time R", fmt.seconds(o.response_time))
     t.add_row("cost C", f"{fmt.number(o.cost)} (compute {fmt.number(o.compute_cost)}, "
                         f"network {fmt.number(o.network_cost)})")
@@ -69,7 +70,7 @@ def _metrics(con: Console, ev: Evaluation) -> None:
 def _utility(con: Console, ev: Evaluation) -> None:
     u = ev.utility
     assert u is not None
-    t = _table(con, f"Utility F = {u.value:.6g} (network metric: {u.network_metric})",
+    t = table(con, f"Utility F = {u.value:.6g} (network metric: {u.network_metric})",
                "term", "weight", "value", "bounds (best, worst)", "normalised", "contribution")
     for term in u.terms:
         source = " derived" if term.derived_bound else ""
@@ -83,7 +84,7 @@ def _utility(con: Console, ev: Evaluation) -> None:
 def _operators(con: Console, ev: Evaluation) -> None:
     o = ev.odrp
     assert o is not None
-    t = _table(con, "Operators", "operator", "replicas", "input", "per replica", "latency",
+    t = table(con, "Operators", "operator", "replicas", "input", "per replica", "latency",
                "cost")
     for op in o.operators:
         latency = fmt.seconds(op.latency) if op.stable else "[red]unstable[/]"
@@ -97,7 +98,7 @@ def _streams(con: Console, ev: Evaluation) -> None:
     assert o is not None
     if not o.streams:
         return
-    t = _table(con, "Streams", "stream", "rate", "delay", "traffic", "network usage",
+    t = table(con, "Streams", "stream", "rate", "delay", "traffic", "network usage",
                "link cost")
     for s in o.streams:
         t.add_row(f"{s.source} -> {s.target}", f"{s.rate:.4g}/s", fmt.seconds(s.delay),
@@ -116,7 +117,7 @@ def _critical_path(con: Console, ev: Evaluation) -> None:
 def _node_usage(con: Console, ev: Evaluation) -> None:
     o = ev.odrp
     assert o is not None
-    t = _table(con, "Node usage", "node", "resources used")
+    t = table(con, "Node usage", "node", "resources used")
     for node, dims in o.node_usage.items():
         t.add_row(node, ", ".join(
             f"{fmt.number(used)} / {fmt.number(cap)} {d}" if cap != float("inf")
@@ -132,7 +133,7 @@ def _benoit(con: Console, ev: Evaluation) -> None:
               f"throughput {b.throughput:g}/s; {kind}: "
               + (", ".join(f"{p} ({c})" for p, c in b.purchased.items())
                  if b.mode == "constr" else ", ".join(b.used_processors)))
-    t = _table(con, "Utilisation", "resource", "subject", "used", "capacity", "share")
+    t = table(con, "Utilisation", "resource", "subject", "used", "capacity", "share")
     groups: Sequence[tuple[str, list[Usage], bool]] = (
         ("compute (1)", b.compute, False), ("processor card (2)", b.processor_cards, True),
         ("server card (3)", b.server_cards, True), ("server link (4)", b.server_links, True),
@@ -147,7 +148,7 @@ def _benoit(con: Console, ev: Evaluation) -> None:
 
 def render_violations(con: Console, ev: Evaluation) -> None:
     if ev.violations:
-        t = _table(con, f"[red]{len(ev.violations)} violated constraint(s)[/]",
+        t = table(con, f"[red]{len(ev.violations)} violated constraint(s)[/]",
                    "constraint", "subject", "problem")
         for v in ev.violations:
             t.add_row(v.constraint, v.subject, v.message)
@@ -159,7 +160,7 @@ def render_violations(con: Console, ev: Evaluation) -> None:
 
 
 def render_checks(con: Console, checks: Sequence[Check]) -> None:
-    t = _table(con, "Checks", "check", "result", "detail")
+    t = table(con, "Checks", "check", "result", "detail")
     for c in checks:
         result = "[green]pass[/]" if c.passed else "[red]FAIL[/]"
         detail = c.message + ("".join(f"\n  {d}" for d in c.details) if not c.passed else "")
@@ -173,7 +174,7 @@ def render_checks(con: Console, checks: Sequence[Check]) -> None:
 
 
 def render_methods(con: Console, infos: Sequence[MethodInfo]) -> None:
-    t = _table(con, "Methods", "method", "model", "kind", "cycles", "replication", "options",
+    t = table(con, "Methods", "method", "model", "kind", "cycles", "replication", "options",
                "summary")
     for m in infos:
         t.add_row(m.name, m.model, "exact" if m.exact else "heuristic",
@@ -221,7 +222,7 @@ def _placement_matrix(con: Console, result: SolveResult, processors: Sequence[st
     placement = result.plan.placement
     used = [u for u in processors if any(u in reps for reps in placement.values())]
     shown = list(processors) if len(processors) <= 12 else used
-    t = _table(con, "Placement (replicas per node)", "operator", *shown, "total")
+    t = table(con, "Placement (replicas per node)", "operator", *shown, "total")
     for op, reps in placement.items():
         t.add_row(op, *(str(reps.get(u, "")) for u in shown), str(sum(reps.values())))
     con.print(t)
@@ -231,7 +232,7 @@ def _solver_stats(con: Console, result: SolveResult) -> None:
     s = result.solver
     if not s:
         return
-    t = _table(con, "Solver", "statistic", "value")
+    t = table(con, "Solver", "statistic", "value")
     for key in ("name", "version", "formulation", "model_status", "variables",
                 "integer_variables", "constraints", "nonzeros", "build_seconds", "seconds",
                 "nodes", "rounds", "link_rows", "processors", "seed", "moves", "placements",
@@ -249,7 +250,7 @@ def render_explanation(con: Console, ex: Explanation, heading: str) -> None:
     if ev.utility is not None:
         _utility(con, ev)
     if ex.operators:
-        t = _table(con, "Operators", "operator", "replicas", "latency", "critical", "load",
+        t = table(con, "Operators", "operator", "replicas", "latency", "critical", "load",
                    "cost", "traffic out")
         for op in ex.operators:
             load = fmt.percent(op.utilisation) if op.utilisation is not None else "-"
@@ -260,12 +261,12 @@ def render_explanation(con: Console, ex: Explanation, heading: str) -> None:
     if ev.odrp is not None:
         _critical_path(con, ev)
     if ex.binding:
-        t = _table(con, "Binding constraints", "constraint", "subject", "detail")
+        t = table(con, "Binding constraints", "constraint", "subject", "detail")
         for b in ex.binding:
             t.add_row(b.kind, b.subject, b.detail)
         con.print(t)
     if ex.what_if:
-        t = _table(con, "What if: the best single change per operator", "operator", "change",
+        t = table(con, "What if: the best single change per operator", "operator", "change",
                    "utility F", "delta F", "response time", "cost")
         for w in ex.what_if:
             style = "green" if w.delta > 1e-12 else ("" if w.delta > -1e-12 else "red")
@@ -284,7 +285,7 @@ def render_comparison(con: Console, rows: Sequence[Row], heading: str) -> None:
     optional = [(key, title) for key, title in (("benoit_cost", "Benoit cost"),
                                                 ("path_cost", "path cost"))
                 if any(isinstance(r.values.get(key), float | int) for r in rows)]
-    t = _table(con, f"{heading}: methods compared (gap to the {bound_kind} bound on F)",
+    t = table(con, f"{heading}: methods compared (gap to the {bound_kind} bound on F)",
                "method", "status", "seconds", "utility F", "gap", "R", "C", "A", "T", "N",
                "Ecker s", *(title for _, title in optional))
     for row in rows:

@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from streamplace.cli import fmt
-from streamplace.cli.console import table_box
+from streamplace.cli.render import table
 from streamplace.io.eventlog import Extraction
-from streamplace.io.eventlog.read import Progress as ProgressFn
-
-
-def _table(con: Console, title: str, text: int, *columns: str) -> Table:
-    table = Table(title=title, box=table_box(con), title_justify="left", title_style="bold")
-    for i, col in enumerate(columns):
-        table.add_column(col, justify="left" if i < text else "right")
-    return table
 
 
 def _count(value: float) -> str:
@@ -30,7 +17,7 @@ def render_extraction(con: Console, x: Extraction) -> None:
     con.print(f"[bold]{x.app_name}[/] ({x.app_id}): {len(x.operators)} operators, "
               f"{len(x.streams)} streams from {x.files} file(s), {x.log_bytes / 1e6:.3g} MB; "
               f"rates over {fmt.seconds(x.window)} ({x.window_basis})")
-    ops = _table(con, "Operators", 2, "operator", "name", "tasks", "records in",
+    ops = table(con, "Operators", "operator", "name", "tasks", "records in",
                  "records out", "run time", "service rate", "input rate")
     for op in x.operators:
         ops.add_row(op.id, op.name, str(op.tasks), _count(op.consumed), _count(op.produced),
@@ -38,7 +25,7 @@ def render_extraction(con: Console, x: Extraction) -> None:
                     f"{op.service_rate:.4g}/s" if op.service_rate is not None else "-",
                     f"{op.input_rate:.4g}/s" if op.input_rate is not None else "-")
     con.print(ops)
-    streams = _table(con, "Streams", 3, "from", "to", "kind", "records", "rate", "tuple size")
+    streams = table(con, "Streams", "from", "to", "kind", "records", "rate", "tuple size")
     for s in x.streams:
         streams.add_row(s.source, s.target, s.kind, _count(s.records), f"{s.rate:.4g}/s",
                         f"{s.tuple_size:.4g} B" if s.tuple_size is not None else "-")
@@ -59,20 +46,3 @@ def render_extraction(con: Console, x: Extraction) -> None:
         con.print(f"[yellow]damaged:[/] {note}")
     for warning in x.warnings:
         con.print(f"[yellow]warning:[/] {warning}")
-
-
-@contextlib.contextmanager
-def reading_progress(con: Console, label: str, enabled: bool) -> Iterator[ProgressFn | None]:
-    """A progress bar over the reading job's tasks (terminals only)."""
-    if not enabled or not con.is_terminal:
-        yield None
-        return
-    columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-               TimeElapsedColumn())
-    with Progress(*columns, console=con, transient=True) as bar:
-        task = bar.add_task(label, total=None)
-
-        def update(done: float, total: float) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
