@@ -20,8 +20,9 @@ from streamplace.errors import InputError
 from streamplace.io.eventlog import Extraction, extract
 from streamplace.io.eventlog.build import extract_application
 from streamplace.io.eventlog.codecs import decoded_chunks, lines_of
-from streamplace.io.eventlog.digest import Digest, merge_all
+from streamplace.io.eventlog.digest import FAILED, OK, Digest, merge_all
 from streamplace.io.eventlog.layout import find_event_log
+from streamplace.io.eventlog.read import read_locally
 
 runner = CliRunner()
 
@@ -163,9 +164,11 @@ def test_failed_task_attempts_counted_not_summed(spark_logs: Any, spark: Any) ->
     x = extract([str(failing)], spark=spark)
     assert x.counts.get("failed tasks") == 1
     first = x.operators[0]
-    # the retried partition is counted once: 1000 numbers, 10 keys per map task
     assert _edges(x)[first.id, x.operators[1].id].records > 0
     assert first.tasks == 4
+    # the failed attempt of partition 0 is counted, not summed: four successes, one failure
+    totals = read_locally(find_event_log([str(failing)])).tasks[first.stages[0]]
+    assert (totals[OK], totals[FAILED]) == (4, 1)
 
 
 def test_damaged_in_progress_log_keeps_what_is_readable(spark_logs: Any, tmp_path: Path,
@@ -255,7 +258,7 @@ def test_cli_json_and_bad_paths(spark_logs: Any, spark: Any, tmp_path: Path) -> 
 
 
 def test_byte_ranges_own_each_line_once(spark_logs: Any) -> None:
-    from streamplace.io.eventlog.read import _digest_pieces, pieces, read_locally
+    from streamplace.io.eventlog.read import _digest_pieces, pieces
 
     log = find_event_log([str(spark_logs.rdd)])
     whole = read_locally(log)
@@ -293,7 +296,8 @@ def test_digests_merge_in_any_grouping(spark_logs: Any) -> None:
     """Any chunking of the bytes and any grouping of lines into digests: the same result."""
     data = _only(spark_logs.sql, "eventlog_v2_*")
     whole = extract([str(data)], engine="python").application_document()
-    raw = find_event_log([str(data)]).files[0]
+    log = find_event_log([str(data)])
+    raw = log.files[0]
     with open(raw.path, "rb") as f:
         text = b"".join(decoded_chunks(f, raw.codec, print))
 
@@ -314,9 +318,9 @@ def test_digests_merge_in_any_grouping(spark_logs: Any) -> None:
                 d.add_line(line)
             digests.append(d)
             i += size
-        merged = merge_all(list(reversed(digests)))
-        assert extract_application(merged, "app").application_document()["streams"] == \
-            whole["streams"]
+        merged = extract_application(merge_all(list(reversed(digests))), log)
+        assert merged.application_document()["streams"] == whole["streams"]
+        assert merged.application_document() == whole
 
     check()
 

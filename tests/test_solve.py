@@ -110,6 +110,18 @@ def test_time_limited_incumbent_is_not_called_optimal():
     assert result.bound > result.objective
 
 
+def test_start_plan_kept_when_the_limit_ends_before_the_search():
+    """A limit too short for HiGHS to load the start: the start is still the incumbent."""
+    instance = _scenario()
+    start = get_method("first-fit-decreasing").solve(instance, SolveOptions()).plan
+    result = get_method("odrp").solve(instance, SolveOptions(time_limit=1e-9,
+                                                             extra={"start": start}))
+    assert result.status == SolveStatus.TIME_LIMIT
+    assert result.plan is not None and result.plan.placement == start.placement
+    assert result.objective == pytest.approx(start.objective)
+    assert result.plan.method == "odrp"
+
+
 def test_warm_start_is_used():
     """At 0.05 s HiGHS finds no plan on its own here; a start plan is returned at once."""
     instance = _scenario()
