@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamplace.model.evaluate import evaluate
-from streamplace.model.evaluate.utility import candidates, stable_counts
+from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import build_graph
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective
+from streamplace.model.replicas import replica_ranges
 
 from .conftest import make_app, make_infra, make_plan
 
@@ -129,10 +130,14 @@ def test_stability_violations_match_latencies(data):
     unstable = {v.subject.split()[-1] for v in ev.violations if v.constraint == "stability"}
     assert unstable == {op.id for op in ev.odrp.operators if not op.stable}
     graph, network = build_graph(app), Network(infra)
+    cands = {op.id: candidates(op, network) for op in app.operators}
+    ranges = replica_ranges(app.operators, graph.input_rates, cands, network)
     for op in app.operators:
-        counts = stable_counts(op, graph.input_rates[op.id])
-        assert all(graph.input_rates[op.id] / m < op.service_rate for m in counts)
-        assert candidates(op, network) == network.processors
+        rate, counts = graph.input_rates[op.id], ranges[op.id]
+        assert all(rate / m < op.service_rate for m in counts)
+        if counts and counts[0] > op.min_replicas:  # the range starts at the fewest stable
+            assert rate / (counts[0] - 1) >= op.service_rate
+        assert cands[op.id] == network.processors
 
 
 @SETTINGS

@@ -15,7 +15,7 @@ from streamplace.model.base import Document, StrictModel
 from streamplace.model.fields import Identifier
 
 PLAN_SCHEMA = "streamplace/plan/v1"
-Status = Literal["optimal", "feasible", "time_limit", "infeasible", "error"]
+Status = Literal["optimal", "feasible", "time_limit", "interrupted", "infeasible", "error"]
 
 
 def _multiset(value: object) -> object:

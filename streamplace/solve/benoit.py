@@ -26,55 +26,62 @@ MAX_ROUNDS = 50
           summary="Cheapest platform for an operator tree (ILP, HiGHS): Constr with a "
                   "catalog, Non-Constr on the given processors", seed_paper="004")
 def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
-    started = time.perf_counter()
+    budget = options.budget()
     data = tree_data(instance, need_catalog=False)
     network = Network(instance.infra)
     reasons = _precheck(data, network)
     if reasons:
-        return SolveResult.infeasible("benoit", reasons, time.perf_counter() - started)
+        return SolveResult.infeasible("benoit", reasons, budget.elapsed())
     built = build_benoit(data, network)
-    start = _heuristic_start(built, data, options.seed)
+    fallback = _heuristic_mapping(built, data, options.seed)
+    start = None if fallback is None else start_from(
+        built, data, [(p.group, p.cls.id) for p in fallback.processors], fallback.downloads)
     from streamplace.solve.highs import solve_highs
 
     info: dict[str, Any] = {}
     for round_ in range(1, MAX_ROUNDS + 1):
-        remaining = None
-        if options.time_limit is not None:
-            remaining = max(0.0, options.time_limit - (time.perf_counter() - started))
-        outcome = solve_highs(built.model, SolveOptions(
-            time_limit=remaining, gap=options.gap, seed=options.seed, threads=options.threads,
-            extra=options.extra), start=start)
+        outcome = solve_highs(built.model, options, start=start, budget=budget)
         info = {**outcome.solver, "rounds": round_, "link_rows": len(built.linked)}
         if outcome.status == SolveStatus.INFEASIBLE:
             return SolveResult.infeasible(
                 "benoit", ["no platform satisfies constraints (1)-(5) together"],
-                time.perf_counter() - started, info)
-        if outcome.values is None:
-            return SolveResult(SolveStatus.TIME_LIMIT if outcome.status.has_plan
-                               else outcome.status, "benoit", solver=info,
-                               seconds=time.perf_counter() - started, bound=outcome.bound,
-                               message="the time limit passed before any feasible plan")
-        placement, purchased, downloads = built.decode(outcome.values)
-        plan = Plan.model_validate({"placement": placement, "purchased": purchased,
-                                    "downloads": downloads, "method": "benoit"})
-        ev = evaluate(instance.app, instance.infra, plan, instance.objective)
-        overloaded = [v for v in ev.violations if v.constraint == "benoit.processor_link"]
-        if overloaded and outcome.status != SolveStatus.TIME_LIMIT:
-            for violation in overloaded:
-                a, b = violation.subject.split(" - ")
-                _link(built, data, network, a, b)
-            continue
-        return conclude("benoit", instance, plan, outcome.status, started=started,
-                        objective_metric="benoit_cost", bound=outcome.bound,
-                        gap=outcome.gap, info=info, model_objective=outcome.objective,
-                        evaluation=ev)
-    return SolveResult(SolveStatus.ERROR, "benoit", solver=info,
-                       seconds=time.perf_counter() - started,
+                budget.elapsed(), info)
+        plan = None
+        if outcome.values is not None:
+            placement, purchased, downloads = built.decode(outcome.values)
+            plan = Plan.model_validate({"placement": placement, "purchased": purchased,
+                                        "downloads": downloads, "method": "benoit"})
+            ev = evaluate(instance.app, instance.infra, plan, instance.objective)
+            overloaded = [v for v in ev.violations if v.constraint == "benoit.processor_link"]
+            if not overloaded:
+                return conclude("benoit", instance, plan, outcome.status,
+                                started=budget.started, objective_metric="benoit_cost",
+                                bound=outcome.bound, gap=outcome.gap, info=info,
+                                model_objective=outcome.objective, evaluation=ev)
+            if not outcome.status.stopped_early:
+                for violation in overloaded:
+                    a, b = violation.subject.split(" - ")
+                    _link(built, data, network, a, b)
+                continue
+        if outcome.status.stopped_early:
+            # the solver's incumbent is missing or overloads a link it had no row for yet
+            if fallback is not None:
+                return conclude("benoit", instance, _plan(fallback), outcome.status,
+                                started=budget.started, objective_metric="benoit_cost",
+                                bound=outcome.bound, info=info)
+            reason = "interrupted" if budget.interrupted else "the time limit passed"
+            return SolveResult(outcome.status, "benoit", solver=info,
+                               seconds=budget.elapsed(), bound=outcome.bound,
+                               message=f"{reason} before any feasible plan")
+        return SolveResult(SolveStatus.ERROR, "benoit", solver=info, seconds=budget.elapsed(),
+                           message="the solver failed")
+    return SolveResult(SolveStatus.ERROR, "benoit", solver=info, seconds=budget.elapsed(),
                        message=f"processor links still overloaded after {MAX_ROUNDS} rounds")
 
 
-def _heuristic_start(built: BenoitModel, data: TreeData, seed: int) -> list[float | None] | None:
-    """The cheapest plan among the (millisecond) heuristics, as a MIP start (Constr only)."""
+def _heuristic_mapping(built: BenoitModel, data: TreeData, seed: int) -> Mapping | None:
+    """The cheapest plan among the (millisecond) heuristics: the MIP start, and the answer
+    should the solver stop before it has a valid plan of its own (Constr only)."""
     if not built.constr:
         return None
     best: Mapping | None = None
@@ -86,10 +93,7 @@ def _heuristic_start(built: BenoitModel, data: TreeData, seed: int) -> list[floa
         cost = sum(p.cls.cost for p in mapping.processors)
         if best is None or cost < sum(p.cls.cost for p in best.processors):
             best = mapping
-    if best is None:
-        return None
-    return start_from(built, data, [(p.group, p.cls.id) for p in best.processors],
-                      best.downloads)
+    return best
 
 
 def _link(built: BenoitModel, data: TreeData, network: Network, a: str, b: str) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from collections import Counter
 
 from streamplace.errors import InputError
@@ -21,7 +20,7 @@ from streamplace.model.evaluate.odrp import pair_traffic
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.conclude import conclude
-from streamplace.solve.heuristics.common import Placement
+from streamplace.solve.heuristics.common import Placement, stopped_before_a_plan
 from streamplace.solve.registry import register
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
@@ -43,8 +42,7 @@ class _Delays:
 
 
 def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
-    started = time.perf_counter()
-    deadline = started + options.time_limit if options.time_limit is not None else math.inf
+    budget = options.budget()
     limit = int(options.extra.get("solver_options", {}).get("max_placements", MAX_PLACEMENTS))
     state = Placement.empty(instance)
     order = state.graph.topological_order()
@@ -86,7 +84,7 @@ def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
         op = order[k]
         for multiset in choices[op]:
             visited += 1
-            if visited % 4096 == 0 and time.perf_counter() > deadline:
+            if visited % 4096 == 0 and budget.expired():
                 timed_out = True
                 return
             placed: list[str] = []
@@ -111,16 +109,16 @@ def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
     info: dict[str, object] = {"placements": total, "visited": visited}
     if not best:
         if timed_out:
-            return SolveResult(SolveStatus.TIME_LIMIT, "exhaustive", solver=info,
-                               seconds=time.perf_counter() - started,
-                               message="exhaustive: time limit before any placement fitted")
+            return stopped_before_a_plan("exhaustive", budget)
         return SolveResult.infeasible("exhaustive", [
             "no placement of the operators on their candidates respects every capacity"],
-            time.perf_counter() - started, info)
+            budget.elapsed(), info)
     value, placement = best[0]
-    status = SolveStatus.TIME_LIMIT if timed_out else SolveStatus.OPTIMAL
+    status = SolveStatus.OPTIMAL
+    if timed_out:
+        status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
     return conclude("exhaustive", instance, Plan.model_validate({"placement": placement}),
-                    status, started=started, objective_metric="network_usage",
+                    status, started=budget.started, objective_metric="network_usage",
                     bound=value if not timed_out else None, info=info, model_objective=value)
 
 

@@ -1,8 +1,12 @@
 """Solving a LinearModel with HiGHS in-process (highspy), passed as one model.
 
 HiGHS statuses map to ours here and nowhere else: ``optimal`` only for kOptimal (proven
-within the requested gap); a time or interrupt stop is ``time_limit`` with the incumbent,
-if any, and its gap.
+within the requested gap); a time stop is ``time_limit`` and a stop request ``interrupted``,
+each with the incumbent, if any, and its gap.
+
+HiGHS runs in a worker thread while this one waits in short slices, so that a signal
+handler (which Python runs in the main thread only) is never held up by the solver; a stop
+request reaches HiGHS through its interrupt callbacks, and HiGHS returns its incumbent.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from streamplace.errors import InputError, SolverError
+from streamplace.solve.budget import Budget
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.mip import MipOutcome, Progress, ProgressFn
 from streamplace.solve.result import SolveOptions, SolveStatus
 
 PROGRESS_EVERY = 0.25  # seconds between live updates
+POLL = 0.05  # seconds between looks at the stop request while HiGHS runs
 
 
 def highspy_ok() -> Any:
@@ -27,9 +33,12 @@ def highspy_ok() -> Any:
 
 
 def solve_highs(model: LinearModel, options: SolveOptions, progress: ProgressFn | None = None,
-                start: Sequence[float | None] | None = None) -> MipOutcome:
+                start: Sequence[float | None] | None = None,
+                budget: Budget | None = None) -> MipOutcome:
+    """Solve ``model`` within ``budget`` (default: the options' time limit from now)."""
     import highspy
 
+    budget = budget or options.budget()
     started = time.perf_counter()
     h = highspy.Highs()
     h.silent()
@@ -55,21 +64,34 @@ def solve_highs(model: LinearModel, options: SolveOptions, progress: ProgressFn 
     if h.passModel(lp) != highspy.HighsStatus.kOk:
         raise SolverError("HiGHS rejected the model")
     build_seconds = time.perf_counter() - started
-    _set_options(h, options)
+    _set_options(h, options, budget)
     if start is not None:
         _set_start(h, start)
     if progress is not None:
         _subscribe(h, progress, model.maximize)
-    h.solve()
-    return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options)
+    _run(h, budget)
+    return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options,
+                    budget)
 
 
-def _set_options(h: Any, options: SolveOptions) -> None:
+def _run(h: Any, budget: Budget) -> None:
+    """Solve in HiGHS's worker thread; pass a stop request on as a HiGHS interrupt."""
+    if budget.expired():
+        return  # nothing left: the caller sees "not solved" and keeps what it has
+    h.HandleUserInterrupt = True  # HiGHS's callbacks then honour cancelSolve()
+    h.startSolve()
+    while not h.wait(POLL)[0]:
+        if budget.interrupted:
+            h.cancelSolve()
+
+
+def _set_options(h: Any, options: SolveOptions, budget: Budget) -> None:
     h.setOptionValue("random_seed", int(options.seed))
     h.setOptionValue("mip_rel_gap", float(options.gap if options.gap is not None else 1e-6))
     h.setOptionValue("mip_abs_gap", 1e-9)
-    if options.time_limit is not None:
-        h.setOptionValue("time_limit", float(options.time_limit))
+    remaining = budget.remaining()
+    if remaining is not None:
+        h.setOptionValue("time_limit", float(remaining))
     if options.threads is not None:
         h.setOptionValue("threads", int(options.threads))
     for name, value in dict(options.extra.get("solver_options", {})).items():
@@ -112,7 +134,7 @@ def _finite(x: float) -> float | None:
 
 
 def _outcome(h: Any, highspy: Any, model: LinearModel, seconds: float, build: float,
-             options: SolveOptions) -> MipOutcome:
+             options: SolveOptions, budget: Budget) -> MipOutcome:
     status = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
@@ -121,6 +143,10 @@ def _outcome(h: Any, highspy: Any, model: LinearModel, seconds: float, build: fl
         ours = SolveStatus.OPTIMAL
     elif status == statuses.kInfeasible:
         ours = SolveStatus.INFEASIBLE
+    elif budget.interrupted and status in (statuses.kInterrupt, statuses.kNotset):
+        ours = SolveStatus.INTERRUPTED
+    elif status == statuses.kNotset and budget.expired():
+        ours = SolveStatus.TIME_LIMIT  # the limit passed before HiGHS started
     elif status in (statuses.kTimeLimit, statuses.kInterrupt, statuses.kHighsInterrupt,
                     statuses.kIterationLimit, statuses.kSolutionLimit, statuses.kMemoryLimit):
         ours = SolveStatus.TIME_LIMIT

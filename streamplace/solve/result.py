@@ -17,18 +17,26 @@ from streamplace.model.evaluate import Evaluation
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
+from streamplace.solve.budget import Budget, StopRequest
 
 
 class SolveStatus(enum.StrEnum):
     OPTIMAL = "optimal"          # proven optimal (within the requested gap)
     FEASIBLE = "feasible"        # a valid plan, optimality not claimed (heuristics)
     TIME_LIMIT = "time_limit"    # stopped by the time limit; plan is the incumbent, if any
+    INTERRUPTED = "interrupted"  # stopped by SIGINT/SIGTERM; plan is the incumbent, if any
     INFEASIBLE = "infeasible"    # proven that no valid plan exists
     ERROR = "error"              # the method failed; no plan
 
     @property
     def has_plan(self) -> bool:
-        return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT)
+        return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT,
+                        SolveStatus.INTERRUPTED)
+
+    @property
+    def stopped_early(self) -> bool:
+        """Stopped before the method finished: the plan, if any, is the best so far."""
+        return self in (SolveStatus.TIME_LIMIT, SolveStatus.INTERRUPTED)
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,11 @@ class SolveOptions:
     seed: int = 0
     threads: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    stop: StopRequest = field(default_factory=StopRequest, compare=False)
+
+    def budget(self) -> Budget:
+        """The method's budget, starting now: the time limit and the stop request."""
+        return Budget(self.time_limit, self.stop)
 
 
 @dataclass(frozen=True)

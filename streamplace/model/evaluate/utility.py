@@ -7,7 +7,8 @@ feasible plan, though not always tight:
 - R: per-operator latency with the most stable replicas on the fastest candidate (lo) or
   the fewest on the slowest (hi); per-stream delay the closest (lo) or farthest (hi)
   candidate pair; then the longest path of each.
-- C: fewest stable replicas and cheapest pairs (lo); k_i replicas and dearest pairs (hi).
+- C: fewest stable replicas and cheapest pairs (lo); the most replicas the operator may run
+  (k_i, or fewer where its candidates' capacity says so) and dearest pairs (hi).
 - A: lo = every candidate node and every candidate link up; hi = min over operators of the
   best candidate's availability, and the pinned nodes' product.
 - Z: per stream, bytes/s times the smallest (lo) or largest (hi) candidate-pair factor
@@ -26,6 +27,7 @@ from streamplace.model.evaluate.report import OdrpMetrics, Utility, UtilityTerm
 from streamplace.model.graph import AppGraph
 from streamplace.model.network import Network
 from streamplace.model.objective import TERMS, Objective, Term
+from streamplace.model.replicas import replica_ranges
 
 METRIC_OF_TERM = {"response_time": "response_time", "availability": "availability",
                   "cost": "cost"}
@@ -33,14 +35,6 @@ METRIC_OF_TERM = {"response_time": "response_time", "availability": "availabilit
 
 def candidates(op: Operator, network: Network) -> list[str]:
     return list(op.candidates) if op.candidates is not None else network.processors
-
-
-def stable_counts(op: Operator, rate: float) -> list[int]:
-    """Replica counts within [min, k_i] at which a replica is stable."""
-    counts = range(op.min_replicas, op.replica_cap + 1)
-    if op.service_rate is None:
-        return list(counts)
-    return [m for m in counts if rate / m < op.service_rate]
 
 
 def derive_bounds(graph: AppGraph, network: Network,
@@ -51,15 +45,16 @@ def derive_bounds(graph: AppGraph, network: Network,
     lat_lo: dict[str, float] = {}
     lat_hi: dict[str, float] = {}
     cost_lo = cost_hi = 0.0
+    ranges = replica_ranges(app.operators, graph.input_rates, cands, network)
     for op in app.operators:
         rate = graph.input_rates[op.id]
-        counts = stable_counts(op, rate) or [op.replica_cap]
+        counts = ranges[op.id] or range(op.replica_cap, op.replica_cap + 1)
         fast = max(nodes[u].speedup for u in cands[op.id])
         slow = min(nodes[u].speedup for u in cands[op.id])
-        lat_lo[op.id] = _latency(op, rate, max(counts)) / fast
-        lat_hi[op.id] = _latency(op, rate, min(counts)) / slow
-        cost_lo += op.cost * op.billing_units * min(counts)
-        cost_hi += op.cost * op.billing_units * op.replica_cap
+        lat_lo[op.id] = _latency(op, rate, counts[-1]) / fast
+        lat_hi[op.id] = _latency(op, rate, counts[0]) / slow
+        cost_lo += op.cost * op.billing_units * counts[0]
+        cost_hi += op.cost * op.billing_units * counts[-1]
     d_lo: dict[tuple[str, str], float] = {}
     d_hi: dict[tuple[str, str], float] = {}
     z_lo = z_hi = 0.0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +20,8 @@ from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, build_graph
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
+from streamplace.model.replicas import fewest_stable
+from streamplace.solve.budget import Budget, Stopped
 from streamplace.solve.conclude import conclude
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
@@ -32,12 +33,7 @@ def replica_count(op: Operator, rate: float) -> int:
     >>> replica_count(Operator(id="a", service_rate=10, max_replicas=4), 25.0)
     3
     """
-    if op.replicas is not None:
-        return op.replicas
-    if op.service_rate is None:
-        return 1
-    need = math.floor(rate / op.service_rate) + 1
-    return min(max(need, 1), op.replica_cap)
+    return min(fewest_stable(op, rate), op.replica_cap)
 
 
 @dataclass
@@ -117,30 +113,41 @@ class PlacementFailure(Exception):
 
 
 def finish(method: str, instance: Instance, placement: dict[str, dict[str, int]],
-           started: float, info: dict[str, object] | None = None, *,
+           budget: Budget, info: dict[str, object] | None = None, *,
            objective_metric: str = "utility") -> SolveResult:
-    """A placement heuristic's plan, through the shared :func:`conclude`."""
+    """A placement heuristic's plan, through the shared :func:`conclude`: ``feasible``, or
+    ``interrupted`` when a stop request cut its search short."""
+    status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.FEASIBLE
     return conclude(method, instance, Plan.model_validate({"placement": placement}),
-                    SolveStatus.FEASIBLE, started=started, info=dict(info or {}),
+                    status, started=budget.started, info=dict(info or {}),
                     objective_metric=objective_metric)
 
 
-Place = Callable[[Placement, random.Random, float], dict[str, object] | None]
+def stopped_before_a_plan(method: str, budget: Budget) -> SolveResult:
+    """A heuristic stopped before it had any complete plan."""
+    status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
+    reason = "interrupted" if budget.interrupted else "the time limit passed"
+    return SolveResult(status, method, seconds=budget.elapsed(),
+                       message=f"{method}: {reason} before any complete plan")
+
+
+Place = Callable[[Placement, random.Random, Budget], dict[str, object] | None]
 
 
 def run_placement(method: str, instance: Instance, options: SolveOptions, place: Place,
                   objective_metric: str = "utility") -> SolveResult:
-    """Run a constructive heuristic: ``place(state, rng, deadline)`` fills an empty
+    """Run a constructive heuristic: ``place(state, rng, budget)`` fills an empty
     placement (and may return statistics); a :class:`PlacementFailure` becomes the method's
     failure, anything placed goes through :func:`finish`."""
-    started = time.perf_counter()
-    deadline = started + options.time_limit if options.time_limit is not None else math.inf
+    budget = options.budget()
     state = Placement.empty(instance)
     try:
-        info = place(state, random.Random(options.seed), deadline) or {}
+        info = place(state, random.Random(options.seed), budget) or {}
     except PlacementFailure as exc:
-        return SolveResult(SolveStatus.ERROR, method, seconds=time.perf_counter() - started,
+        return SolveResult(SolveStatus.ERROR, method, seconds=budget.elapsed(),
                            message=f"{method} failed: {exc}")
-    return finish(method, instance, state.nodes, started,
+    except Stopped:
+        return stopped_before_a_plan(method, budget)
+    return finish(method, instance, state.nodes, budget,
                   {"seed": options.seed, "instances": sum(state.counts.values()), **info},
                   objective_metric=objective_metric)

@@ -11,13 +11,13 @@ from s_lat), as the paper does.
 from __future__ import annotations
 
 import random
-import time
 from collections import defaultdict
 from dataclasses import dataclass
 
 from streamplace.model.evaluate.ecker import DEFAULT_WEIGHTS, HEADROOM
 from streamplace.model.graph import cyclic_order
-from streamplace.solve.heuristics.common import Placement, finish
+from streamplace.solve.budget import Budget
+from streamplace.solve.heuristics.common import Placement, finish, stopped_before_a_plan
 from streamplace.solve.registry import register
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
@@ -160,14 +160,14 @@ def _undo(score: Score, moves: list[Move]) -> None:
         score.apply(Move(m.op, m.target, m.source))
 
 
-def hill_climb(score: Score, rng: random.Random, deadline: float) -> int:
+def hill_climb(score: Score, rng: random.Random, budget: Budget) -> int:
     """First-improvement hill climbing with the paper's three moves; returns moves made."""
     made = 0
     improved = True
-    while improved and time.perf_counter() < deadline:
+    while improved and not budget.expired():
         improved = False
         for moves in _neighbourhood(score.state, rng):
-            if time.perf_counter() > deadline:
+            if budget.expired():
                 break
             if _attempt(score, moves):
                 made += 1
@@ -205,7 +205,7 @@ def _neighbourhood(state: Placement, rng: random.Random):  # type: ignore[no-unt
     yield from merged
 
 
-def ant_system(state: Placement, rng: random.Random, deadline: float, ants: int = 10,
+def ant_system(state: Placement, rng: random.Random, budget: Budget, ants: int = 10,
                alpha: float = 1.0, beta: float = 2.0, rho: float = 0.8, q: float = 1.0,
                p_init: float = 1.0, p_min: float = 0.01, patience: int = 15,
                ) -> dict[str, dict[str, int]]:
@@ -217,10 +217,10 @@ def ant_system(state: Placement, rng: random.Random, deadline: float, ants: int 
                   | set(state.graph.digraph.successors(op)) for op in state.counts}
     best: tuple[float, dict[str, dict[str, int]]] | None = None
     stale = 0
-    while time.perf_counter() < deadline and stale < patience:
+    while not budget.expired() and stale < patience:
         trails: list[tuple[float, list[tuple[str, int, str]], dict[str, dict[str, int]]]] = []
         for _ in range(ants):
-            if trails and time.perf_counter() >= deadline:
+            if trails and budget.expired():
                 break  # a large instance may have time for a few ants only
             trial = Placement(state.graph, state.network, state.counts, state.cands,
                               {op: {} for op in state.counts})
@@ -298,32 +298,34 @@ def _start(state: Placement) -> str:
 
 
 def _solve(method: str, instance: Instance, options: SolveOptions) -> SolveResult:
-    started = time.perf_counter()
-    budget = options.time_limit if options.time_limit is not None else DEFAULT_SECONDS
-    deadline = started + budget * SEARCH_SHARE
+    limit = options.time_limit if options.time_limit is not None else DEFAULT_SECONDS
+    budget = Budget(limit, options.stop)
+    search = budget.until(budget.started + limit * SEARCH_SHARE)
     rng = random.Random(options.seed)
     state = Placement.empty(instance)
-    info: dict[str, object] = {"seed": options.seed, "time_limit": budget}
+    info: dict[str, object] = {"seed": options.seed, "time_limit": limit}
     if method == "hill-climbing":
         info["start"] = _start(state)
         # the final evaluation costs about what the start did (both instances x candidates):
         # keep that much of the limit for it, so the whole run stays within the limit
-        deadline = min(deadline, started + budget
-                       - FINISH_PER_START * (time.perf_counter() - started))
+        search = search.until(budget.deadline - FINISH_PER_START * budget.elapsed())
         info["start_score"] = Score(state).total()
-        info["moves"] = hill_climb(Score(state), rng, deadline)
+        info["moves"] = hill_climb(Score(state), rng, search)
     else:
-        half = deadline if method == "ant-system" else started + budget * SEARCH_SHARE / 2
-        adopt(state, ant_system(state, rng, half))
+        ants = search if method == "ant-system" else \
+            search.until(budget.started + limit * SEARCH_SHARE / 2)
+        if budget.expired():
+            return stopped_before_a_plan(method, budget)
+        adopt(state, ant_system(state, rng, ants))
         if method == "hybrid":
-            info["moves"] = hill_climb(Score(state), rng, deadline)
+            info["moves"] = hill_climb(Score(state), rng, search)
     score = Score(state)
     info.update(score=score.total(), violations=score.violations)
     if score.violations:
-        return SolveResult(SolveStatus.ERROR, method, seconds=time.perf_counter() - started,
+        return SolveResult(SolveStatus.ERROR, method, seconds=budget.elapsed(),
                            message=f"{method} failed: its best placement still uses more "
                                    f"than 95% of a resource on {score.violations} node(s)")
-    return finish(method, instance, state.nodes, started, info)
+    return finish(method, instance, state.nodes, budget, info)
 
 
 DEFAULT_SECONDS = 10.0

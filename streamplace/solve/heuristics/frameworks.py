@@ -25,7 +25,7 @@ from streamplace.solve.result import Instance, SolveOptions, SolveResult
 def _method(name: str, place: Callable[[Placement], None],
             ) -> Callable[[Instance, SolveOptions], SolveResult]:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
-        return run_placement(name, instance, options, lambda state, rng, deadline: place(state))
+        return run_placement(name, instance, options, lambda state, rng, budget: place(state))
 
     return solve
 

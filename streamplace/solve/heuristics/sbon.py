@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Callable
 
 import numpy as np
 
 from streamplace.errors import InputError
 from streamplace.model.costspace import CostSpace, cost_space
+from streamplace.solve.budget import Budget
 from streamplace.solve.heuristics.common import Place, Placement, PlacementFailure, run_placement
 from streamplace.solve.registry import register
 from streamplace.solve.result import Instance, SolveOptions, SolveResult
@@ -40,7 +40,8 @@ def springs(state: Placement) -> list[tuple[str, str, float]]:
 
 
 def relax(fixed: dict[str, np.ndarray], free: list[str], edges: list[tuple[str, str, float]],
-          start: np.ndarray, deadline: float = math.inf) -> tuple[dict[str, np.ndarray], int]:
+          start: np.ndarray, budget: Budget | None = None,
+          ) -> tuple[dict[str, np.ndarray], int]:
     """Spring relaxation of the ``free`` operators (Fig. 7), to the minimum of
     sum DR * |S_a - S_b|^2 with the ``fixed`` positions held.
 
@@ -64,7 +65,7 @@ def relax(fixed: dict[str, np.ndarray], free: list[str], edges: list[tuple[str, 
             around[b].append((a, rate))
     extent = max((float(np.abs(p).max()) for p in fixed.values()), default=1.0) or 1.0
     sweeps = 0
-    while sweeps < MAX_SWEEPS and time.perf_counter() < deadline:
+    while sweeps < MAX_SWEEPS and (budget is None or not budget.expired()):
         sweeps += 1
         moved = 0.0
         for op in free:
@@ -103,7 +104,7 @@ def _check_cands(state: Placement) -> None:
 
 
 def relaxation(state: Placement, space: CostSpace, load_weight: float | None,
-               deadline: float, by_usage: bool = False) -> dict[str, object]:
+               budget: Budget, by_usage: bool = False) -> dict[str, object]:
     _check_cands(state)
     _place_pinned(state)
     index = space.index()
@@ -111,7 +112,7 @@ def relaxation(state: Placement, space: CostSpace, load_weight: float | None,
     fixed = {op: point[state.cands[op][0]] for op in _pinned(state)}
     free = _free(state)
     start = space.coords.mean(axis=0)
-    virtual, sweeps = relax(fixed, free, springs(state), start, deadline)
+    virtual, sweeps = relax(fixed, free, springs(state), start, budget)
     weight = _load_weight(space) if load_weight is None else load_weight
     for op in free:
         _map(state, op, virtual[op], point, weight, by_usage)
@@ -222,10 +223,10 @@ def _relaxation(instance: Instance, options: SolveOptions) -> SolveResult:
         raise InputError.single(f"unknown mapping {mapping!r}", "use mapping=nearest (the "
                                 "paper's) or mapping=usage", path="--solver-option")
 
-    def place(state: Placement, rng: random.Random, deadline: float) -> dict[str, object]:
+    def place(state: Placement, rng: random.Random, budget: Budget) -> dict[str, object]:
         space = cost_space(state.network)
         info = relaxation(state, space, None if load_weight is None else float(load_weight),
-                          deadline, by_usage=mapping == "usage")
+                          budget, by_usage=mapping == "usage")
         return space.report() | info | {"mapping": mapping}
 
     return _run("relaxation", instance, options, place)

@@ -25,10 +25,12 @@ For every integer point the objective equals eq. 21 exactly, so the optimum is t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from streamplace.model.plan import Plan
+from streamplace.model.replicas import per_node_cap
+from streamplace.solve.budget import Budget
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.linear import LinearModel
 
@@ -60,7 +62,9 @@ class CompactModel:
         return values
 
 
-def build_compact(data: OdrpData) -> CompactModel:
+def build_compact(data: OdrpData, budget: Budget | None = None) -> CompactModel:
+    """Build the model; raises :class:`Stopped` when ``budget`` runs out meanwhile."""
+    check = budget.check if budget is not None else _never
     out = CompactModel(data.new_model())
     m_ = out.model
     scales = data.scales
@@ -68,6 +72,7 @@ def build_compact(data: OdrpData) -> CompactModel:
     need_avail = scales["availability"].slope != 0
     z: dict[tuple[str, str], int] = {}
     for op in data.ops:
+        check()
         counts, cands = data.counts[op.id], data.cands[op.id]
         choose = []
         for m in counts:
@@ -80,7 +85,7 @@ def build_compact(data: OdrpData) -> CompactModel:
             cols, vals = [out.c[(op.id, m)]], [-float(m)]
             for u in cands:
                 prev = None
-                for a in range(1, m + 1):
+                for a in range(1, data.node_cap(op, u, m) + 1):
                     out.t[(op.id, u, m, a)] = col = m_.binary(f"t[{op.id},{u},{m},{a}]")
                     out.cells.setdefault((op.id, u), []).append((m, a, col))
                     cols.append(col)
@@ -96,12 +101,39 @@ def build_compact(data: OdrpData) -> CompactModel:
                    [1.0, *(-1.0 / m for m, _a, _col in cells)], lo=0.0)
     _capacity(data, out)
     _unreachable_pairs(data, m_, z)
+    check()
     if need_latency:
         _response_time(data, out, z)
+    check()
     if need_avail:
         _availability(data, m_, z)
-    _network(data, out)
+    _network(data, out, check)
     return out
+
+
+def _never() -> None:
+    return None
+
+
+def estimated_columns(data: OdrpData) -> int:
+    """Columns the thermometer code needs, twice (the traffic products q repeat it per
+    stream end); computed before anything is built, to refuse a model too large to hold."""
+    cells = 0
+    for op in data.ops:
+        for u in data.cands[op.id]:
+            cells += _thermometer(data.counts[op.id], per_node_cap(op, data.network, u))
+    return 2 * cells
+
+
+def _thermometer(counts: range, cap: int | None) -> int:
+    """sum over m in counts of min(m, cap), in closed form (counts may be huge)."""
+    if not counts:
+        return 0
+    lo, hi = counts[0], counts[-1]
+    top = hi if cap is None else min(hi, cap)
+    below = (top * (top + 1) - (lo - 1) * lo) // 2 if top >= lo else 0
+    above = (hi - max(top, lo - 1)) * (cap or 0)
+    return below + above
 
 
 def _capacity(data: OdrpData, out: CompactModel) -> None:
@@ -140,13 +172,13 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
         counts = data.counts[op.id]
         # lat >= R_i(lambda/m) / S_max: a convex combination over the count chosen
         m_.row([col, *(out.c[(op.id, m)] for m in counts)],
-               [1.0, *(-data.latency[op.id][m] / fastest for m in counts)], lo=0.0)
+               [1.0, *(-data.latency(op, m) / fastest for m in counts)], lo=0.0)
         for u in data.cands[op.id]:
             speed = data.speedup(u)
             if op.service_rate is not None:
                 # one m at a time is active, so summing the per-count rows stays valid
                 cols = [out.t[(op.id, u, m, 1)] for m in counts]
-                m_.row([col, *cols], [1.0, *(-data.latency[op.id][m] / speed for m in counts)],
+                m_.row([col, *cols], [1.0, *(-data.latency(op, m) / speed for m in counts)],
                        lo=0.0)
             elif op.latency:
                 m_.row([col, z[(op.id, u)]], [1.0, -op.latency / speed], lo=0.0)
@@ -276,13 +308,14 @@ def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]
                        lo=-1.0)
 
 
-def _network(data: OdrpData, out: CompactModel) -> None:
+def _network(data: OdrpData, out: CompactModel, check: Callable[[], None]) -> None:
     m_ = out.model
     cost_slope = -data.scales["cost"].slope       # >= 0: F falls by this per unit of cost
     metric_slope = -data.scales["network"].slope  # >= 0
     if cost_slope == 0 and metric_slope == 0:
         return
     for s in data.streams:
+        check()
         if s.bytes_per_s <= 0:
             continue
         ups, downs = data.cands[s.source], data.cands[s.target]
@@ -306,7 +339,6 @@ def _network(data: OdrpData, out: CompactModel) -> None:
                         cols.append(col)
                         vals.append(-g[u] / m)
             m_.row(cols, vals, 0.0, 0.0)
-            for m in data.counts[s.target]:
-                for a in range(1, m + 1):
-                    q = m_.var(f"q[{s.source},{s.target},{v},{m},{a}]", 0.0, top, cost=-1.0 / m)
-                    m_.row([q, h, out.t[(s.target, v, m, a)]], [1.0, -1.0, -top], lo=-top)
+            for m, a, t in out.cells[(s.target, v)]:
+                q = m_.var(f"q[{s.source},{s.target},{v},{m},{a}]", 0.0, top, cost=-1.0 / m)
+                m_.row([q, h, t], [1.0, -1.0, -top], lo=-top)

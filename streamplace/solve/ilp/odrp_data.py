@@ -17,6 +17,7 @@ from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, ResolvedStream, build_graph
 from streamplace.model.network import LogicalLink, Network
 from streamplace.model.objective import TERMS, Term
+from streamplace.model.replicas import fewest_stable, per_node_cap, replica_ranges
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.result import Instance
 
@@ -40,8 +41,7 @@ class OdrpData:
     network: Network
     ops: list[Operator]
     cands: dict[str, list[str]]
-    counts: dict[str, list[int]]
-    latency: dict[str, dict[int, float]]  # R_i(lambda_i / m) on the reference node
+    counts: dict[str, range]  # replica counts allowed (model/replicas.py)
     streams: list[ResolvedStream]
     dims: list[str]
     bounds: dict[Term, tuple[float, float]]
@@ -54,6 +54,17 @@ class OdrpData:
     def count_cost(self, op: Operator, m: int) -> float:
         """How m replicas of ``op`` move F through the cost term (eq. 2)."""
         return self.scales["cost"].slope * op.cost * op.billing_units * m
+
+    def latency(self, op: Operator, m: int) -> float:
+        """R_i(lambda_i / m) on the reference node (eq. 1 before the speed-up)."""
+        if op.service_rate is None:
+            return op.latency or 0.0
+        return 1.0 / (op.service_rate - self.graph.input_rates[op.id] / m)
+
+    def node_cap(self, op: Operator, u: str, m: int) -> int:
+        """The most of ``m`` replicas of ``op`` that node ``u`` can hold."""
+        cap = per_node_cap(op, self.network, u)
+        return m if cap is None else min(m, cap)
 
     def link(self, u: str, v: str) -> LogicalLink:
         return self.network.link(u, v)
@@ -85,39 +96,48 @@ def prepare(instance: Instance, single_replica: bool = False) -> OdrpData:
     ops = instance.app.operators
     reasons: list[str] = []
     cands: dict[str, list[str]] = {}
-    counts: dict[str, list[int]] = {}
-    latency: dict[str, dict[int, float]] = {}
+    counts: dict[str, range] = {}
     processors = set(network.processors)
     for op in ops:
         cands[op.id] = [u for u in candidates(op, network) if u in processors]
-        cap = op.replica_cap if not (single_replica and op.replicas is None) else 1
-        rate = graph.input_rates[op.id]
-        allowed = range(op.min_replicas, cap + 1)
-        if op.service_rate is not None:
-            stable = [m for m in allowed if rate / m < op.service_rate]
-            if not stable:
-                need = math.floor(rate / op.service_rate) + 1
-                reasons.append(
-                    f"operator {op.id} cannot be stable with {cap} replica(s) at its input rate "
-                    f"{rate:g}/s (service rate {op.service_rate:g}/s): it needs at least {need}"
-                    + (" — raise max_replicas" if op.replicas is None else " — raise replicas"))
-            counts[op.id] = stable
-            latency[op.id] = {m: 1.0 / (op.service_rate - rate / m) for m in stable}
-        else:
-            counts[op.id] = list(allowed)
-            latency[op.id] = {m: op.latency or 0.0 for m in allowed}
         if not cands[op.id]:
             reasons.append(f"operator {op.id} has no processor among its candidates")
+    ranges = replica_ranges(ops, graph.input_rates, cands, network, single_replica)
+    least: dict[str, int] = {}  # fewest stable replicas, for operators that have them
+    crowded = []  # stable counts exist, but capacity leaves room for none of them
+    for op in ops:
+        rate = graph.input_rates[op.id]
+        counts[op.id] = ranges[op.id]
+        cap = op.replica_cap if not (single_replica and op.replicas is None) else 1
+        need = fewest_stable(op, rate)
+        if need > cap:
+            reasons.append(_unstable_reason(op, rate, cap, need))
+        else:
+            least[op.id] = need
+            if cands[op.id] and not counts[op.id]:
+                crowded.append(op.id)
     dims = sorted({d for op in ops for d in op.resources})
-    reasons += _capacity_reasons(ops, cands, counts, network, dims)
+    room = _capacity_reasons(ops, cands, least, network, dims)
+    if crowded and not room:  # subtler than the checks above: say which bound it was
+        room = [f"the candidates of {op} cannot host the replicas it needs next to the other "
+                "operators' minimum needs — add capacity or candidates" for op in crowded]
+    reasons += room
     reasons += _route_reasons(graph, cands, network)
     if reasons:
         raise InfeasibleError(reasons)
+    for op in ops:  # a node that cannot hold even one replica is no candidate at all
+        cands[op.id] = [u for u in cands[op.id] if per_node_cap(op, network, u) != 0]
     bounds, derived = resolve_bounds(graph, network, instance.objective)
     weights = instance.objective.weights.normalised()
     scales = {t: _scale(t, weights[t], bounds[t], t in derived) for t in TERMS}
-    return OdrpData(instance, graph, network, list(ops), cands, counts, latency, graph.streams,
+    return OdrpData(instance, graph, network, list(ops), cands, counts, graph.streams,
                     dims, bounds, scales)
+
+
+def _unstable_reason(op: Operator, rate: float, cap: int, need: int) -> str:
+    return (f"operator {op.id} cannot be stable with {cap} replica(s) at its input rate "
+            f"{rate:g}/s (service rate {op.service_rate or 0:g}/s): it needs at least {need}"
+            + (" — raise max_replicas" if op.replicas is None else " — raise replicas"))
 
 
 def _scale(term: Term, weight: float, bound: tuple[float, float], derived: bool) -> TermScale:
@@ -135,14 +155,14 @@ def _scale(term: Term, weight: float, bound: tuple[float, float], derived: bool)
 
 
 def _capacity_reasons(ops: list[Operator], cands: dict[str, list[str]],
-                      counts: dict[str, list[int]], network: Network,
+                      least: dict[str, int], network: Network,
                       dims: list[str]) -> list[str]:
     reasons = []
     pinned_load: dict[tuple[str, str], list[str]] = {}
     for op in ops:
-        if not counts[op.id] or not cands[op.id]:
+        if op.id not in least or not cands[op.id]:
             continue
-        least = min(counts[op.id])
+        fewest = least[op.id]
         for dim, amount in op.resources.items():
             room = [u for u in cands[op.id] if _cap(network, u, dim) >= amount]
             total = sum(_cap(network, u, dim) for u in cands[op.id])
@@ -150,19 +170,19 @@ def _capacity_reasons(ops: list[Operator], cands: dict[str, list[str]],
                 reasons.append(f"the candidates of {op.id} have no room: one replica needs "
                                f"{amount:g} {dim}, the largest candidate offers "
                                f"{max(_cap(network, u, dim) for u in cands[op.id]):g}")
-            elif least * amount > total:
-                reasons.append(f"the candidates of {op.id} have no room for {least} stable "
-                               f"replicas ({least * amount:g} {dim}; they offer {total:g})")
+            elif fewest * amount > total:
+                reasons.append(f"the candidates of {op.id} have no room for {fewest} stable "
+                               f"replicas ({fewest * amount:g} {dim}; they offer {total:g})")
             if len(cands[op.id]) == 1:
                 pinned_load.setdefault((cands[op.id][0], dim), []).append(op.id)
     for (u, dim), names in sorted(pinned_load.items()):
-        need = sum(min(counts[o.id]) * o.resources.get(dim, 0.0) for o in ops if o.id in names)
+        need = sum(least.get(o.id, 0) * o.resources.get(dim, 0.0) for o in ops if o.id in names)
         if need > _cap(network, u, dim):
             reasons.append(f"operators pinned to {u} ({', '.join(names)}) need {need:g} {dim}, "
                            f"{u} has {_cap(network, u, dim):g}")
     for dim in dims:
-        need = sum(min(counts[o.id]) * o.resources.get(dim, 0.0) for o in ops
-                   if counts[o.id] and cands[o.id])
+        need = sum(least.get(o.id, 0) * o.resources.get(dim, 0.0) for o in ops
+                   if cands[o.id])
         have = sum(_cap(network, u, dim) for u in network.processors)
         if need > have:
             reasons.append(f"the operators need at least {need:g} {dim} in total, the "

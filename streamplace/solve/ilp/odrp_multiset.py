@@ -21,6 +21,7 @@ import networkx as nx
 
 from streamplace.errors import InputError
 from streamplace.model.plan import Plan
+from streamplace.solve.budget import Budget
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.linear import LinearModel
 
@@ -46,23 +47,36 @@ class MultisetModel:
         return values
 
 
-def build_multiset(data: OdrpData) -> MultisetModel:
+def estimated_columns(data: OdrpData) -> int:
+    """x columns plus the y columns of every stream (pairs of multisets), before building."""
+    x = {op.id: sum(math.comb(len(data.cands[op.id]) + m - 1, m) for m in data.counts[op.id])
+         for op in data.ops}
+    return sum(x.values()) + sum(x[s.source] * x[s.target] for s in data.streams)
+
+
+def build_multiset(data: OdrpData, budget: Budget | None = None) -> MultisetModel:
+    """Build the model; raises :class:`Stopped` when ``budget`` runs out meanwhile."""
     out = MultisetModel(data.new_model())
     m_ = out.model
     multisets: dict[str, list[Multiset]] = {}
     response: dict[tuple[str, Multiset], float] = {}
     for op in data.ops:
+        if budget is not None:
+            budget.check()
         multisets[op.id] = []
         for m in data.counts[op.id]:
+            caps = {u: data.node_cap(op, u, m) for u in data.cands[op.id]}
             for u in itertools.combinations_with_replacement(data.cands[op.id], m):
+                if any(u.count(n) > caps[n] for n in set(u)):
+                    continue  # more replicas on a node than it holds on its own
                 multisets[op.id].append(u)
                 # eq. 1: the slowest node of U bounds the operator's latency; eq. 2: cost
-                response[(op.id, u)] = data.latency[op.id][m] / min(data.speedup(n) for n in u)
+                response[(op.id, u)] = data.latency(op, m) / min(data.speedup(n) for n in u)
                 out.x[(op.id, u)] = m_.binary(f"x[{op.id},{','.join(u)}]",
                                               data.count_cost(op, m))
         cols = [out.x[(op.id, u)] for u in multisets[op.id]]
         m_.row(cols, [1.0] * len(cols), 1.0, 1.0)                               # eq. 26
-    y = _streams(data, out, multisets)
+    y = _streams(data, out, multisets, budget)
     _capacity(data, out)                                                          # eq. 23
     _activations(data, out, y)                                                    # eqs. 24-25
     if data.scales["response_time"].slope != 0:
@@ -71,11 +85,14 @@ def build_multiset(data: OdrpData) -> MultisetModel:
 
 
 def _streams(data: OdrpData, out: MultisetModel, multisets: dict[str, list[Multiset]],
-             ) -> dict[int, dict[tuple[Multiset, Multiset], tuple[int, float]]]:
+             budget: Budget | None) -> dict[int, dict[tuple[Multiset, Multiset],
+                                                       tuple[int, float]]]:
     m_ = out.model
     scales = data.scales
     y: dict[int, dict[tuple[Multiset, Multiset], tuple[int, float]]] = {}
     for s in data.streams:
+        if budget is not None:
+            budget.check()
         y[s.index] = {}
         by_up: dict[Multiset, list[int]] = {u: [] for u in multisets[s.source]}
         by_down: dict[Multiset, list[int]] = {v: [] for v in multisets[s.target]}

@@ -4,12 +4,11 @@ lower bound of sec. 4.2 reported next to every answer."""
 
 from __future__ import annotations
 
-import math
 import random
-import time
 from collections.abc import Callable
 
 from streamplace.model.plan import Plan
+from streamplace.solve.budget import Budget
 from streamplace.solve.conclude import conclude
 from streamplace.solve.pathmap.search import Outcome, diffuse, exact
 from streamplace.solve.pathmap.task import MAX_NULL, Map, PathTask, lower_bound, path_task
@@ -29,46 +28,48 @@ def _plan(task: PathTask, found: Map) -> Plan:
 
 
 def _solve(method: str, instance: Instance, options: SolveOptions,
-           search: Callable[[PathTask, float, random.Random], Outcome]) -> SolveResult:
-    started = time.perf_counter()
+           search: Callable[[PathTask, Budget, random.Random], Outcome]) -> SolveResult:
+    budget = options.budget()
     extra = options.extra.get("solver_options", {})
     task = path_task(instance, int(extra.get("max_null", MAX_NULL)))
-    deadline = started + options.time_limit if options.time_limit is not None else math.inf
     bound = lower_bound(task)
-    outcome = search(task, deadline, random.Random(options.seed))
+    outcome = search(task, budget, random.Random(options.seed))
     info: dict[str, object] = {"seed": options.seed, "max_null": task.max_null,
                                "maps_explored": outcome.explored, "lower_bound": bound,
                                "complete": outcome.complete}
-    seconds = time.perf_counter() - started
+    seconds = budget.elapsed()
     exact_method = method == "path-exact"
+    stopped = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
     if outcome.best is None:
         if exact_method and outcome.complete:
             return SolveResult.infeasible(method, [
                 "no map gives every service a node with room and every hop a route within "
                 "the bandwidths (try a larger max_null)"], seconds, info)
-        if exact_method:
-            return SolveResult(SolveStatus.TIME_LIMIT, method, seconds=seconds, solver=info,
-                               message="path-exact: time limit before any feasible map")
+        if exact_method or budget.interrupted:
+            return SolveResult(stopped, method, seconds=seconds, solver=info,
+                               message=f"{method}: stopped before any feasible map")
         return SolveResult(SolveStatus.ERROR, method, seconds=seconds, solver=info,
                            message=f"{method} failed: no feasible map among "
                                    f"{outcome.explored} explored")
     if exact_method:
-        status = SolveStatus.OPTIMAL if outcome.complete else SolveStatus.TIME_LIMIT
+        status = SolveStatus.OPTIMAL if outcome.complete else stopped
         proven = outcome.best.cost if outcome.complete else bound
     else:
-        status, proven = SolveStatus.FEASIBLE, bound
-    return conclude(method, instance, _plan(task, outcome.best), status, started=started,
+        status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.FEASIBLE
+        proven = bound
+    return conclude(method, instance, _plan(task, outcome.best), status,
+                    started=budget.started,
                     objective_metric="path_cost", bound=proven, info=info,
                     model_objective=outcome.best.cost)
 
 
-def _method(name: str, search: Callable[[PathTask, float, random.Random, dict[str, object]],
+def _method(name: str, search: Callable[[PathTask, Budget, random.Random, dict[str, object]],
                                         Outcome]) -> Callable[[Instance, SolveOptions],
                                                               SolveResult]:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
         extra = dict(options.extra.get("solver_options", {}))
         return _solve(name, instance, options,
-                      lambda task, deadline, rng: search(task, deadline, rng, extra))
+                      lambda task, budget, rng: search(task, budget, rng, extra))
 
     return solve
 

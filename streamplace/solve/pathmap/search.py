@@ -18,10 +18,10 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import time
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
+from streamplace.solve.budget import Budget
 from streamplace.solve.heuristics.common import Placement
 from streamplace.solve.pathmap.task import Map, PathTask, RouteOption, build_map
 
@@ -75,7 +75,7 @@ class _Usage:
                 self.link[(a, b)] += sign * volume
 
 
-def exact(task: PathTask, deadline: float) -> Outcome:
+def exact(task: PathTask, budget: Budget) -> Outcome:
     m = len(task.services)
     suffix = _suffix_bounds(task)
     usage = _Usage(task)
@@ -95,7 +95,7 @@ def exact(task: PathTask, deadline: float) -> Outcome:
                 best[:] = [found]
             return
         explored += 1
-        if explored % 1024 == 0 and time.perf_counter() > deadline:
+        if explored % 1024 == 0 and budget.expired():
             stopped = True
             return
         for v in sorted(task.cands(i), key=lambda v: suffix[i].get(v, math.inf)):
@@ -147,8 +147,8 @@ class _Message:
     cost: float
 
 
-def diffuse(task: PathTask, deadline: float, rng: random.Random, *, prune: str,
-            neighbours: int | None = None, budget: int = 200_000,
+def diffuse(task: PathTask, budget: Budget, rng: random.Random, *, prune: str,
+            neighbours: int | None = None, limit: int = 200_000,
             anneal: tuple[float, float] = (0.5, 0.5)) -> Outcome:
     """Alg. 3 with ``prune`` = "least-cost" | "annealed" | "none" (RandomNeighbor)."""
     m = len(task.services)
@@ -157,7 +157,7 @@ def diffuse(task: PathTask, deadline: float, rng: random.Random, *, prune: str,
     best: Map | None = None
     explored = 0
     while queue:
-        if explored >= budget or (explored % 256 == 0 and time.perf_counter() > deadline):
+        if explored >= limit or (explored % 256 == 0 and budget.expired()):
             return Outcome(best, False, explored)
         msg = queue.popleft()
         explored += 1

@@ -1,0 +1,104 @@
+"""How many replicas an operator can run: stability bounds the count from below, ``k_i`` and
+the capacity of its candidates from above (docs/models.md, "Replica bounds").
+
+Every formulation, heuristic and derived bound sizes itself by :func:`replica_ranges`, so a
+model is never larger than the instance allows: ``max_replicas: 100000000`` on an operator
+whose candidates hold 48 slots costs what 48 would.
+
+>>> from streamplace.model.application import Operator
+>>> fewest_stable(Operator(id="a", service_rate=10, max_replicas=4), 25.0)
+3
+>>> fewest_stable(Operator(id="a", service_rate=10, max_replicas=4), 30.0)
+4
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from streamplace.model.application import Operator
+from streamplace.model.network import Network
+
+ROUNDING = 1e-9  # capacities and amounts are floats: 8 / (8 / 3) must give 3
+
+
+def fewest_stable(op: Operator, rate: float) -> int:
+    """The fewest replicas (at least the operator's minimum) at which a replica is stable,
+    ``rate / m < service_rate``; ignores ``k_i`` (callers compare).
+    """
+    least = op.min_replicas
+    if op.service_rate is None or op.replicas is not None:
+        return least
+    need = max(least, math.floor(rate / op.service_rate) + 1)
+    # floor() of a float quotient can be one off either way at the boundary
+    while need > least and rate / (need - 1) < op.service_rate:
+        need -= 1
+    while rate / need >= op.service_rate:
+        need += 1
+    return need
+
+
+def is_stable(op: Operator, rate: float, count: int) -> bool:
+    return op.service_rate is None or rate / count < op.service_rate
+
+
+def capacity_caps(ops: Sequence[Operator], cands: Mapping[str, Sequence[str]],
+                  network: Network, floors: Mapping[str, int]) -> dict[str, int | None]:
+    """The most replicas each operator's candidates can host next to the other operators'
+    minimum needs (``floors``), or None where capacity does not bound it.
+
+    Per resource dimension d the operator uses: the replicas that fit node by node on its
+    candidates, and the room left there once every operator whose candidates all lie among
+    them has its minimum, divided by one replica's need. A valid bound, not a tight one.
+    """
+    caps: dict[str, int | None] = {}
+    for op in ops:
+        mine = set(cands[op.id])
+        inside = [other for other in ops if other.id != op.id and cands[other.id]
+                  and set(cands[other.id]) <= mine]
+        cap: float = math.inf
+        for dim, amount in op.resources.items():
+            if amount <= 0:
+                continue
+            sizes = [_capacity(network, u, dim) for u in mine]
+            if any(math.isinf(size) for size in sizes):
+                continue
+            per_node = sum(math.floor(size / amount + ROUNDING) for size in sizes)
+            forced = sum(floors[o.id] * o.resources.get(dim, 0.0) for o in inside)
+            shared = math.floor((sum(sizes) - forced) / amount + ROUNDING)
+            cap = min(cap, per_node, max(shared, 0))
+        caps[op.id] = None if math.isinf(cap) else int(cap)
+    return caps
+
+
+def per_node_cap(op: Operator, network: Network, u: str) -> int | None:
+    """The most replicas of ``op`` node ``u`` holds on its own (None: unbounded)."""
+    cap: float = math.inf
+    for dim, amount in op.resources.items():
+        size = _capacity(network, u, dim)
+        if amount > 0 and not math.isinf(size):
+            cap = min(cap, math.floor(size / amount + ROUNDING))
+    return None if math.isinf(cap) else int(cap)
+
+
+def replica_ranges(ops: Sequence[Operator], rates: Mapping[str, float],
+                   cands: Mapping[str, Sequence[str]], network: Network,
+                   single_replica: bool = False) -> dict[str, range]:
+    """Replica counts each operator may take: stable, within ``k_i`` (1 with
+    ``single_replica`` unless fixed) and within its candidates' capacity. Empty when none."""
+    floors = {op.id: fewest_stable(op, rates[op.id]) for op in ops}
+    caps = capacity_caps(ops, cands, network, floors)
+    out = {}
+    for op in ops:
+        top = op.replica_cap if not (single_replica and op.replicas is None) else 1
+        cap = caps[op.id]
+        if cap is not None:
+            top = min(top, cap)
+        out[op.id] = range(floors[op.id], top + 1)
+    return out
+
+
+def _capacity(network: Network, u: str, dim: str) -> float:
+    resources = network.nodes[u].resources
+    return math.inf if resources is None else resources.get(dim, math.inf)
