@@ -19,7 +19,14 @@ from pathlib import Path
 
 from streamplace.io.readers import read_instance, read_objective
 from streamplace.model.objective import Objective
-from streamplace.solve import Instance, SolveOptions, SolveResult, get_method
+from streamplace.solve import (
+    Formulation,
+    Instance,
+    MipSolver,
+    SolveOptions,
+    SolveResult,
+    get_method,
+)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scenarios import instance
@@ -31,7 +38,8 @@ SCALE = [(6, 8, 2), (6, 8, 3), (10, 10, 2), (10, 12, 3), (15, 12, 3), (20, 15, 2
 
 def run(inst: Instance, formulation: str, solver: str, time_limit: float) -> SolveResult:
     return get_method("odrp").solve(inst, SolveOptions(
-        time_limit=time_limit, gap=1e-6, extra={"formulation": formulation, "solver": solver}))
+        time_limit=time_limit, gap=1e-6, formulation=Formulation(formulation),
+        solver=MipSolver(solver)))
 
 
 def debs(time_limit: float, skip_cbc: bool) -> None:

@@ -1,4 +1,4 @@
-"""Reproduce seed 004, sec. 7: heuristics against the ILP optimum, success rates, times.
+"""Reproduce Benoit et al. 2008, sec. 7: heuristics against the ILP optimum, success rates, times.
 
 1. Fig. 9: a homogeneous platform (one processor class, so cost = processors bought),
    alpha = 0.9 and 1.1, trees of N = 5..50 operators (sec. 7.2 generator, several seeds):

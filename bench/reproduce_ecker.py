@@ -1,4 +1,4 @@
-"""Reproduce seed 001, sec. 6: the latency-aware heuristics on Storm-like workers.
+"""Reproduce Ecker et al., sec. 6: the latency-aware heuristics on Storm-like workers.
 
 1. The 11-worker setting of sec. 6.1.1 (switch network, 1.5 / 1 / 0.3-core workers) with
    the topologies of Table 1: T-M1 (a chain of 6), T-M2 (one operation with 10 instances),

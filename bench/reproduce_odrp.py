@@ -1,4 +1,5 @@
-"""Reproduce the ODRP paper's findings on the DEBS 2015 sample (seed 000, sec. 6.3-6.4).
+"""Reproduce the ODRP paper's findings on the DEBS 2015 sample (Cardellini et al. 2017,
+sec. 6.3-6.4).
 
 1. Table 3 / Fig. 5a: the source rate grows from 20 to 120 tuples/s (every stream scaled
    with it). ODRP_R (response time only) adds replicas to the bottleneck operators and keeps
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from plotting import pyplot, save
 
 ROOT = Path(__file__).resolve().parent.parent
-PAPER_TABLE3 = {  # S-ODRP replicas at 20-60, 80-100, 120 tuples/s (seed 000, Table 3)
+PAPER_TABLE3 = {  # S-ODRP replicas at 20-60, 80-100, 120 tuples/s (Cardellini et al. 2017, Table 3)
     "source": (1, 1, 1), "parser": (1, 1, 3), "filterByCoordinates": (1, 1, 2),
     "computeRouteID": (1, 2, 2), "metronome": (1, 1, 1), "countByWindow": (1, 1, 3),
     "partialRank": (1, 2, 3), "globalRank": (1, 1, 1)}

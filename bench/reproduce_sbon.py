@@ -1,4 +1,5 @@
-"""Reproduce seed 002, Table 1: network usage (and delay) penalty over the exhaustive optimum.
+"""Reproduce Pietzuch et al. 2006, Table 1: network usage (and delay) penalty over the
+exhaustive optimum.
 
 A 1,550-node transit-stub topology (networkx, streamplace.model.topologies), 1,000
 aggregation queries of 4 producers (2 KB/s each) -> 1 aggregator (8:1) -> 1 consumer,
@@ -71,7 +72,7 @@ def main() -> None:
         for method, extra in RUNS:
             t0 = time.perf_counter()
             result = get_method(method).solve(instance, SolveOptions(
-                seed=q, extra={"solver_options": extra}))
+                seed=q, params=extra))
             seconds[label(method, extra)] += time.perf_counter() - t0
             results[label(method, extra)] = result
         if any(r.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)

@@ -1,6 +1,6 @@
 """The exception family; only :mod:`streamplace.cli` prints these and maps them to exit codes.
 
-Exit codes (cli.md): InputError -> 2, InfeasibleError -> 1, SolverError -> 3.
+Exit codes (docs/cli.md): InputError -> 2, InfeasibleError -> 1, SolverError -> 3.
 """
 
 from __future__ import annotations

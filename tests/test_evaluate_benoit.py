@@ -1,4 +1,5 @@
-"""Benoit constraints (1)-(5) and cost (seed 004, sec. 2.3) worked out by hand on the sample."""
+"""Benoit constraints (1)-(5) and cost (Benoit et al. 2008, sec. 2.3) worked out by hand on the
+sample."""
 
 from __future__ import annotations
 

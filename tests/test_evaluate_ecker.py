@@ -1,4 +1,4 @@
-"""The Ecker score s(x) (seed 001, eq. 1) by hand, on the instance-level topology."""
+"""The Ecker score s(x) (Ecker et al., eq. 1) by hand, on the instance-level topology."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""ODRP metrics against values worked out by hand from seed 000's formulas (eqs. 1-21)."""
+"""ODRP metrics against values worked out by hand from Cardellini et al. 2017's formulas
+(eqs. 1-21)."""
 
 from __future__ import annotations
 
@@ -143,7 +144,7 @@ def test_routed_shortest_path_infrastructure():
 
 
 def test_debs_plan_reproduces_the_contract_example():
-    """formats.md's example plan metrics and utility (0.93336) on the DEBS 2015 sample."""
+    """docs/formats.md's example plan metrics and utility (0.93336) on the DEBS 2015 sample."""
     app, infra = read_instance(sample("debs2015", "application.yaml"),
                                sample("debs2015", "infrastructure.yaml"))
     plan = read_plan_for(sample("debs2015", "plan.yaml"), app, infra)

@@ -346,3 +346,50 @@ def test_cluster_master_with_executors_in_their_own_processes(spark_logs: Any,
     assert node["resources"] == 2
     edges = _edges(local)
     assert edges["s0", "s1"].records == spark_logs.truth["cluster"]["distinct_written"]
+
+
+# Hardening: outputs all or none, quiet means quiet, cut logs in the tool's words ----------
+
+def test_several_outputs_are_written_all_or_none(spark_logs: Any, tmp_path: Path) -> None:
+    existing = tmp_path / "infra.yaml"
+    existing.write_text("kept\n")
+    result = runner.invoke(app, ["extract", str(spark_logs.rdd), "--engine", "python",
+                                 "--infrastructure-out", str(existing),
+                                 "-o", "/proc/streamplace-app.yaml"])
+    assert result.exit_code == 2, result.output
+    assert "/proc/streamplace-app.yaml: cannot write" in result.output
+    assert existing.read_text() == "kept\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["infra.yaml"]
+
+
+def test_quiet_extraction_prints_nothing_not_even_the_jvm(spark_logs: Any,
+                                                          tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "streamplace", "extract", str(spark_logs.rdd),
+                           "--quiet", "-o", str(tmp_path / "app.yaml")],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and done.stdout == ""
+    assert yaml.safe_load((tmp_path / "app.yaml").read_text())["operators"]
+
+
+def test_a_cut_log_is_reported_in_the_tools_words(spark_logs: Any, tmp_path: Path) -> None:
+    """Cut anywhere, a log extracts what it holds or says why not, never in the validation
+    library's words (a cut before the first progress report used to end that way)."""
+    source = _only(spark_logs.stream, "*.lz4")
+    data = source.read_bytes()
+    said = set()
+    for percent in range(2, 60):
+        cut = tmp_path / source.name
+        cut.write_bytes(data[: len(data) * percent // 100])
+        result = runner.invoke(app, ["extract", str(cut), "--engine", "python", "--quiet"])
+        assert result.exit_code in (0, 2), result.output
+        assert "validation" not in result.output and "should have" not in result.output
+        if result.exit_code == 2:
+            reason = result.stderr.split(": ", 2)[2]
+            assert reason.startswith(("no stage ran in this event log — ",
+                                      "none of the 1 stage(s) that ran can be placed")), reason
+            said.add(reason[:12])
+    assert said == {"no stage ran", "none of the "}

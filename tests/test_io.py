@@ -10,9 +10,10 @@ import jsonschema
 import pytest
 import yaml
 
+from streamplace.io.outputs import Output, write_output, write_outputs
 from streamplace.io.readers import read_instance, read_plan_for
 from streamplace.io.schema import KINDS, json_schema
-from streamplace.io.writers import atomic_write, dumps, plan_document
+from streamplace.io.writers import dumps, plan_document
 from streamplace.model.evaluate import evaluate
 from streamplace.model.units import UnitError, parse_quantity
 
@@ -40,7 +41,7 @@ def test_atomic_write_replaces_whole_file_and_keeps_mode(tmp_path):
     target = tmp_path / "plan.yaml"
     target.write_text("old")
     os.chmod(target, 0o640)
-    atomic_write(target, "new contents")
+    write_output(str(target), "new contents")
     assert target.read_text() == "new contents"
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["plan.yaml"]  # no temporary left over
@@ -51,7 +52,7 @@ def test_failed_write_leaves_the_old_file(tmp_path):
     target.write_text("old")
 
     with pytest.raises(TypeError):
-        atomic_write(target, 12345)  # type: ignore[arg-type]
+        write_outputs([Output(str(target), 12345)])  # type: ignore[arg-type]
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["plan.yaml"]
 
@@ -63,7 +64,7 @@ def test_plan_round_trip(tmp_path, fmt):
     plan = read_plan_for(sample("benoit-tree", "plan.yaml"), app, infra)
     ev = evaluate(app, infra, plan)
     out = tmp_path / f"plan.{fmt}"
-    atomic_write(out, dumps(plan_document(plan, ev), fmt))
+    write_output(str(out), dumps(plan_document(plan, ev), fmt))
     again = read_plan_for(str(out), app, infra)
     assert again.placement == plan.placement
     assert again.downloads == plan.downloads and again.purchased == plan.purchased

@@ -1,8 +1,8 @@
 """ODRP / ODP optimality: both formulations against brute-force enumeration on tiny instances.
 
-Brute force enumerates every multiset of candidate nodes per operator (seed 000, sec. 3.3),
-keeps the plans the evaluator finds feasible and takes the best utility F, so the solver is
-checked against the model itself, not against itself.
+Brute force enumerates every multiset of candidate nodes per operator (Cardellini et al. 2017,
+sec. 3.3), keeps the plans the evaluator finds feasible and takes the best utility F, so the
+solver is checked against the model itself, not against itself.
 """
 
 from __future__ import annotations
@@ -15,7 +15,14 @@ import pytest
 from streamplace.model.application import Operator
 from streamplace.model.evaluate import evaluate
 from streamplace.model.objective import Objective
-from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+from streamplace.solve import (
+    Formulation,
+    Instance,
+    MipSolver,
+    SolveOptions,
+    SolveStatus,
+    get_method,
+)
 
 from .conftest import best_feasible, make_app, make_infra
 
@@ -68,7 +75,7 @@ def test_compact_and_multiset_match_brute_force(seed):
     expected = brute_force(instance)
     for formulation in ("compact", "multiset"):
         result = get_method("odrp").solve(
-            instance, SolveOptions(gap=0.0, extra={"formulation": formulation}))
+            instance, SolveOptions(gap=0.0, formulation=Formulation(formulation)))
         if expected is None:
             assert result.status == SolveStatus.INFEASIBLE, formulation
             continue
@@ -96,6 +103,6 @@ def test_odp_is_odrp_with_single_replicas(seed):
 def test_cbc_agrees_with_highs():
     instance = random_instance(2)
     highs = get_method("odrp").solve(instance, SolveOptions(gap=0.0))
-    cbc = get_method("odrp").solve(instance, SolveOptions(gap=0.0, extra={"solver": "cbc"}))
+    cbc = get_method("odrp").solve(instance, SolveOptions(gap=0.0, solver=MipSolver.CBC))
     assert cbc.status == highs.status == SolveStatus.OPTIMAL
     assert cbc.objective == pytest.approx(highs.objective, abs=1e-7)

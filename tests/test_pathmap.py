@@ -1,6 +1,6 @@
-"""Path mapping over bi-modal links (seed 003): path-exact is the brute-force optimum under
-the sec. 4.3 comparison, heuristics are feasible and between the bound and the optimum, and
-the evaluator checks routes, bandwidths and uplinks."""
+"""Path mapping over bi-modal links (Asaduzzaman and Maheswaran): path-exact is the brute-force
+optimum under the sec. 4.3 comparison, heuristics are feasible and between the bound and the
+optimum, and the evaluator checks routes, bandwidths and uplinks."""
 
 from __future__ import annotations
 
@@ -194,10 +194,10 @@ def test_max_null_limits_forwarding_only_nodes():
             {"id": "r3", "role": "router"}, {"id": "c"}], "links": [
             {"from": x, "to": y, "delay": 0.01}
             for x, y in itertools.pairwise(["a", "r1", "r2", "r3", "c"])]}))
-    short = SolveOptions(extra={"solver_options": {"max_null": 2}})
+    short = SolveOptions(params={"max_null": 2})
     assert get_method("path-exact").solve(instance, short).status == SolveStatus.INFEASIBLE
     assert get_method("least-cost-map").solve(instance, short).status == SolveStatus.ERROR
-    long = SolveOptions(extra={"solver_options": {"max_null": 3}})
+    long = SolveOptions(params={"max_null": 3})
     for name in ("path-exact", *HEURISTICS):
         result = get_method(name).solve(instance, long)
         assert result.status.has_plan, name

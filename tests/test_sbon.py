@@ -1,5 +1,5 @@
-"""SBON (seed 002): relaxation's virtual placement is the analytic spring minimum, the cost
-space fits the delays, exhaustive is the brute-force optimum, heuristics never beat it."""
+"""SBON (Pietzuch et al. 2006): relaxation's virtual placement is the analytic spring minimum,
+the cost space fits the delays, exhaustive is the brute-force optimum, heuristics never beat it."""
 
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ def test_relaxation_works_on_a_1550_node_transit_stub_topology():
         assert result.status == SolveStatus.FEASIBLE, result.message
         assert result.objective >= opt.objective - 1e-9
     usage = get_method("relaxation").solve(
-        instance, SolveOptions(extra={"solver_options": {"mapping": "usage"}}))
+        instance, SolveOptions(params={"mapping": "usage"}))
     assert usage.solver["mapping"] == "usage" and usage.objective >= opt.objective - 1e-9
 
 

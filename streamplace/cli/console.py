@@ -1,7 +1,17 @@
-"""The stderr console, error reporting and exit codes (cli.md) shared by every command."""
+"""The consoles, error reporting and exit codes shared by every command (docs/cli.md).
+
+| code | meaning |
+| 0 | success |
+| 1 | the answer is "no" (validate found violations; solve proved infeasibility) |
+| 2 | bad usage or bad input |
+| 3 | no answer (no plan within the limit, solver error, internal error) |
+| 130, 143 | interrupted by SIGINT, SIGTERM |
+| 141 | standard output or error was closed early (e.g. ``| head``): nothing more is said |
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -11,16 +21,33 @@ from typing import Any, NoReturn, TypeVar
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 
+from streamplace.cli.runtime import Interrupted
 from streamplace.errors import InfeasibleError, InputError, StreamplaceError
 
 F = TypeVar("F", bound=Callable[..., Any])
+EXIT_CLOSED_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool whose reader left
+EXIT_SIGINT = 130
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """Rich would exit with 1, the "answer is no" code; a closed pipe is not an answer."""
+        closed_pipe()
 
 
 def console() -> Console:
     """A console on the *current* stderr (test runners swap it), plain when not a tty."""
-    return Console(stderr=True, highlight=False, soft_wrap=True,
-                   width=None if sys.stderr.isatty() else 120)
+    return _Console(stderr=True, highlight=False, soft_wrap=True,
+                    width=None if sys.stderr.isatty() else 120)
+
+
+def stdout_console() -> Console:
+    """Requested output (a listing) on stdout: never cut to a width; wraps on a terminal."""
+    tty = sys.stdout.isatty()
+    return _Console(file=sys.stdout, highlight=False, soft_wrap=not tty,
+                    width=None if tty else 100_000)
 
 
 def table_box(con: Console) -> box.Box:
@@ -31,43 +58,66 @@ def fail(exc: StreamplaceError) -> NoReturn:
     con = console()
     if isinstance(exc, InputError):
         for problem in exc.problems:
-            con.print(f"[bold red]error:[/] {_escape(problem.render())}")
+            con.print(f"[bold red]error:[/] {escape(problem.render())}")
         if len(exc.problems) > 1:
             con.print(f"{len(exc.problems)} problems found.")
     elif isinstance(exc, InfeasibleError):
         con.print("[bold red]infeasible:[/] no plan satisfies every constraint")
         for reason in exc.reasons:
-            con.print(f"  - {_escape(reason)}")
+            con.print(f"  - {escape(reason)}")
     else:
-        con.print(f"[bold red]error:[/] {_escape(str(exc))}")
+        con.print(f"[bold red]error:[/] {escape(str(exc))}")
     raise typer.Exit(exc.exit_code)
 
 
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
-
-
 def handle_errors(fn: F) -> F:
-    """Map streamplace errors to exit codes; never let a traceback reach the user."""
+    """Map errors to exit codes; never let a traceback reach the user."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except StreamplaceError as exc:
-            fail(exc)
-        except (typer.Exit, typer.Abort, KeyboardInterrupt):
+            _guarded(fail, exc)
+        except (typer.Exit, typer.Abort):
             raise
+        except BrokenPipeError:
+            closed_pipe()
+        except (Interrupted, KeyboardInterrupt) as exc:
+            code = exc.exit_code if isinstance(exc, Interrupted) else EXIT_SIGINT
+            _guarded(_say, "[bold red]interrupted:[/] stopped before anything was written")
+            raise typer.Exit(code) from None
         except OSError as exc:
-            console().print(f"[bold red]error:[/] {_escape(str(exc))}")
+            where = f"{exc.filename}: " if exc.filename else ""
+            reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+            _guarded(_say, f"[bold red]error:[/] {escape(where + reason)}")
             raise typer.Exit(2) from None
         except Exception as exc:  # a bug: say so plainly, keep the traceback for debugging
             if os.environ.get("STREAMPLACE_DEBUG"):
                 raise
-            console().print(f"[bold red]internal error:[/] {type(exc).__name__}: "
-                            f"{_escape(str(exc))} (set STREAMPLACE_DEBUG=1 for a traceback)")
+            _guarded(_say, f"[bold red]internal error:[/] {type(exc).__name__}: "
+                           f"{escape(str(exc))} (set STREAMPLACE_DEBUG=1 for a traceback)")
             raise typer.Exit(3) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _say(text: str) -> None:
+    console().print(text)
+
+
+def _guarded(say: Callable[[Any], Any], what: Any) -> None:
+    """Report, unless stderr itself is a closed pipe."""
+    try:
+        say(what)
+    except BrokenPipeError:
+        closed_pipe()
+
+
+def closed_pipe() -> NoReturn:
+    """The reader went away: say nothing more (the interpreter's final flush included)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a test runner's in-memory stream
+            os.dup2(devnull, stream.fileno())
+    raise typer.Exit(EXIT_CLOSED_PIPE)

@@ -1,17 +1,31 @@
-"""Reading command-line values: objectives from flags, thresholds with units."""
+"""Reading command-line values, each checked before any work starts: objectives from flags,
+thresholds with units, solver settings, and method parameters (docs/cli.md).
+
+Errors name the flag and say how to fix it; the library reports parameters by name, and
+:func:`as_flags` turns those names into the flags a user typed.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import get_args
 
-from streamplace.errors import InputError
+from streamplace.errors import InputError, Problem
 from streamplace.io.readers import read_objective
 from streamplace.model.objective import NetworkMetric, Objective, Weights
 from streamplace.model.units import Dimension, UnitError, parse_quantity
+from streamplace.solve.method import Method, Setting, Value
+from streamplace.solve.result import HighsValue, MipSolver
 
 _WEIGHT_KEYS = {"r": "response_time", "a": "availability", "c": "cost", "z": "network",
                 "response_time": "response_time", "availability": "availability",
                 "cost": "cost", "network": "network"}
+
+FLAGS = {Setting.TIME_LIMIT: "--time-limit", Setting.GAP: "--gap", Setting.SEED: "--seed",
+         Setting.THREADS: "--threads", Setting.FORMULATION: "--formulation",
+         Setting.SOLVER: "--solver", Setting.START: "--start"}
+MAX_SEED = 2**31 - 1  # HiGHS's random_seed range
 
 
 def parse_weights(text: str) -> Weights:
@@ -28,14 +42,17 @@ def parse_weights(text: str) -> Weights:
             raise InputError.single(f"cannot read weight {part!r}",
                                     "write r=..,a=..,c=..,z=.. (response time, availability, "
                                     "cost, network)", path="--weights")
+        if term in values:
+            raise InputError.single(f"the {term} weight is given twice",
+                                    "give each term once", path="--weights")
         try:
             values[term] = parse_quantity(raw.strip(), "plain")
         except UnitError as exc:
             raise InputError.single(str(exc), "write a non-negative number",
                                     path="--weights") from None
-        if values[term] < 0:
-            raise InputError.single(f"weight {key} is negative", "use weights >= 0",
-                                    path="--weights")
+        if not math.isfinite(values[term]) or values[term] < 0:
+            raise InputError.single(f"weight {key} is {values[term]:g}",
+                                    "use finite weights >= 0", path="--weights")
     if sum(values.values()) <= 0:
         raise InputError.single("every weight is 0", "give one term a positive weight",
                                 path="--weights")
@@ -44,7 +61,11 @@ def parse_weights(text: str) -> Weights:
 
 def build_objective(path: str | None, weights: str | None,
                     network_metric: str | None) -> Objective:
-    """The objective file's, with ``--weights`` / ``--network-metric`` taking precedence."""
+    """The objective file's, or one from ``--weights`` / ``--network-metric``."""
+    if path and weights:
+        raise InputError.single("--weights and --objective both give weights",
+                                "put the weights in the objective file, or drop --objective",
+                                path="--weights")
     objective = read_objective(path) if path else Objective()
     updates: dict[str, object] = {}
     if weights:
@@ -58,37 +79,86 @@ def build_objective(path: str | None, weights: str | None,
     return objective.model_copy(update=updates)
 
 
-def parse_limit(text: str | None, option: str, dimension: Dimension) -> float | None:
+def parse_limit(text: str | None, option: str, dimension: Dimension,
+                high: float | None = None) -> float | None:
+    """A threshold: a finite number >= 0 (at most ``high``), optionally with a unit."""
     if text is None:
         return None
     try:
-        return parse_quantity(text, dimension)
+        value = parse_quantity(text, dimension)
     except UnitError as exc:
         raise InputError.single(str(exc), "write a number, optionally with a unit",
                                 path=option) from None
+    if not math.isfinite(value) or value < 0 or (high is not None and value > high):
+        span = f"between 0 and {high:g}" if high is not None else "a finite number >= 0"
+        raise InputError.single(f"{text!r} is out of range", f"write {span}", path=option)
+    return value
 
 
-def parse_solver_options(pairs: list[str]) -> dict[str, bool | int | float | str]:
-    """``["mip_rel_gap=0.01", "presolve=off"]`` -> typed values for the solver.
+def check_settings(time_limit: float | None, gap: float | None, threads: int | None,
+                   seed: int | None) -> None:
+    """The general solver settings, each within its range."""
+    if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
+        raise InputError.single(f"time limit {time_limit:g} is not a positive number of "
+                                "seconds", "write e.g. --time-limit 60", path="--time-limit")
+    if gap is not None and not (math.isfinite(gap) and 0 <= gap < 1):
+        raise InputError.single(f"gap {gap:g} is not a relative gap in [0, 1)",
+                                "write e.g. --gap 0.01 for 1%", path="--gap")
+    if threads is not None and threads < 1:
+        raise InputError.single(f"threads {threads} is below 1", "write --threads 1 or more",
+                                path="--threads")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise InputError.single(f"seed {seed} is out of range",
+                                f"use a seed between 0 and {MAX_SEED}", path="--seed")
 
-    >>> parse_solver_options(["mip_pscost_minreliable=0", "presolve=off"])
-    {'mip_pscost_minreliable': 0, 'presolve': 'off'}
-    """
-    out: dict[str, bool | int | float | str] = {}
+
+def check_applies(method: Method, given: Mapping[Setting, object]) -> None:
+    """Every setting the user gave explicitly must be one the method honours."""
+    for setting, value in given.items():
+        if value is not None and setting not in method.settings:
+            takes = ", ".join(FLAGS[s] for s in Setting if s in method.settings) or "nothing"
+            raise InputError.single(f"{FLAGS[setting]} does not apply to {method.name}",
+                                    f"drop it; {method.name} takes {takes}",
+                                    path=FLAGS[setting])
+
+
+def method_options(method: Method, pairs: list[str], solver: MipSolver,
+                   ) -> tuple[dict[str, Value], dict[str, HighsValue]]:
+    """``--solver-option name=value`` pairs split into the method's own parameters (typed,
+    checked) and HiGHS options (typed as HiGHS declares them)."""
+    params: dict[str, Value] = {}
+    highs: dict[str, HighsValue] = {}
     for pair in pairs:
-        name, sep, raw = pair.partition("=")
-        if not sep or not name.strip():
-            raise InputError.single(f"cannot read solver option {pair!r}",
-                                    "write name=value", path="--solver-option")
-        value: bool | int | float | str = raw.strip()
-        if raw.strip().lower() in ("true", "false"):
-            value = raw.strip().lower() == "true"
+        name, sep, raw = (part.strip() for part in pair.partition("="))
+        if not sep or not name:
+            raise InputError.single(f"cannot read solver option {pair!r}", "write name=value",
+                                    path="--solver-option")
+        if name in params or name in highs:
+            raise InputError.single(f"{name} is given twice", "give it once",
+                                    path=f"--solver-option {name}")
+        param = method.param(name)
+        if param is not None:
+            params[name] = param.read(raw)
+        elif method.highs and solver == MipSolver.HIGHS:
+            from streamplace.solve.highs import read_highs_option
+
+            highs[name] = read_highs_option(name, raw)
         else:
-            for kind in (int, float):
-                try:
-                    value = kind(raw)
-                    break
-                except ValueError:
-                    continue
-        out[name.strip()] = value
-    return out
+            fix = method.parameter_hint(name)
+            if method.highs:
+                fix += "; HiGHS options apply with --solver highs"
+            raise InputError.single(f"{method.name} has no parameter {name!r}", fix,
+                                    path=f"--solver-option {name}")
+    return params, highs
+
+
+def as_flags(exc: InputError) -> InputError:
+    """The library's problems about settings and parameters, located at their flags."""
+    names = {s.value: flag for s, flag in FLAGS.items()} | {"method": "--method"}
+    problems = []
+    for p in exc.problems:
+        if p.file is None and p.path and not p.path.startswith("-"):
+            path = names.get(p.path, f"--solver-option {p.path}")
+            p = Problem(p.message, p.fix, path=path, file=None, line=p.line)
+        problems.append(p)
+    return InputError(problems)

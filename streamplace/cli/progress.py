@@ -1,5 +1,6 @@
 """Live progress on stderr (terminals only): a solver's incumbent, bound, gap, nodes and time;
-an event-log reading job's tasks."""
+an event-log reading job's tasks. Off a terminal the displays are functions that do
+nothing, so callers never check."""
 
 from __future__ import annotations
 
@@ -13,14 +14,13 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.text import Text
 
 from streamplace.cli import fmt
-from streamplace.solve.mip import Progress as SolveProgress
-from streamplace.solve.mip import ProgressFn
+from streamplace.solve.progress import ProgressFn, SolverProgress, no_progress
 
 if TYPE_CHECKING:  # the event-log package loads only when extract runs
-    from streamplace.io.eventlog.read import Progress as ReadProgressFn
+    from streamplace.io.eventlog.read import ReadProgress
 
 
-def _line(method: str, p: SolveProgress | None) -> Text:
+def _line(method: str, p: SolverProgress | None) -> Text:
     if p is None:
         return Text(f"{method}: building and presolving ...", style="dim")
     incumbent = fmt.number(p.incumbent) if p.incumbent is not None else "none yet"
@@ -32,24 +32,28 @@ def _line(method: str, p: SolveProgress | None) -> Text:
 
 
 @contextlib.contextmanager
-def live_progress(con: Console, method: str, enabled: bool) -> Iterator[ProgressFn | None]:
-    """Yields a progress callback for the solver, or None when not on a terminal."""
+def live_progress(con: Console, method: str, enabled: bool) -> Iterator[ProgressFn]:
+    """A progress function for the solver: a live line on a terminal, else nothing."""
     if not enabled or not con.is_terminal:
-        yield None
+        yield no_progress
         return
     with Live(_line(method, None), console=con, refresh_per_second=8, transient=True) as live:
 
-        def update(p: SolveProgress) -> None:
+        def update(p: SolverProgress) -> None:
             live.update(_line(method, p))
 
         yield update
 
 
+def _no_reading(done: float, total: float) -> None:
+    return None
+
+
 @contextlib.contextmanager
-def reading_progress(con: Console, label: str, enabled: bool) -> Iterator[ReadProgressFn | None]:
+def reading_progress(con: Console, label: str, enabled: bool) -> Iterator[ReadProgress]:
     """A progress bar over an event-log reading job (tasks, or bytes read in one process)."""
     if not enabled or not con.is_terminal:
-        yield None
+        yield _no_reading
         return
     columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
                TimeElapsedColumn())

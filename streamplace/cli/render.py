@@ -13,14 +13,14 @@ from streamplace.model.evaluate.report import Evaluation, Usage
 from streamplace.model.explain import Explanation
 from streamplace.model.validation import Check
 from streamplace.solve.compare import Row
-from streamplace.solve.registry import MethodInfo
+from streamplace.solve.method import Method
 from streamplace.solve.result import SolveResult, SolveStatus
 
 _TEXT_COLUMNS = {"change", "critical", "statistic", "value", "metric", "term", "operator",
                  "replicas", "stream", "node", "resources used", "constraint", "subject",
                  "problem", "check", "result", "detail", "method", "model", "kind", "options",
                  "summary", "resource", "bounds (best, worst)", "status", "name", "from",
-                 "to"}
+                 "to", "settings", "parameters", "cycles"}
 
 
 def table(con: Console, title: str, *columns: str) -> Table:
@@ -173,16 +173,19 @@ def render_checks(con: Console, checks: Sequence[Check]) -> None:
         con.print(f"[green]all {len(checks)} checks passed[/]")
 
 
-def render_methods(con: Console, infos: Sequence[MethodInfo]) -> None:
-    t = table(con, "Methods", "method", "model", "kind", "cycles", "replication", "options",
-               "summary")
-    for m in infos:
+def render_methods(con: Console, catalog: Sequence[Method]) -> None:
+    t = table(con, "Methods", "method", "model", "kind", "cycles", "replication", "settings",
+               "parameters", "summary")
+    for column in t.columns:
+        column.overflow = "fold"  # a listing is never cut short
+    for m in catalog:
+        settings = ", ".join(s.value for s in sorted(m.settings))
+        if m.highs:
+            settings += ", HiGHS options"
         t.add_row(m.name, m.model, "exact" if m.exact else "heuristic",
                   "yes" if m.cycles else "no", "yes" if m.replication else "no",
-                  ", ".join(m.options), m.summary)
+                  settings, ", ".join(p.signature for p in m.params) or "-", m.summary)
     con.print(t)
-    if not infos:
-        con.print("no methods are registered yet")
 
 
 def render_solve(con: Console, result: SolveResult, ev: Evaluation | None,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from streamplace.io.writers import atomic_write
 from streamplace.model.validation import Check
 
 
@@ -28,6 +27,3 @@ def junit_xml(checks: Sequence[Check], suite: str, seconds: float = 0.0) -> str:
     body = ET.tostring(suites, encoding="unicode")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
 
-
-def write_junit(path: str, checks: Sequence[Check], suite: str, seconds: float = 0.0) -> None:
-    atomic_write(path, junit_xml(checks, suite, seconds))

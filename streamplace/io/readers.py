@@ -1,14 +1,16 @@
 """Read application, infrastructure, objective and plan files into validated models.
 
-Pipeline (style.md, practice 4): parse -> typed model -> semantic checks, every problem at
+Pipeline: parse -> typed model -> semantic checks, every problem at
 once, each as ``file:line: field.path: what is wrong — how to fix``.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -38,26 +40,86 @@ def read_document(kind: type[D], path: str, text: str | None = None) -> D:
 
 
 def build_document(kind: type[D], data: Any, source: SourceMap) -> D:
-    if not isinstance(data, dict):
-        raise InputError([source.problem("", f"the top level is a {_kind_of(data)}, not a mapping",
-                                         f"write the {_label(kind)} as key: value pairs")])
-    try:
-        doc = kind.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(_problems(exc, kind, source)) from None
-    doc.attach_source(source)
+    doc, problems = _build(kind, data, source)
+    _raise_if(problems)
+    assert doc is not None
     return doc
 
 
+def _build(kind: type[D], data: Any, source: SourceMap) -> tuple[D | None, list[Problem]]:
+    """The document and the problems of its values. When some values are wrong, the
+    document is built once more without them (their fields at their defaults), so that the
+    checks of references can run too and report everything at once; None when even that
+    fails (a required field is missing, say)."""
+    if not isinstance(data, dict):
+        return None, [source.problem("", f"the top level is a {_kind_of(data)}, not a mapping",
+                                     f"write the {_label(kind)} as key: value pairs")]
+    try:
+        doc = kind.model_validate(data)
+    except ValidationError as exc:
+        return _without_bad_values(kind, data, exc), _problems(exc, kind, source)
+    doc.attach_source(source)
+    return doc, []
+
+
+def _without_bad_values(kind: type[D], data: dict[str, Any], exc: ValidationError,
+                        ) -> D | None:
+    trimmed = copy.deepcopy(data)
+    for _ in range(3):  # a removed value may uncover another (a validator after the fields)
+        for err in exc.errors(include_url=False):
+            loc = tuple(step for step in err["loc"] if not _is_branch(step))
+            if err["type"] == "missing" or not _remove(trimmed, loc):
+                return None
+        try:
+            return kind.model_validate(trimmed)
+        except ValidationError as again:
+            exc = again
+    return None
+
+
+def _remove(data: Any, loc: tuple[str | int, ...]) -> bool:
+    """Delete the mapping entry at ``loc``; False where that is not possible (a list item,
+    whose removal would renumber the rest)."""
+    if not loc or not isinstance(loc[-1], str):
+        return False
+    parent = data
+    for step in loc[:-1]:
+        try:
+            parent = parent[step]
+        except (KeyError, IndexError, TypeError):
+            return False
+    if isinstance(parent, dict) and loc[-1] in parent:
+        del parent[loc[-1]]
+        return True
+    return False
+
+
+def _checked(kind: type[D], path: str, check: Callable[[D], list[Problem]],
+             ) -> tuple[D | None, list[Problem]]:
+    """Read ``path``; every problem of its values and, where it can still be built, of its
+    references."""
+    data, source = load_path(path)
+    doc, problems = _build(kind, data, source)
+    if doc is not None:
+        doc.attach_source(source)
+        # a value already reported was left out to build the document: what its absence
+        # causes (a rate that "cannot be derived") is not news
+        reported = {p.path for p in problems}
+        problems += [p for p in check(doc) if p.path not in reported]
+    return doc, problems
+
+
 def read_application(path: str) -> Application:
-    app = read_document(Application, path)
-    _raise_if(check_application(app))
+    app, problems = _checked(Application, path, check_application)
+    _raise_if(problems)
+    assert app is not None
     return app
 
 
 def read_infrastructure(path: str) -> Infrastructure:
-    infra = read_document(Infrastructure, path)
-    _raise_if(check_infrastructure(infra))
+    infra, problems = _checked(Infrastructure, path, check_infrastructure)
+    _raise_if(problems)
+    assert infra is not None
     return infra
 
 
@@ -84,16 +146,9 @@ def read_plan(path: str) -> Plan:
 
 def read_instance(app_path: str, infra_path: str) -> tuple[Application, Infrastructure]:
     """Read both files and check that they fit together; all problems of both at once."""
-    problems: list[Problem] = []
-    app = infra = None
-    try:
-        app = read_application(app_path)
-    except InputError as exc:
-        problems += exc.problems
-    try:
-        infra = read_infrastructure(infra_path)
-    except InputError as exc:
-        problems += exc.problems
+    app, problems = _checked(Application, app_path, check_application)
+    infra, more = _checked(Infrastructure, infra_path, check_infrastructure)
+    problems += more
     if app is not None and infra is not None:
         problems += check_compatible(app, infra)
     _raise_if(problems)
@@ -102,8 +157,9 @@ def read_instance(app_path: str, infra_path: str) -> tuple[Application, Infrastr
 
 
 def read_plan_for(path: str, app: Application, infra: Infrastructure) -> Plan:
-    plan = read_plan(path)
-    _raise_if(check_plan(plan, app, infra))
+    plan, problems = _checked(Plan, path, lambda p: check_plan(p, app, infra))
+    _raise_if(problems)
+    assert plan is not None
     return plan
 
 
@@ -158,8 +214,17 @@ def _explain(err: Any, kind: type[BaseModel], loc: tuple[str | int, ...]) -> tup
     if kind_ in ("greater_than_equal", "greater_than"):
         bound = ctx.get("ge", ctx.get("gt"))
         return f"must be at least {bound}, got {given!r}", f"use a value of {bound} or more"
-    if kind_ in ("too_short", "too_long"):
-        return err["msg"].replace("Value", "the list").lower(), "change the number of entries"
+    if kind_ == "too_short":
+        least, has = ctx.get("min_length", 1), ctx.get("actual_length", 0)
+        what = str(loc[-1]) if loc else "the list"
+        if has == 0:
+            return f"{what} is empty", f"list at least {least} entr{'y' if least == 1 else 'ies'}"
+        return (f"{what} has {has} entries, needs at least {least}",
+                f"list at least {least} entries")
+    if kind_ == "too_long":
+        most, has = ctx.get("max_length", 0), ctx.get("actual_length", 0)
+        return (f"{loc[-1] if loc else 'the list'} has {has} entries, at most {most} allowed",
+                f"list at most {most}")
     if kind_ in ("dict_type", "model_type", "model_attributes_type"):
         return f"expected a mapping (key: value), got {_kind_of(given)}", "write key: value pairs"
     if kind_ in ("list_type", "tuple_type"):
@@ -170,7 +235,11 @@ def _explain(err: Any, kind: type[BaseModel], loc: tuple[str | int, ...]) -> tup
         return f"expected true or false, got {given!r}", "write true or false"
     if kind_ in ("float_type", "float_parsing"):
         return f"expected a number, got {given!r}", "write a number"
-    return err["msg"], ""
+    if kind_ in ("less_than_equal", "less_than"):
+        bound = ctx.get("le", ctx.get("lt"))
+        return f"must be at most {bound}, got {given!r}", f"use a value of {bound} or less"
+    # anything else: say it plainly, without the validation library's own phrasing
+    return f"{given!r} is not a valid value here", "see this field in docs/formats.md"
 
 
 def _kind_of(value: object) -> str:

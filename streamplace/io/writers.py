@@ -1,15 +1,10 @@
-"""Writers: plans and reports as YAML or JSON, always written atomically.
-
-An interrupted run never leaves a half-written file: the text goes to a temporary file in
-the same folder, is flushed to disk, then renamed over the target (formats.md).
-"""
+"""Plans and reports as YAML, JSON or CSV text (written to files by
+:mod:`streamplace.io.outputs`)."""
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,32 +18,9 @@ PLAN_KEYS = ("schema", "application", "infrastructure", "method", "status", "obj
              "bounds_used", "solver")
 
 
-def atomic_write(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
 def plan_document(plan: Plan, evaluation: Evaluation | None = None) -> dict[str, Any]:
-    """The plan as a plain mapping in formats.md's key order; metrics from ``evaluation``."""
+    """The plan as a plain mapping in the file format's key order (docs/formats.md);
+    metrics from ``evaluation``."""
     raw = plan.model_dump(by_alias=True, exclude_none=True)
     raw["schema"] = PLAN_SCHEMA
     raw["placement"] = {op: {n: c for n, c in reps.items() if c > 0}
@@ -72,7 +44,7 @@ def format_for(path: str | None, requested: str | None) -> str:
 
 
 def dumps(data: Any, fmt: str) -> str:
-    """YAML (leaf collections in flow style, as in formats.md) or JSON text."""
+    """YAML (leaf collections in flow style, as in docs/formats.md) or JSON text."""
     clean = _plain(data)
     if fmt == "json":
         return json.dumps(_json_safe(clean), indent=2, allow_nan=False) + "\n"

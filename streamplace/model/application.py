@@ -1,6 +1,6 @@
-"""The application: operators, the streams between them and basic data objects (formats.md).
+"""The application: operators, the streams between them and basic data objects (docs/formats.md).
 
-Defaults not stated in formats.md follow the ODRP paper's Storm setting (seed 000, sec. 5.2:
+Defaults follow the ODRP paper's Storm setting (Cardellini et al. 2017, sec. 5.2:
 C_i = Res_i = 1): ``resources: 1`` and ``cost: 1`` per replica.
 """
 
@@ -102,7 +102,7 @@ class DataObject(StrictModel):
 
 
 class Application(Document):
-    """An application DAG (formats.md, ``streamplace/application/v1``)."""
+    """An application DAG (docs/formats.md, ``streamplace/application/v1``)."""
 
     schema_: Literal["streamplace/application/v1"] | None = Field(None, alias="schema")
     name: Identifier

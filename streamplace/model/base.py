@@ -9,7 +9,7 @@ from streamplace.model.source import SourceMap
 
 
 class StrictModel(BaseModel):
-    """Unknown keys are input errors (formats.md), never silently ignored."""
+    """Unknown keys are input errors (docs/formats.md), never silently ignored."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True,
                               validate_default=False)

@@ -63,6 +63,27 @@ def check_application(app: Application) -> list[Problem]:
     return problems
 
 
+def application_warnings(app: Application) -> list[str]:
+    """What is allowed but probably not meant: operators no stream touches, and parts of
+    the application with no stream between them."""
+    if len(app.operators) < 2:
+        return []
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_nodes_from(app.operator_ids)
+    graph.add_edges_from((s.source, s.target) for s in app.streams)
+    isolated = [op for op in app.operator_ids if graph.degree(op) == 0]
+    warnings = [f"operator {op} has no stream: nothing flows to or from it" for op in isolated]
+    parts = [sorted(c) for c in nx.connected_components(graph) if len(c) > 1]
+    if len(parts) + len(isolated) > 1 and len(parts) > 1:
+        listed = "; ".join("{" + ", ".join(part[:4]) + (", ..." if len(part) > 4 else "") + "}"
+                           for part in sorted(parts))
+        warnings.append(f"the application has {len(parts)} parts with no stream between "
+                        f"them ({listed}): its response time is the slowest part's")
+    return warnings
+
+
 def check_infrastructure(infra: Infrastructure) -> list[Problem]:
     problems: list[Problem] = []
     node_ids = [n.id for n in infra.nodes]

@@ -1,5 +1,5 @@
-"""The latency cost space of seed 002 (SBON, sec. 3.1.1): a point per node whose Euclidean
-distances estimate the delays between nodes.
+"""The latency cost space of Pietzuch et al. 2006 (SBON, sec. 3.1.1): a point per node whose
+Euclidean distances estimate the delays between nodes.
 
 Coordinates come from the infrastructure (every node has ``coordinates``), or are embedded
 from delays Vivaldi-style: nodes are masses joined by springs whose rest length is the

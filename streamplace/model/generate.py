@@ -1,4 +1,4 @@
-"""Random instances for in-network operator trees, following seed 004, sec. 7.2.
+"""Random instances for in-network operator trees, following Benoit et al. 2008, sec. 7.2.
 
 Binary trees of N operators whose leaves are basic objects of 15 types; small objects of
 5-30 MB or big ones of 450-530 MB; downloads every 50 s or every 2 s; computation
@@ -23,7 +23,7 @@ R900_BASE = 7548
 
 
 def dell_catalog() -> list[dict[str, Any]]:
-    """Table 1 of seed 004: base $7,548 plus processor and network card increments."""
+    """Table 1 of Benoit et al. 2008: base $7,548 plus processor and network card increments."""
     return [{"id": f"r900-{ghz:.2f}ghz-{gbps}gbps", "cost": R900_BASE + cpu_cost + card_cost,
              "speed": ghz * 1e9, "bandwidth": gbps * 1e9 / 8}
             for ghz, cpu_cost in R900_CPUS for gbps, card_cost in R900_CARDS]

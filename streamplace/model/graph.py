@@ -1,6 +1,6 @@
 """Derived view of an application: resolved rates, topological order, cycles.
 
-Rates follow formats.md: an operator's input rate is its own ``input_rate``, else the sum of
+Rates follow docs/formats.md: an operator's input rate is its own ``input_rate``, else the sum of
 its incoming stream rates, else (a source) its largest outgoing rate. A stream without a
 ``rate`` carries its producer's input rate (selectivity 1); the application ``throughput``
 is the last resort, as in Benoit trees where every edge carries one result per period.

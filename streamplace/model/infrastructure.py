@@ -1,6 +1,6 @@
-"""The infrastructure: nodes, links, routing and a processor catalog (formats.md).
+"""The infrastructure: nodes, links, routing and a processor catalog (docs/formats.md).
 
-Defaults not stated in formats.md are the neutral ones: availability 1, speed-up 1, cost 0,
+Defaults not stated in docs/formats.md are the neutral ones: availability 1, speed-up 1, cost 0,
 unbounded resources, speed and bandwidth. A link that leaves a field out takes it from
 ``defaults.link``.
 """
@@ -81,7 +81,7 @@ class ProcessorClass(StrictModel):
 
 
 class Infrastructure(Document):
-    """Computing and network resources (formats.md, ``streamplace/infrastructure/v1``)."""
+    """Computing and network resources (docs/formats.md, ``streamplace/infrastructure/v1``)."""
 
     schema_: Literal["streamplace/infrastructure/v1"] | None = Field(None, alias="schema")
     name: Identifier

@@ -4,7 +4,7 @@
 ``routing: shortest-path`` routes every pair over the explicit links (minimum delay, networkx
 Dijkstra): delays and costs add, availabilities multiply, bandwidth is the bottleneck.
 A node talking to itself uses a perfect link. Processors bought from the catalog connect to
-every other node through ``defaults.link`` (formats.md).
+every other node through ``defaults.link`` (docs/formats.md).
 
 Large routed infrastructures (thousands of nodes) are served by delay tables: one Dijkstra
 per source (``delays_from``) or per target on the reversed graph (``delays_to``), so a method

@@ -1,4 +1,5 @@
-"""The ODRP objective: SAW weights, the network metric and normalisation bounds (formats.md)."""
+"""The ODRP objective: SAW weights, the network metric and normalisation bounds
+(docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ class Objective(StrictModel):
 
 
 class ObjectiveFile(Document):
-    """An objective file: ``objective:`` at the top level (formats.md)."""
+    """An objective file: ``objective:`` at the top level (docs/formats.md)."""
 
     schema_: Literal["streamplace/objective/v1"] | None = Field(None, alias="schema")
     objective: Objective

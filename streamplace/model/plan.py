@@ -1,4 +1,4 @@
-"""A placement plan (formats.md, ``streamplace/plan/v1``): replicas per operator per node.
+"""A placement plan (docs/formats.md, ``streamplace/plan/v1``): replicas per operator per node.
 
 Only ``placement`` is needed in a plan written by hand; the rest is what solvers record.
 ``placement`` also accepts a multiset as a list (``parser: [n1, n1, n3]``).

@@ -1,4 +1,4 @@
-"""Wide-area instances after seed 002's simulation (sec. 4): a transit-stub topology and
+"""Wide-area instances after Pietzuch et al. 2006's simulation (sec. 4): a transit-stub topology and
 aggregation queries.
 
 The paper used the Georgia Tech generator (GT-ITM): 10 transit domains of 5 nodes, 150 stub
@@ -104,7 +104,7 @@ def aggregation_query(nodes: list[str], rng: random.Random, name: str = "query",
     return {"name": name, "operators": ops, "streams": streams}
 
 
-# -- seed 001, sec. 6.1: an edge/cloud switch network of Storm supervisors and random DAGs
+# -- Ecker et al., sec. 6.1: an edge/cloud switch network of Storm supervisors and random DAGs
 
 WORKER_CAPACITY = {"large": {"cpu": 1.5, "memory": 2048.0},
                    "medium": {"cpu": 1.0, "memory": 1024.0},

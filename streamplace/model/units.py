@@ -1,6 +1,6 @@
 """Numbers with unit strings: ``"12 ms"``, ``"20 MB"``, ``"1 Gbps"``, ``"1.5 GHz"``.
 
-Every quantity is stored in SI base units (formats.md): seconds, bytes, bytes/s, tuples/s,
+Every quantity is stored in SI base units (docs/formats.md): seconds, bytes, bytes/s, tuples/s,
 operations/s, operations. Each field has a *dimension*, so ``delay: "20 MB"`` is an error
 rather than a silently wrong number.
 

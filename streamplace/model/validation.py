@@ -5,8 +5,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from streamplace.model.application import Application
 from streamplace.model.evaluate import ECKER_METHODS
 from streamplace.model.evaluate.report import Evaluation
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.plan import Plan
 
 CORE_CONSTRAINTS = ("placement.missing", "placement.role", "replicas.fixed", "replicas.max",
                     "candidates", "capacity", "stability", "route.unreachable", "route.invalid")
@@ -27,15 +30,19 @@ class Thresholds:
 
 @dataclass(frozen=True)
 class Check:
-    group: str  # "constraints" | "thresholds"
+    group: str  # "plan" | "constraints" | "thresholds"
     name: str
     passed: bool
     message: str
     details: tuple[str, ...] = field(default=())
 
 
-def run_checks(evaluation: Evaluation, thresholds: Thresholds,
-               method: str | None = None) -> list[Check]:
+def run_checks(evaluation: Evaluation, thresholds: Thresholds, plan: Plan,
+               app: Application, infra: Infrastructure) -> list[Check]:
+    """The plan's identity, every constraint family that applies, then the thresholds."""
+    checks = [_names_match("application", plan.application, app.name),
+              _names_match("infrastructure", plan.infrastructure, infra.name)]
+    method = plan.method
     names = list(CORE_CONSTRAINTS)
     if evaluation.benoit is not None:
         names += BENOIT_CONSTRAINTS
@@ -44,7 +51,6 @@ def run_checks(evaluation: Evaluation, thresholds: Thresholds,
     if method in ECKER_METHODS:
         names.append("ecker.headroom")
     names += sorted({v.constraint for v in evaluation.violations} - set(names))
-    checks = []
     for name in names:
         hits = [v for v in evaluation.violations if v.constraint == name]
         message = f"{len(hits)} violation(s)" if hits else "satisfied"
@@ -69,3 +75,14 @@ def run_checks(evaluation: Evaluation, thresholds: Thresholds,
         checks.append(Check("thresholds", name, ok,
                             f"{metric} = {value:.6g}{unit} (limit {relation} {limit:.6g}{unit})"))
     return checks
+
+
+def _names_match(kind: str, recorded: str | None, actual: str) -> Check:
+    """A plan made for another application (or infrastructure) fails validation: its
+    operators or nodes may match by accident and say nothing about this one."""
+    if recorded is None or recorded == actual:
+        detail = "written by hand, names no " + kind if recorded is None else recorded
+        return Check("plan", kind, True, f"for {actual!r}" if recorded else detail)
+    return Check("plan", kind, False, f"the plan was made for {kind} {recorded!r}, not "
+                 f"{actual!r}", (f"re-solve for {actual!r}, or give the {kind} the plan was "
+                                 "made for",))

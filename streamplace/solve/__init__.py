@@ -1,7 +1,16 @@
-"""Methods that make plans: a registry, one signature, one result type."""
+"""Methods that make plans: one catalog, one signature, one result type."""
 
-from streamplace.solve.registry import MethodInfo, get_method, methods, register
-from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+from streamplace.solve.method import Method, Param, Setting
+from streamplace.solve.registry import applicable, get_method, method_names, methods
+from streamplace.solve.result import (
+    Formulation,
+    Instance,
+    MipSolver,
+    SolveOptions,
+    SolveResult,
+    SolveStatus,
+)
 
-__all__ = ["Instance", "MethodInfo", "SolveOptions", "SolveResult", "SolveStatus",
-           "get_method", "methods", "register"]
+__all__ = ["Formulation", "Instance", "Method", "MipSolver", "Param", "Setting",
+           "SolveOptions", "SolveResult", "SolveStatus", "applicable", "get_method",
+           "method_names", "methods"]

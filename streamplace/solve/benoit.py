@@ -1,11 +1,11 @@
-"""Methods for in-network operator trees (seed 004): the ``benoit`` ILP and seven heuristics.
+"""Methods for in-network operator trees (Benoit et al. 2008): the ``benoit`` ILP and seven
+heuristics.
 
-Costs reported are the evaluator's (models.md sec. 3), computed on the decoded plan.
+Costs reported are the evaluator's (docs/models.md), computed on the decoded plan.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from streamplace.model.evaluate import evaluate
@@ -14,17 +14,13 @@ from streamplace.model.plan import Plan
 from streamplace.solve.conclude import conclude
 from streamplace.solve.heuristics.benoit import PLACEMENTS, HeuristicFailure, Mapping, run
 from streamplace.solve.ilp.benoit import BenoitModel, add_link_rows, build_benoit, start_from
-from streamplace.solve.registry import register
+from streamplace.solve.method import Method, Setting, SolveFn, bought_tree, tree
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 from streamplace.solve.tree import TreeData, tree_data
 
 MAX_ROUNDS = 50
 
 
-@register("benoit", model="benoit", exact=True, trees=True,
-          options=("time_limit", "gap", "seed", "threads"),
-          summary="Cheapest platform for an operator tree (ILP, HiGHS): Constr with a "
-                  "catalog, Non-Constr on the given processors", seed_paper="004")
 def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     budget = options.budget()
     data = tree_data(instance, need_catalog=False)
@@ -127,17 +123,20 @@ def _precheck(data: TreeData, network: Network) -> list[str]:
     return reasons
 
 
-def benoit_heuristic(name: str) -> Any:
+def tree_heuristic(name: str) -> SolveFn:
+    """Benoit's placement heuristic ``name`` (sec. 6.1), then server selection and the
+    downgrade step; a failure is the method's, never a violating plan."""
+
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
-        started = time.perf_counter()
+        budget = options.budget()
         data = tree_data(instance, need_catalog=True)
         try:
             mapping = run(name, data, options.seed)
         except HeuristicFailure as exc:
-            return SolveResult(SolveStatus.ERROR, name, seconds=time.perf_counter() - started,
+            return SolveResult(SolveStatus.ERROR, name, seconds=budget.elapsed(),
                                message=f"{name} failed: {exc}")
-        return conclude(name, instance, _plan(mapping), SolveStatus.FEASIBLE, started=started,
-                        objective_metric="benoit_cost",
+        return conclude(name, instance, _plan(mapping), SolveStatus.FEASIBLE,
+                        started=budget.started, objective_metric="benoit_cost",
                         info={"seed": options.seed, "processors": len(mapping.processors)})
 
     return solve
@@ -154,9 +153,17 @@ def _plan(mapping: Mapping) -> Plan:
                       for p, obj, srv in mapping.downloads]})
 
 
-for _name, (_fn, _summary) in PLACEMENTS.items():
-    if _name == "random":  # one `random` for every model: heuristics/sbon.py dispatches
-        continue
-    register(_name, model="benoit", exact=False, trees=True, options=("seed",),
-             summary=_summary + "; then server selection and downgrade",
-             seed_paper="004")(benoit_heuristic(_name))
+METHODS = (
+    Method("benoit", "benoit", exact=True, trees=True, highs=True, solve=solve_benoit,
+           settings=frozenset({Setting.TIME_LIMIT, Setting.GAP, Setting.SEED,
+                               Setting.THREADS}),
+           accepts=tree, paper="Benoit et al. 2008",
+           summary="Cheapest platform for an operator tree (ILP, HiGHS): Constr with a "
+                   "catalog, Non-Constr on the given processors"),
+    *(Method(name, "benoit", exact=False, trees=True, solve=tree_heuristic(name),
+             settings=frozenset({Setting.TIME_LIMIT, Setting.SEED}), accepts=bought_tree,
+             paper="Benoit et al. 2008",
+             summary=summary + ("; then downgrade" if name == "random" else
+                                "; then server selection and downgrade"))
+      for name, (_fn, summary) in PLACEMENTS.items()),
+)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from streamplace.errors import InputError
-from streamplace.solve.registry import MethodInfo
+from streamplace.solve.method import Method
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 COLUMNS = ("method", "status", "seconds", "utility", "gap_to_bound", "response_time", "cost",
@@ -20,24 +19,25 @@ class Row:
     values: dict[str, object]
 
 
-def attempt(info: MethodInfo, instance: Instance, options: SolveOptions) -> SolveResult:
+def attempt(method: Method, instance: Instance, options: SolveOptions) -> SolveResult:
     """Run one method; one that does not apply to the instance says why instead of failing
-    the whole comparison."""
-    try:
-        return info.solve(instance, options)
-    except InputError as exc:
-        return SolveResult(SolveStatus.ERROR, info.name, message="does not apply: "
-                           + "; ".join(p.message for p in exc.problems))
+    the whole comparison, and one not started because of a stop request says so."""
+    reason = method.accepts(instance)
+    if reason is not None:
+        return SolveResult(SolveStatus.ERROR, method.name, message=f"does not apply: {reason}")
+    if options.stop:
+        return SolveResult(SolveStatus.INTERRUPTED, method.name,
+                           message="not run: interrupted before it started")
+    return method.solve(instance, options)
 
 
-def compare_rows(results: Sequence[SolveResult], infos: Sequence[MethodInfo]) -> list[Row]:
-    """One row per result. The gap is to the best bound an exact method proved on F (only
-    ODRP methods bound F; a tree ILP bounds cost), or to the best F found, as
-    ``bound_kind`` says."""
-    model = {info.name: info.model for info in infos}
+def compare_rows(results: Sequence[SolveResult], models: Sequence[str]) -> list[Row]:
+    """One row per result (``models[k]`` is the model family of ``results[k]``). The gap is
+    to the best bound an exact method proved on F (only ODRP methods bound F; a tree ILP
+    bounds cost), or to the best F found, as ``bound_kind`` says."""
     metrics = {r.method: r.evaluation.metrics() for r in results if r.evaluation is not None}
-    bounds = [r.bound for r in results if r.bound is not None and r.plan is not None
-              and model.get(r.method) == "odrp"]
+    bounds = [r.bound for r, model in zip(results, models, strict=True)
+              if r.bound is not None and r.plan is not None and model == "odrp"]
     found = [m["utility"] for m in metrics.values() if "utility" in m]
     best = max(bounds) if bounds else (max(found) if found else None)
     rows = []

@@ -1,5 +1,5 @@
-"""SBON's OPTIMAL (seed 002, sec. 4): the least network usage over every placement of the
-unpinned operators, by depth-first enumeration with a bound (models.md sec. 5).
+"""SBON's OPTIMAL (Pietzuch et al. 2006, sec. 4): the least network usage over every placement
+of the unpinned operators, by depth-first enumeration with a bound (docs/models.md sec. 5).
 
 Instances of one operator are interchangeable, so an operator with r replicas tries every
 multiset of r candidates once. Streams are costed as soon as both ends are placed; since
@@ -21,7 +21,7 @@ from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.conclude import conclude
 from streamplace.solve.heuristics.common import Placement, stopped_before_a_plan
-from streamplace.solve.registry import register
+from streamplace.solve.method import Method, Param, acyclic
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 MAX_PLACEMENTS = 2_000_000
@@ -43,7 +43,7 @@ class _Delays:
 
 def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
     budget = options.budget()
-    limit = int(options.extra.get("solver_options", {}).get("max_placements", MAX_PLACEMENTS))
+    limit = options.param("max_placements", MAX_PLACEMENTS)
     state = Placement.empty(instance)
     order = state.graph.topological_order()
     choices = {op: [Counter(c) for c in itertools.combinations_with_replacement(
@@ -52,8 +52,8 @@ def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
     if total > limit:
         raise InputError.single(
             f"exhaustive would try {total:.3g} placements, more than {limit:,}",
-            "use relaxation (or raise the limit: --solver-option max_placements=N)",
-            path="--method")
+            "use relaxation, or raise the limit with the parameter max_placements",
+            path="max_placements")
     fixed = {u for op in order if len(choices[op]) == 1 for u in choices[op][0]}
     delay = _Delays(state.network, fixed)
     # costed at the later end of each stream, so a partial sum only ever grows
@@ -122,7 +122,11 @@ def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
                     bound=value if not timed_out else None, info=info, model_objective=value)
 
 
-register("exhaustive", model="sbon", exact=True, seed_paper="002",
-         options=("time_limit", "max_placements"),
-         summary="SBON's OPTIMAL: every placement of the unpinned operators, least network "
-                 "usage (tiny instances)")(exhaustive)
+METHODS = (
+    Method("exhaustive", "sbon", exact=True, solve=exhaustive, accepts=acyclic,
+           paper="Pietzuch et al. 2006",
+           params=(Param("max_placements", int, MAX_PLACEMENTS, "refuse instances with more "
+                         "placements than this", low=1),),
+           summary="SBON's OPTIMAL: every placement of the unpinned operators, least network "
+                   "usage (tiny instances)"),
+)

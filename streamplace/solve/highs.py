@@ -19,11 +19,18 @@ from typing import Any
 from streamplace.errors import InputError, SolverError
 from streamplace.solve.budget import Budget
 from streamplace.solve.linear import LinearModel
-from streamplace.solve.mip import MipOutcome, Progress, ProgressFn
-from streamplace.solve.result import SolveOptions, SolveStatus
+from streamplace.solve.mip import MipOutcome
+from streamplace.solve.progress import ProgressFn, SolverProgress
+from streamplace.solve.result import HighsValue, SolveOptions, SolveStatus
 
 PROGRESS_EVERY = 0.25  # seconds between live updates
 POLL = 0.05  # seconds between looks at the stop request while HiGHS runs
+
+
+# HiGHS options streamplace sets from its own settings (Setting values): given through
+# --solver-option they would be silently overridden, so they are refused
+SET_BY_SETTINGS = {"time_limit": "time_limit", "mip_rel_gap": "gap", "random_seed": "seed",
+                   "threads": "threads"}
 
 
 def highspy_ok() -> Any:
@@ -32,7 +39,59 @@ def highspy_ok() -> Any:
     return highspy.HighsStatus.kOk
 
 
-def solve_highs(model: LinearModel, options: SolveOptions, progress: ProgressFn | None = None,
+def read_highs_option(name: str, raw: str) -> HighsValue:
+    """``raw`` as the type HiGHS declares for option ``name``; InputError (with "did you
+    mean") for an unknown name, a value of the wrong type or out of HiGHS's range."""
+    import highspy
+
+    if name in SET_BY_SETTINGS:
+        raise InputError.single(f"{name} is set from the {SET_BY_SETTINGS[name]} setting",
+                                f"give {SET_BY_SETTINGS[name]} instead", path=name)
+    h = highspy.Highs()
+    h.silent()
+    status, kind = h.getOptionType(name)
+    if status != highspy.HighsStatus.kOk:
+        import difflib
+
+        close = difflib.get_close_matches(name, _option_names(h), n=1)
+        raise InputError.single(f"HiGHS has no option {name!r}",
+                                f"did you mean {close[0]!r}?" if close else
+                                "see the option list in the HiGHS documentation", path=name)
+    text = raw.strip()
+    value: HighsValue
+    try:
+        if kind == highspy.HighsOptionType.kBool:
+            if text.lower() not in ("true", "false", "on", "off", "1", "0"):
+                raise ValueError(text)
+            value = text.lower() in ("true", "on", "1")
+        elif kind == highspy.HighsOptionType.kInt:
+            value = int(text)
+        elif kind == highspy.HighsOptionType.kDouble:
+            value = float(text)
+        else:
+            value = text
+    except ValueError:
+        noun = {highspy.HighsOptionType.kBool: "true or false",
+                highspy.HighsOptionType.kInt: "a whole number"}.get(kind, "a number")
+        raise InputError.single(f"HiGHS option {name} takes {noun}, got {text!r}",
+                                f"write {name}=<{noun}>", path=name) from None
+    if h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
+        raise InputError.single(f"HiGHS rejects {name}={text}", "use a value within the "
+                                "option's range (HiGHS documentation)", path=name)
+    return value
+
+
+def _option_names(h: Any) -> list[str]:
+    """The options HiGHS lists (its documented, non-advanced ones)."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("r", suffix=".txt") as listing:
+        h.writeOptions(listing.name)
+        return [line.split(" = ")[0] for line in listing.read().splitlines()
+                if " = " in line and not line.startswith("#")]
+
+
+def solve_highs(model: LinearModel, options: SolveOptions,
                 start: Sequence[float | None] | None = None,
                 budget: Budget | None = None) -> MipOutcome:
     """Solve ``model`` within ``budget`` (default: the options' time limit from now)."""
@@ -67,8 +126,7 @@ def solve_highs(model: LinearModel, options: SolveOptions, progress: ProgressFn 
     _set_options(h, options, budget)
     if start is not None:
         _set_start(h, start)
-    if progress is not None:
-        _subscribe(h, progress, model.maximize)
+    _subscribe(h, options.progress)
     _run(h, budget)
     return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options,
                     budget)
@@ -94,11 +152,11 @@ def _set_options(h: Any, options: SolveOptions, budget: Budget) -> None:
         h.setOptionValue("time_limit", float(remaining))
     if options.threads is not None:
         h.setOptionValue("threads", int(options.threads))
-    for name, value in dict(options.extra.get("solver_options", {})).items():
+    for name, value in options.highs.items():
         if h.setOptionValue(name, value) != highspy_ok():
             raise InputError.single(f"HiGHS rejected option {name}={value!r}",
                                     "check the option name and type in the HiGHS docs",
-                                    path="--solver-option")
+                                    path=name)
 
 
 def _set_start(h: Any, start: Sequence[float | None]) -> None:
@@ -111,7 +169,7 @@ def _set_start(h: Any, start: Sequence[float | None]) -> None:
         raise SolverError("HiGHS rejected the start solution")
 
 
-def _subscribe(h: Any, progress: ProgressFn, maximize: bool) -> None:
+def _subscribe(h: Any, progress: ProgressFn) -> None:
     last = [0.0]
 
     def report(event: Any, force: bool = False) -> None:
@@ -123,7 +181,7 @@ def _subscribe(h: Any, progress: ProgressFn, maximize: bool) -> None:
         incumbent = _finite(data.mip_primal_bound)
         bound = _finite(data.mip_dual_bound)
         gap = _finite(data.mip_gap) if incumbent is not None else None
-        progress(Progress(now, incumbent, bound, gap, int(data.mip_node_count)))
+        progress(SolverProgress(now, incumbent, bound, gap, int(data.mip_node_count)))
 
     h.cbMipInterrupt.subscribe(report)
     h.cbMipImprovingSolution.subscribe(lambda e: report(e, force=True))

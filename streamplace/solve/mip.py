@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.solve.result import SolveStatus
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A snapshot for live displays: objective of the incumbent, best bound, time."""
-
-    seconds: float
-    incumbent: float | None
-    bound: float | None
-    gap: float | None
-    nodes: int
-
-
-ProgressFn = Callable[[Progress], None]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Methods ``odrp`` and ``odp``: exact replication and placement (seed 000).
+"""Methods ``odrp`` and ``odp``: exact replication and placement (Cardellini et al. 2017).
 
 ``odp`` is ODRP with every k_i = 1 (operators with a fixed ``replicas`` keep it). Reported
 metrics and F come from the one evaluator on the decoded plan; the solver's objective is
@@ -21,61 +21,49 @@ from streamplace.solve.ilp.odrp_data import OdrpData, prepare
 from streamplace.solve.ilp.odrp_multiset import build_multiset
 from streamplace.solve.ilp.odrp_multiset import estimated_columns as estimate_multiset
 from streamplace.solve.linear import LinearModel
-from streamplace.solve.mip import MipOutcome, ProgressFn
-from streamplace.solve.registry import register
-from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
-
-FORMULATIONS = ("compact", "multiset")
-SOLVERS = ("highs", "cbc")
-OPTIONS = ("formulation=compact|multiset", "solver=highs|cbc", "start=PLAN", "time_limit",
-           "gap", "seed", "threads")
-
-
-@register("odrp", model="odrp", exact=True, replication=True, options=OPTIONS,
-          summary="Optimal replication and placement (ILP, HiGHS); compact or the paper's "
-                  "multiset formulation", seed_paper="000")
-def solve_odrp(instance: Instance, options: SolveOptions) -> SolveResult:
-    return _solve(instance, options, "odrp", single_replica=False)
-
-
-@register("odp", model="odrp", exact=True, options=OPTIONS,
-          summary="Optimal placement with one replica per operator (ODRP with k_i = 1)",
-          seed_paper="000")
-def solve_odp(instance: Instance, options: SolveOptions) -> SolveResult:
-    return _solve(instance, options, "odp", single_replica=True)
-
+from streamplace.solve.method import Method, Setting, acyclic
+from streamplace.solve.mip import MipOutcome
+from streamplace.solve.result import (
+    Formulation,
+    Instance,
+    MipSolver,
+    SolveOptions,
+    SolveResult,
+    SolveStatus,
+)
 
 MAX_COLUMNS = 2_000_000  # beyond this a model needs gigabytes before HiGHS even starts
 
 
-def _solve(instance: Instance, options: SolveOptions, method: str,
-           single_replica: bool) -> SolveResult:
+def solve_odrp(instance: Instance, options: SolveOptions) -> SolveResult:
+    return _solve_odrp(instance, options, "odrp", single_replica=False)
+
+
+def solve_odp(instance: Instance, options: SolveOptions) -> SolveResult:
+    return _solve_odrp(instance, options, "odp", single_replica=True)
+
+
+def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
+                single_replica: bool) -> SolveResult:
     budget = options.budget()
-    formulation = str(options.extra.get("formulation", "compact"))
-    solver = str(options.extra.get("solver", "highs"))
-    if formulation not in FORMULATIONS:
-        raise InputError.single(f"unknown formulation {formulation!r}",
-                                f"use one of {', '.join(FORMULATIONS)}", path="--formulation")
-    if solver not in SOLVERS:
-        raise InputError.single(f"unknown solver {solver!r}", f"use one of {', '.join(SOLVERS)}",
-                                path="--solver")
+    formulation = Formulation(options.formulation)
     try:
         data = prepare(instance, single_replica)
     except InfeasibleError as exc:
         return SolveResult.infeasible(method, exc.reasons, budget.elapsed())
     _refuse_huge(data, formulation)
-    start_plan = options.extra.get("start")
-    start_plan = start_plan if isinstance(start_plan, Plan) else _baseline_start(instance, data)
+    start_plan = options.start or _baseline_start(instance, data)
     try:
-        built = build_compact(data, budget) if formulation == "compact" \
+        built = build_compact(data, budget) if formulation == Formulation.COMPACT \
             else build_multiset(data, budget)
     except Stopped:
         return _stopped(method, instance, budget, start_plan,
-                        {"formulation": formulation, "build_seconds": round(budget.elapsed(), 3)})
+                        {"formulation": formulation.value,
+                         "build_seconds": round(budget.elapsed(), 3)})
     build_seconds = budget.elapsed()
     start = built.start_from(start_plan) if start_plan is not None else None
-    outcome = _run(built.model, solver, options, options.extra.get("progress"), start, budget)
-    info: dict[str, Any] = {**outcome.solver, "formulation": formulation,
+    outcome = _run_mip(built.model, options, start, budget)
+    info: dict[str, Any] = {**outcome.solver, "formulation": formulation.value,
                             "build_seconds": round(build_seconds, 3)}
     if outcome.status == SolveStatus.INFEASIBLE:
         return SolveResult.infeasible(method, ["no plan satisfies the capacity, candidate, "
@@ -115,20 +103,24 @@ def _baseline_start(instance: Instance, data: OdrpData) -> Plan | None:
     return None
 
 
-def _refuse_huge(data: OdrpData, formulation: str) -> None:
+def _refuse_huge(data: OdrpData, formulation: Formulation) -> None:
     """A model that cannot fit in memory is bad input, said before any of it is built."""
-    estimate = (estimate_compact if formulation == "compact" else estimate_multiset)(data)
+    compact = formulation == Formulation.COMPACT
+    estimate = (estimate_compact if compact else estimate_multiset)(data)
     if estimate <= MAX_COLUMNS:
         return
-    widest = max(data.ops, key=lambda op: len(data.counts[op.id]))
+    index, widest = max(enumerate(data.ops), key=lambda item: len(data.counts[item[1].id]))
     counts = data.counts[widest.id]
-    fix = ("use --formulation compact" if formulation == "multiset" else
+    fix = ("use the compact formulation" if not compact else
            f"set max_replicas of {widest.id} to the most replicas you would run, or give its "
            "candidates finite resources so that capacity bounds it")
-    raise InputError.single(
-        f"the {formulation} model would need about {estimate:,} variables (limit "
-        f"{MAX_COLUMNS:,}); {widest.id} alone may run {counts[0]:,} to {counts[-1]:,} replicas",
-        fix, path="--formulation" if formulation == "multiset" else "max_replicas")
+    message = (f"the {formulation.value} model would need about {estimate:,} variables (limit "
+               f"{MAX_COLUMNS:,}); {widest.id} alone may run {counts[0]:,} to {counts[-1]:,} "
+               "replicas")
+    if not compact:
+        raise InputError.single(message, fix, path="formulation")
+    raise InputError([data.instance.app.problem(f"operators[{index}].max_replicas", message,
+                                                fix)])
 
 
 def _stopped(method: str, instance: Instance, budget: Budget, start_plan: Plan | None,
@@ -144,13 +136,26 @@ def _stopped(method: str, instance: Instance, budget: Budget, start_plan: Plan |
                        message=f"{reason} before any feasible plan was found")
 
 
-def _run(model: LinearModel, solver: str, options: SolveOptions, progress: Any,
-         start: Sequence[float | None] | None, budget: Budget) -> MipOutcome:
-    if solver == "cbc":
+def _run_mip(model: LinearModel, options: SolveOptions, start: Sequence[float | None] | None,
+             budget: Budget) -> MipOutcome:
+    if options.solver == MipSolver.CBC:
         from streamplace.solve.cbc import solve_cbc
 
         return solve_cbc(model, options, budget)
     from streamplace.solve.highs import solve_highs
 
-    fn: ProgressFn | None = progress if callable(progress) else None
-    return solve_highs(model, options, fn, start, budget)
+    return solve_highs(model, options, start, budget)
+
+
+_SETTINGS = frozenset({Setting.TIME_LIMIT, Setting.GAP, Setting.SEED, Setting.THREADS,
+                       Setting.FORMULATION, Setting.SOLVER, Setting.START})
+
+METHODS = (
+    Method("odrp", "odrp", exact=True, replication=True, highs=True, settings=_SETTINGS,
+           solve=solve_odrp, accepts=acyclic, paper="Cardellini et al. 2017",
+           summary="Optimal replication and placement (ILP, HiGHS); compact or the paper's "
+                   "multiset formulation"),
+    Method("odp", "odrp", exact=True, highs=True, settings=_SETTINGS, solve=solve_odp,
+           accepts=acyclic, paper="Cardellini et al. 2017",
+           summary="Optimal placement with one replica per operator (ODRP with k_i = 1)"),
+)

@@ -1,71 +1,69 @@
-"""The one registry of methods (style.md, practice 2).
+"""The one registry of methods: ``--method`` choices, ``streamplace methods`` and the docs
+all come from the catalog it reads (:mod:`streamplace.solve.catalog`).
 
-``--method`` choices, ``streamplace methods`` and the docs all come from here. Every method
-has the same signature: ``(Instance, SolveOptions) -> SolveResult``.
+Every method has the same signature: ``(Instance, SolveOptions) -> SolveResult``. A name
+may have one entry per model family (``random``); :func:`get_method` with an instance picks
+the entry that applies to it.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import replace
+from functools import cache
 
 from streamplace.errors import InputError
+from streamplace.solve.method import Method
 from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
-SolveFn = Callable[[Instance, SolveOptions], SolveResult]
-Model = Literal["odrp", "benoit", "ecker", "sbon", "path", "baseline"]
+
+@cache
+def methods() -> tuple[Method, ...]:
+    """Every method, in the catalog's order (imports stay lazy for a fast start)."""
+    from streamplace.solve.catalog import CATALOG
+
+    seen: set[tuple[str, str]] = set()
+    for method in CATALOG:
+        key = (method.name, method.model)
+        if key in seen:
+            raise ValueError(f"method {method.name!r} ({method.model}) is catalogued twice")
+        seen.add(key)
+    return CATALOG
 
 
-@dataclass(frozen=True)
-class MethodInfo:
-    name: str
-    model: Model
-    exact: bool
-    summary: str
-    solve: SolveFn = field(repr=False, compare=False)
-    options: tuple[str, ...] = ()
-    cycles: bool = False
-    replication: bool = False
-    trees: bool = False
-    seed_paper: str = ""
+def method_names() -> list[str]:
+    return list(dict.fromkeys(m.name for m in methods()))
 
 
-_REGISTRY: dict[str, MethodInfo] = {}
+def get_method(name: str, instance: Instance | None = None) -> Method:
+    """The method called ``name``; with an ``instance``, the entry of that name that applies
+    to it (the first entry when none does: its ``accepts`` then says why). Without one, a
+    name with several entries gives the first, whose ``solve`` runs the entry that applies
+    to the instance it is given."""
+    entries = [m for m in methods() if m.name == name]
+    if not entries:
+        names = method_names()
+        close = difflib.get_close_matches(name, names, n=1)
+        fix = f"did you mean {close[0]!r}?" if close else f"use one of: {', '.join(names)}"
+        raise InputError.single(f"unknown method {name!r}", fix, path="method")
+    if len(entries) == 1:
+        return entries[0]
+    if instance is not None:
+        return next((m for m in entries if m.accepts(instance) is None), entries[0])
+
+    def dispatch(inst: Instance, options: SolveOptions) -> SolveResult:
+        return get_method(name, inst).solve(inst, options)
+
+    return replace(entries[0], solve=dispatch)
 
 
-def register(name: str, *, model: Model, exact: bool, summary: str,
-             options: tuple[str, ...] = (), cycles: bool = False, replication: bool = False,
-             trees: bool = False, seed_paper: str = "") -> Callable[[SolveFn], SolveFn]:
-    """Decorator adding a method to the registry under ``name``."""
-
-    def add(fn: SolveFn) -> SolveFn:
-        if name in _REGISTRY:
-            raise ValueError(f"method {name!r} registered twice")
-        _REGISTRY[name] = MethodInfo(name, model, exact, summary, fn, options, cycles,
-                                     replication, trees, seed_paper)
-        return fn
-
-    return add
-
-
-def methods() -> list[MethodInfo]:
-    """Every registered method, in registration order."""
-    _load_builtin()
-    return list(_REGISTRY.values())
-
-
-def get_method(name: str) -> MethodInfo:
-    _load_builtin()
-    if name not in _REGISTRY:
-        close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
-        known = ", ".join(_REGISTRY) or "none yet"
-        fix = f"did you mean {close[0]!r}?" if close else f"use one of: {known}"
-        raise InputError.single(f"unknown method {name!r}", fix, path="--method")
-    return _REGISTRY[name]
-
-
-def _load_builtin() -> None:
-    """Import the method modules (each registers itself); imports stay lazy for fast start."""
-    from streamplace.solve import builtin  # noqa: F401
+def applicable(name: str, instance: Instance) -> Method:
+    """The method called ``name`` that applies to ``instance``; InputError saying why not
+    when none does."""
+    method = get_method(name, instance)
+    reason = method.accepts(instance)
+    if reason is not None:
+        raise InputError.single(f"{name} does not apply: {reason}",
+                                "pick a method of the instance's model (streamplace methods)",
+                                path="method")
+    return method

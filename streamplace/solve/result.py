@@ -1,4 +1,4 @@
-"""What every method takes and returns (style.md, practice 1).
+"""What every method takes and returns.
 
 "Stopped at the time limit with an incumbent" is ``TIME_LIMIT``, never ``OPTIMAL``: only a
 solver's proof makes a result optimal. Solver statuses are mapped to these in one place per
@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from streamplace.model.application import Application
 from streamplace.model.evaluate import Evaluation
@@ -18,6 +19,9 @@ from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget, StopRequest
+from streamplace.solve.progress import ProgressFn, no_progress
+
+T = TypeVar("T")
 
 
 class SolveStatus(enum.StrEnum):
@@ -48,14 +52,44 @@ class Instance:
     objective: Objective = field(default_factory=Objective)
 
 
+class Formulation(enum.StrEnum):
+    """How ``odrp``/``odp`` write the integer program (docs/models.md, "ODRP")."""
+
+    COMPACT = "compact"
+    MULTISET = "multiset"
+
+
+class MipSolver(enum.StrEnum):
+    HIGHS = "highs"
+    CBC = "cbc"
+
+
+HighsValue = bool | int | float | str
+
+
 @dataclass(frozen=True)
 class SolveOptions:
+    """Everything a method is told besides the instance. Each method honours the settings
+    its catalog entry declares; ``params`` are its own typed parameters (checked by
+    :meth:`streamplace.solve.method.Method.resolve`), ``highs`` options go to HiGHS as they
+    are."""
+
     time_limit: float | None = None
     gap: float | None = None
     seed: int = 0
     threads: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    formulation: Formulation = Formulation.COMPACT
+    solver: MipSolver = MipSolver.HIGHS
+    start: Plan | None = None
+    params: Mapping[str, object] = field(default_factory=dict)
+    highs: Mapping[str, HighsValue] = field(default_factory=dict)
+    progress: ProgressFn = field(default=no_progress, compare=False)
     stop: StopRequest = field(default_factory=StopRequest, compare=False)
+
+    def param(self, name: str, default: T) -> T:
+        """The method parameter ``name``, or ``default`` when not given."""
+        value = self.params.get(name, default)
+        return default if value is None else value  # type: ignore[return-value]
 
     def budget(self) -> Budget:
         """The method's budget, starting now: the time limit and the stop request."""

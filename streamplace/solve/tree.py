@@ -1,6 +1,6 @@
-"""The in-network operator tree of seed 004 as both its ILP and its heuristics see it.
+"""The in-network operator tree of Benoit et al. 2008 as both its ILP and its heuristics see it.
 
-Edges run child -> parent and carry rho * delta_child bytes/s (models.md sec. 3). Objects
+Edges run child -> parent and carry rho * delta_child bytes/s (docs/models.md sec. 3). Objects
 are downloaded once per processor that needs them, rate_k = size_k * frequency_k.
 """
 

@@ -1,4 +1,4 @@
-"""Applications from Spark event logs (models.md sec. 8), read on Spark through PySpark.
+"""Applications from Spark event logs (docs/models.md sec. 8), read on Spark through PySpark.
 
 >>> from streamplace.io.eventlog import ENGINES
 >>> ENGINES
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from streamplace.errors import InputError
 from streamplace.io.eventlog.build import ExtractedOperator, ExtractedStream, Extraction
 from streamplace.io.eventlog.layout import EventLog, find_event_log
-from streamplace.io.eventlog.read import Progress, read_locally, read_with_spark
+from streamplace.io.eventlog.read import ReadProgress, read_locally, read_with_spark
 from streamplace.io.readers import application_from, infrastructure_from
 
 if TYPE_CHECKING:
@@ -26,11 +26,12 @@ __all__ = ["ENGINES", "EventLog", "ExtractedOperator", "ExtractedStream", "Extra
 
 def extract(paths: list[str], *, app_id: str | None = None, master: str | None = None,
             engine: str = "spark", spark: SparkSession | None = None,
-            progress: Progress | None = None) -> Extraction:
+            progress: ReadProgress | None = None, quiet: bool = False) -> Extraction:
     """Extract the application whose event log ``paths`` hold.
 
     ``engine="spark"`` reads on ``spark``, else on a session from ``master`` (``local[*]``
-    by default); ``engine="python"`` reads in this process, without a JVM.
+    by default); ``engine="python"`` reads in this process, without a JVM. ``quiet`` keeps
+    the JVM a session starts from writing to stderr.
     """
     from streamplace.io.eventlog.build import extract_application
     from streamplace.io.eventlog.session import spark_session
@@ -44,7 +45,7 @@ def extract(paths: list[str], *, app_id: str | None = None, master: str | None =
     elif spark is not None:
         digest = read_with_spark(log, spark, progress)
     else:
-        with spark_session(master) as session:
+        with spark_session(master, quiet=quiet) as session:
             digest = read_with_spark(log, session, progress)
     result = extract_application(digest, log)
     # what is handed out must read back: solvers get exactly what a file would give them

@@ -1,4 +1,5 @@
-"""An application (and an infrastructure skeleton) from a log's :class:`Digest` (models.md 8).
+"""An application (and an infrastructure skeleton) from a log's :class:`Digest` (docs/models.md
+sec. 8).
 
 - Operators: one per stage that ran; in a Structured Streaming query, the stages every
   micro-batch repeats collapse into one operator per position in the batch's stage graph
@@ -134,14 +135,20 @@ def extract_application(d: Digest, log: EventLog) -> Extraction:
     ran = {sid for sid, stage in d.stages.items() if stage["ran"]}
     if not ran:
         raise InputError.single("no stage ran in this event log",
-                                "extract a log of an application that ran at least one job",
-                                file=app_id)
+                                "extract a log of an application that ran at least one job "
+                                "(a log cut short may end before any did)", file=app_id)
     graph = lineage(d, ran)
     groups, unreported = _groups(d, ran)
     window, basis = _window(d)
     members: dict[Group, list[int]] = defaultdict(list)
     for sid in sorted(ran - unreported):
         members[groups[sid]].append(sid)
+    if not members:
+        raise InputError.single(
+            f"none of the {len(ran)} stage(s) that ran can be placed: they belong to "
+            "micro-batches the query never reported progress for",
+            "extract a log that runs past its first progress report (the log may be cut "
+            "short)", file=app_id)
     ids = _operator_ids(d, members)
 
     flows: dict[tuple[Group, Group, str], list[float]] = defaultdict(lambda: [0.0, 0.0])

@@ -1,4 +1,4 @@
-"""Spark's event-log compression codecs, decoded as streams (models.md sec. 8).
+"""Spark's event-log compression codecs, decoded as streams (docs/models.md sec. 8).
 
 Spark writes each codec in its own Java library's stream format, not the format the codec's
 command-line tools produce, which is why Spark's JSON reader cannot read most of them:

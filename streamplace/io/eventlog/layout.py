@@ -1,4 +1,4 @@
-"""Where an application's event log lives: the layouts Spark writes (models.md sec. 8).
+"""Where an application's event log lives: the layouts Spark writes (docs/models.md sec. 8).
 
 - a single file ``<app-id>[.codec][.inprogress]``;
 - a rolling directory ``eventlog_v2_<app-id>/`` of segments ``events_<N>_<app-id>[.codec]``

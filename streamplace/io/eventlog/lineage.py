@@ -1,4 +1,4 @@
-"""The stage graph of a Spark application, read from a :class:`Digest` (models.md sec. 8).
+"""The stage graph of a Spark application, read from a :class:`Digest` (docs/models.md sec. 8).
 
 - Shuffle streams come from RDD lineage, not from the stages' ``Parent IDs``: under adaptive
   query execution a stage's parents are often stages that were skipped (their shuffle output

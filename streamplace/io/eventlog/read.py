@@ -26,7 +26,7 @@ from streamplace.io.eventlog.layout import EventLog
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-Progress = Callable[[float, float], None]        # (done, total), in the reader's own unit
+ReadProgress = Callable[[float, float], None]        # (done, total), in the reader's own unit
 
 _SPLIT = 32 << 20                                # bytes of plain log per Spark task
 _FAN_IN = 32                                     # task digests the driver merges at once
@@ -58,7 +58,7 @@ class _Counting:
         return data
 
 
-def read_locally(log: EventLog, progress: Progress | None = None) -> Digest:
+def read_locally(log: EventLog, progress: ReadProgress | None = None) -> Digest:
     """One process, files in order (rolling segments in N order)."""
     digest = Digest()
     done = [0.0]
@@ -129,7 +129,7 @@ def _merge(a: Digest, b: Digest) -> Digest:
 
 
 def read_with_spark(log: EventLog, spark: SparkSession,
-                    progress: Progress | None = None) -> Digest:
+                    progress: ReadProgress | None = None) -> Digest:
     """Read on ``spark``'s executors; ``progress`` gets (tasks done, tasks) while it runs.
 
     Executors open the files themselves: the log's folder must be visible to them at the
@@ -167,7 +167,7 @@ def _first_line(exc: BaseException) -> str:
     return (errors or lines or [type(exc).__name__])[-1].strip()
 
 
-def _watch(sc: Any, group: str, progress: Progress, stop: threading.Event) -> None:
+def _watch(sc: Any, group: str, progress: ReadProgress, stop: threading.Event) -> None:
     tracker = sc.statusTracker()
     while not stop.wait(0.25):
         done = total = 0

@@ -27,8 +27,10 @@ _QUIET = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
 
 
 @contextlib.contextmanager
-def spark_session(master: str | None = None) -> Iterator[SparkSession]:
-    """The session to run on; ``master=None`` means the one in place, else ``local[*]``."""
+def spark_session(master: str | None = None, quiet: bool = False) -> Iterator[SparkSession]:
+    """The session to run on; ``master=None`` means the one in place, else ``local[*]``.
+    ``quiet`` starts the JVM with its stderr on /dev/null (it announces its incubator
+    modules there before any log configuration applies); failures still reach Python."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as exc:  # pragma: no cover - pyspark is a dependency
@@ -50,7 +52,8 @@ def spark_session(master: str | None = None) -> Iterator[SparkSession]:
         # local workers must run this interpreter, which has the codecs installed
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     try:
-        spark = builder.getOrCreate()
+        with _jvm_stderr_silenced(quiet):
+            spark = builder.getOrCreate()
     except Exception as exc:  # Py4J and PySpark raise plain exceptions when the JVM fails
         raise EngineError(f"Spark did not start: {str(exc).strip().splitlines()[0]} — "
                           "check that Java 17+ is installed (JAVA_HOME) and the --master "
@@ -61,6 +64,24 @@ def spark_session(master: str | None = None) -> Iterator[SparkSession]:
         yield spark
     finally:
         spark.stop()
+
+
+@contextlib.contextmanager
+def _jvm_stderr_silenced(quiet: bool) -> Iterator[None]:
+    """While the JVM starts, file descriptor 2 points at /dev/null, which the JVM inherits."""
+    if not quiet:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _remote_workers(master: str) -> bool:

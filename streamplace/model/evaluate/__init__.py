@@ -39,10 +39,10 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     graph = build_graph(app)
     notes: list[str] = []
     if graph.cycle() is not None and plan.method in ECKER_METHODS:
-        # seed 001, Alg. 3: the Ecker methods score cyclic topologies without feedback arcs
+        # Ecker et al., Alg. 3: the Ecker methods score cyclic topologies without feedback arcs
         _, feedback = cyclic_order(graph.digraph)
         graph.digraph.remove_edges_from(feedback)
-        notes.append("cycles broken for latency as seed 001, Alg. 3 does: feedback arcs "
+        notes.append("cycles broken for latency as Ecker et al., Alg. 3 does: feedback arcs "
                      + ", ".join(f"{a} -> {b}" for a, b in feedback))
     graph.topological_order()  # the metrics need a DAG; this names the cycle otherwise
     network = Network(infra, tuple(plan.purchased)) if plan.purchased else Network.of(infra)
@@ -59,7 +59,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
         ecker, headroom = ecker_score(graph, network, placement)
         if plan.method in ECKER_METHODS:  # the 95% rule is part of Ecker's model only
             violations += headroom
-        if plan.routes or plan.method in PATH_METHODS:  # bandwidths bind in seed 003 only
+        if plan.routes or plan.method in PATH_METHODS:  # bandwidths bind for path tasks only
             paths, path_violations = path_metrics(graph, network, routed, placement)
             violations += path_violations
     benoit = None

@@ -1,4 +1,5 @@
-"""In-network operator trees (seed 004, sec. 2.3; models.md sec. 3): constraints (1)-(5), cost.
+"""In-network operator trees (Benoit et al. 2008, sec. 2.3; docs/models.md sec. 3):
+constraints (1)-(5), cost.
 
 With rho the application throughput and a(i) the processor of operator i:
 (1) compute: sum_{i on u} rho * w_i / s_u <= 1;

@@ -1,4 +1,5 @@
-"""The placement constraints every model shares (models.md sec. 2; seed 000, eqs. 23, 26).
+"""The placement constraints every model shares (docs/models.md sec. 2; Cardellini et al.
+2017, eqs. 23, 26).
 
 Names are stable (users grep for them in CI logs): ``placement.missing``,
 ``placement.role``, ``replicas.fixed``, ``replicas.max``, ``candidates``, ``capacity``,

@@ -1,4 +1,4 @@
-"""The latency-aware score s(x) of seed 001 (eq. 1; models.md sec. 4), minimised.
+"""The latency-aware score s(x) of Ecker et al. (eq. 1; docs/models.md sec. 4), minimised.
 
 s = w1 s_lat + w2 s_sup + w3 s_co + w4 s_event over the instance-level topology, where
 every replica of i sends to every replica of j. s_lat follows the paper's recursion

@@ -1,4 +1,4 @@
-"""ODRP / ODP metrics of a plan (seed 000, sec. 4.2; models.md sec. 2).
+"""ODRP / ODP metrics of a plan (Cardellini et al. 2017, sec. 4.2; docs/models.md sec. 2).
 
 A plan maps operator i to a multiset U_i. With equal split and all-to-all streams, stream
 (i, j) carries lambda_(i,j) * U_i(u) * U_j(v) / (|U_i| |U_j|) tuples/s from u to v (eq. 7).

@@ -1,5 +1,5 @@
-"""Routes over bi-modal links (seed 003; models.md sec. 6): what a plan's routes cost and
-which bandwidths they use.
+"""Routes over bi-modal links (Asaduzzaman and Maheswaran; docs/models.md sec. 6): what a
+plan's routes cost and which bandwidths they use.
 
 Every remote replica pair of a stream travels a route: the plan's ``routes`` entry for it,
 else the logical link's own path. A route is either dedicated links only (forwarding

@@ -53,7 +53,7 @@ class PathStep:
 
 @dataclass(frozen=True)
 class OdrpMetrics:
-    """ODRP QoS metrics (seed 000, eqs. 1-20) of one plan."""
+    """ODRP QoS metrics (Cardellini et al. 2017, eqs. 1-20) of one plan."""
 
     response_time: float
     critical_path: list[str]
@@ -93,7 +93,7 @@ class UtilityTerm:
 
 @dataclass(frozen=True)
 class Utility:
-    """The SAW utility F (seed 000, eq. 21) and its per-term breakdown."""
+    """The SAW utility F (Cardellini et al. 2017, eq. 21) and its per-term breakdown."""
 
     value: float
     network_metric: str
@@ -119,7 +119,7 @@ class Usage:
 
 @dataclass(frozen=True)
 class BenoitMetrics:
-    """Cost and resource use under constraints (1)-(5) of seed 004."""
+    """Cost and resource use under constraints (1)-(5) of Benoit et al. 2008."""
 
     mode: str  # "constr" | "non-constr"
     cost: float
@@ -135,7 +135,7 @@ class BenoitMetrics:
 
 @dataclass(frozen=True)
 class EckerScore:
-    """The latency-aware score s(x) of seed 001, eq. 1 (lower is better)."""
+    """The latency-aware score s(x) of Ecker et al., eq. 1 (lower is better)."""
 
     score: float
     s_lat: float
@@ -148,7 +148,7 @@ class EckerScore:
 
 @dataclass(frozen=True)
 class PathMetrics:
-    """Routes over bi-modal links (seed 003, sec. 4.3): cost and tie-breakers."""
+    """Routes over bi-modal links (Asaduzzaman and Maheswaran, sec. 4.3): cost and tie-breakers."""
 
     cost: float  # sum over routes of bytes/s * per-byte cost of every link used
     load_balance: float  # mean load factor of the nodes used
@@ -177,7 +177,7 @@ class Evaluation:
         return not self.violations
 
     def metrics(self) -> dict[str, float]:
-        """The flat ``metrics`` block of a plan file (formats.md)."""
+        """The flat ``metrics`` block of a plan file (docs/formats.md)."""
         out: dict[str, float] = {}
         if self.odrp is not None:
             for name in ("response_time", "cost", "availability", "traffic",

@@ -1,4 +1,4 @@
-"""The SAW utility F (seed 000, eq. 21) and cheap normalisation bounds.
+"""The SAW utility F (Cardellini et al. 2017, eq. 21) and cheap normalisation bounds.
 
 Bounds left out of the objective are derived from the instance alone (never from the plan),
 so a plan's F does not depend on which method made it. Each derived bound is valid for every

@@ -1,4 +1,4 @@
-"""The Constr heuristics of seed 004, sec. 6: seven operator placements, two server
+"""The Constr heuristics of Benoit et al. 2008, sec. 6: seven operator placements, two server
 selections and the downgrade step.
 
 Each placement heuristic buys processors from the catalog ("most expensive" is the dearest
@@ -328,7 +328,7 @@ def downgrade(data: TreeData, mapping: Mapping) -> None:
 
 Placement = Callable[[TreeData, random.Random], Mapping]
 PLACEMENTS: dict[str, tuple[Placement, str]] = {
-    "random": (random_placement, "6.1.1 Random, then Server-Selection-Random"),
+    "random": (random_placement, "6.1.1 Random, with Server-Selection-Random"),
     "comp-greedy": (comp_greedy, "6.1.2 Comp-Greedy: most demanding operators first"),
     "comm-greedy": (comm_greedy, "6.1.3 Comm-Greedy: heaviest edges co-located first"),
     "object-greedy": (object_greedy, "6.1.4 Object-Greedy: heaviest downloads first"),

@@ -1,6 +1,6 @@
-"""Latency-aware placement heuristics of seed 001: hill climbing, ant system, hybrid.
+"""Latency-aware placement heuristics of Ecker et al.: hill climbing, ant system, hybrid.
 
-They minimise s(x) = w1 s_lat + w2 s_sup + w3 s_co + w4 s_event (eq. 1, models.md sec. 4)
+They minimise s(x) = w1 s_lat + w2 s_sup + w3 s_co + w4 s_event (eq. 1, docs/models.md sec. 4)
 under the 95% headroom rule, over instances (replicas). The score is kept incrementally:
 a move touches only its operator's streams and two nodes, so s_sup, s_co, s_event and the
 violations update in O(degree); s_lat (weighted 1e-6) is recomputed by its DP only when the
@@ -18,7 +18,7 @@ from streamplace.model.evaluate.ecker import DEFAULT_WEIGHTS, HEADROOM
 from streamplace.model.graph import cyclic_order
 from streamplace.solve.budget import Budget
 from streamplace.solve.heuristics.common import Placement, finish, stopped_before_a_plan
-from streamplace.solve.registry import register
+from streamplace.solve.method import Method, Setting, SolveFn
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 PENALTY = 10_000.0  # S_k = score + 10000 * violations (sec. 4.3.2)
@@ -338,14 +338,14 @@ _SUMMARIES = {
 }
 
 
-def _method(name: str):  # type: ignore[no-untyped-def]
+def _bound(name: str) -> SolveFn:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
         return _solve(name, instance, options)
 
     return solve
 
 
-for _name, _summary in _SUMMARIES.items():
-    register(_name, model="ecker", exact=False, cycles=True, options=("time_limit", "seed"),
-             summary=_summary, seed_paper="001")(_method(_name))
-
+METHODS = tuple(
+    Method(name, "ecker", exact=False, cycles=True, solve=_bound(name), summary=summary,
+           settings=frozenset({Setting.TIME_LIMIT, Setting.SEED}), paper="Ecker et al.")
+    for name, summary in _SUMMARIES.items())

@@ -1,4 +1,4 @@
-"""What the frameworks' own schedulers would do (models.md sec. 7), as baselines.
+"""What the frameworks' own schedulers would do (docs/models.md sec. 7), as baselines.
 
 - round-robin: Storm's EvenScheduler deals instances over the nodes in turn and ignores
   resources; a plan that overflows a node is reported as its failure, as Storm's would fail
@@ -8,6 +8,8 @@
   candidate with the most free resources among those nearest to its placed neighbours.
 - first-fit-decreasing: Heron's FirstFitDecreasingPacking idea: largest instances first,
   each on the first node (in a fixed order) with room, so that few nodes are used.
+- random: every instance on a random candidate with room (SBON's RANDOM baseline; on an
+  operator tree with a catalog, Benoit's Random of the same name applies instead).
 Instance counts: fixed ``replicas``, else the fewest stable replicas (common.py). Operators
 pinned to one node are placed first by resource-aware and first-fit-decreasing: a scheduler
 has them fixed before it starts.
@@ -18,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from streamplace.solve.heuristics.common import Placement, PlacementFailure, run_placement
-from streamplace.solve.registry import register
+from streamplace.solve.heuristics.sbon import random_placement
+from streamplace.solve.method import Method, Setting, SolveFn, acyclic, dag_not_bought_tree
 from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
 
-def _method(name: str, place: Callable[[Placement], None],
-            ) -> Callable[[Instance, SolveOptions], SolveResult]:
+def _constructive(name: str, place: Callable[[Placement], None]) -> SolveFn:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
         return run_placement(name, instance, options, lambda state, rng, budget: place(state))
 
@@ -84,12 +86,22 @@ def first_fit_decreasing(state: Placement) -> None:
         state.place(op, node)
 
 
-for _name, _fn, _summary in (
+def _random(instance: Instance, options: SolveOptions) -> SolveResult:
+    return run_placement("random", instance, options, lambda s, r, d: random_placement(s, r),
+                         objective_metric="network_usage")
+
+
+METHODS = (
+    Method("random", "baseline", exact=False, solve=_random, accepts=dag_not_bought_tree,
+           settings=frozenset({Setting.TIME_LIMIT, Setting.SEED}), paper="Pietzuch et al. 2006",
+           summary="Every instance on a random candidate with room (SBON's RANDOM)"),
+    *(Method(name, "baseline", exact=False, solve=_constructive(name, fn), summary=summary,
+             accepts=acyclic)
+      for name, fn, summary in (
         ("round-robin", round_robin, "Storm's EvenScheduler: instances dealt over nodes in "
                                      "turn, resources ignored"),
         ("resource-aware", resource_aware, "Storm's resource-aware strategy: connected "
                                            "operators first, roomiest node near neighbours"),
         ("first-fit-decreasing", first_fit_decreasing, "Heron's packing: largest instances "
-                                                       "first, first node with room")):
-    register(_name, model="baseline", exact=False, options=("seed",), summary=_summary)(
-        _method(_name, _fn))
+                                                       "first, first node with room"))),
+)

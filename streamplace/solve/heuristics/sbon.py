@@ -1,5 +1,5 @@
-"""Network-aware placement of seed 002 (SBON; models.md sec. 5), minimising network usage
-u = sum over streams of bytes/s * latency.
+"""Network-aware placement of Pietzuch et al. 2006 (SBON; docs/models.md sec. 5), minimising
+network usage u = sum over streams of bytes/s * latency.
 
 - relaxation: unpinned operators are placed in the latency cost space by spring relaxation
   (Fig. 7: springs of extension = latency and constant = data rate, so the energy is
@@ -21,11 +21,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from streamplace.errors import InputError
 from streamplace.model.costspace import CostSpace, cost_space
 from streamplace.solve.budget import Budget
 from streamplace.solve.heuristics.common import Place, Placement, PlacementFailure, run_placement
-from streamplace.solve.registry import register
+from streamplace.solve.method import Method, Param, Setting, SolveFn, acyclic
 from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
 K_NEAREST = 10
@@ -122,7 +121,8 @@ def relaxation(state: Placement, space: CostSpace, load_weight: float | None,
 
 def _load_weight(space: CostSpace) -> float:
     """Seconds of cost-space distance for a fully loaded node: the mean distance to the
-    space's centre, so load and latency weigh alike (seed 002, sec. 5.2 "equal weight")."""
+    space's centre, so load and latency weigh alike (Pietzuch et al. 2006, sec. 5.2, "equal
+    weight")."""
     centre = space.coords.mean(axis=0)
     return float(np.linalg.norm(space.coords - centre, axis=1).mean())
 
@@ -216,45 +216,39 @@ def _run(method: str, instance: Instance, options: SolveOptions, place: Place) -
 
 
 def _relaxation(instance: Instance, options: SolveOptions) -> SolveResult:
-    extra = options.extra.get("solver_options", {})
-    load_weight = extra.get("load_weight")
-    mapping = str(extra.get("mapping", "nearest"))
-    if mapping not in ("nearest", "usage"):
-        raise InputError.single(f"unknown mapping {mapping!r}", "use mapping=nearest (the "
-                                "paper's) or mapping=usage", path="--solver-option")
+    load_weight: float | None = options.param("load_weight", None)
+    mapping = options.param("mapping", "nearest")
 
     def place(state: Placement, rng: random.Random, budget: Budget) -> dict[str, object]:
         space = cost_space(state.network)
-        info = relaxation(state, space, None if load_weight is None else float(load_weight),
-                          budget, by_usage=mapping == "usage")
+        info = relaxation(state, space, load_weight, budget, by_usage=mapping == "usage")
         return space.report() | info | {"mapping": mapping}
 
     return _run("relaxation", instance, options, place)
 
 
-register("relaxation", model="sbon", exact=False, seed_paper="002",
-         options=("time_limit", "load_weight", "mapping"),
-         summary="SBON: spring relaxation in the latency space, then the nearest node with "
-                 "room (k = 10)")(_relaxation)
-register("producer", model="sbon", exact=False, seed_paper="002", options=("seed",),
-         summary="SBON baseline: each unpinned operator on a random upstream host")(
-    lambda instance, options: _run("producer", instance, options,
-                                   lambda s, r, d: neighbour_hosted(s, r, upstream=True)))
-register("consumer", model="sbon", exact=False, seed_paper="002", options=("seed",),
-         summary="SBON baseline: each unpinned operator on a downstream host")(
-    lambda instance, options: _run("consumer", instance, options,
-                                   lambda s, r, d: neighbour_hosted(s, r, upstream=False)))
+def _neighbour_hosted(name: str, upstream: bool) -> SolveFn:
+    def solve(instance: Instance, options: SolveOptions) -> SolveResult:
+        return _run(name, instance, options,
+                    lambda s, r, d: neighbour_hosted(s, r, upstream=upstream))
+
+    return solve
 
 
-def _random(instance: Instance, options: SolveOptions) -> SolveResult:
-    if instance.app.throughput is not None:  # a Benoit tree: its Random (sec. 6.1.1)
-        from streamplace.solve.benoit import benoit_heuristic
-
-        result: SolveResult = benoit_heuristic("random")(instance, options)
-        return result
-    return _run("random", instance, options, lambda s, r, d: random_placement(s, r))
-
-
-register("random", model="baseline", exact=False, seed_paper="002, 004", options=("seed",),
-         summary="Every instance on a random candidate with room (SBON's RANDOM); on Benoit "
-                 "trees, sec. 6.1.1 Random with Server-Selection-Random")(_random)
+_SEEDED = frozenset({Setting.TIME_LIMIT, Setting.SEED})
+METHODS = (
+    Method("relaxation", "sbon", exact=False, solve=_relaxation, accepts=acyclic,
+           paper="Pietzuch et al. 2006",
+           params=(Param("load_weight", float, None, "cost-space seconds of a fully loaded "
+                         "node (default: the mean distance to the space's centre)", low=0.0),
+                   Param("mapping", str, "nearest", "nearest: the paper's mapping; usage: "
+                         "the k nearest compared by network usage", ("nearest", "usage"))),
+           summary="SBON: spring relaxation in the latency space, then the nearest node with "
+                   "room (k = 10)"),
+    Method("producer", "sbon", exact=False, solve=_neighbour_hosted("producer", True),
+           settings=_SEEDED, accepts=acyclic, paper="Pietzuch et al. 2006",
+           summary="SBON baseline: each unpinned operator on a random upstream host"),
+    Method("consumer", "sbon", exact=False, solve=_neighbour_hosted("consumer", False),
+           settings=_SEEDED, accepts=acyclic, paper="Pietzuch et al. 2006",
+           summary="SBON baseline: each unpinned operator on a downstream host"),
+)

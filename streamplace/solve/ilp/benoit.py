@@ -1,4 +1,4 @@
-"""The ILP of seed 004, sec. 5, reformulated so that its size grows with tree edges.
+"""The ILP of Benoit et al. 2008, sec. 5, reformulated so that its size grows with tree edges.
 
 The paper indexes processors by (class, copy) and pairs of operator-processor assignments
 (|N|^4 |C|^2 edge variables), which CPLEX could not load for 30 operators. Here:

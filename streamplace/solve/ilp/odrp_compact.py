@@ -1,7 +1,7 @@
-"""A compact exact ODRP formulation whose size grows polynomially (models.md sec. 2).
+"""A compact exact ODRP formulation whose size grows polynomially (docs/models.md sec. 2).
 
-The paper's ILP (seed 000, eqs. 21-32) has one variable per multiset of candidate nodes and
-one per pair of multisets per stream, which explodes with nodes and k. Here instead:
+The paper's ILP (Cardellini et al. 2017, eqs. 21-32) has one variable per multiset of candidate
+nodes and one per pair of multisets per stream, which explodes with nodes and k. Here instead:
 
 - ``c[i,m]`` (binary): operator i runs m replicas, m among its stable counts;
 - ``t[i,u,m,a]`` (binary, a = 1..m): i runs m replicas and at least a of them on u, so

@@ -1,4 +1,4 @@
-"""The paper's ODRP integer program, one variable per multiset (seed 000, eqs. 21-32).
+"""The paper's ODRP integer program, one variable per multiset (Cardellini et al. 2017, eqs. 21-32).
 
 Kept as the faithful reference for the compact form: ``x[i,U]`` picks the multiset U of
 candidate nodes for operator i (eq. 29), ``y[(i,j),(U,V)]`` the pair of multisets of a

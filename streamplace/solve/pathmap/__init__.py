@@ -1,6 +1,6 @@
-"""Path tasks over bi-modal links (seed 003; models.md sec. 6): exact enumeration and the
-three heuristics of sec. 4.1, with multi-hop routes in the plan and the relaxed multi-stage
-lower bound of sec. 4.2 reported next to every answer."""
+"""Path tasks over bi-modal links (Asaduzzaman and Maheswaran; docs/models.md): exact
+enumeration and the three heuristics of sec. 4.1, with multi-hop routes in the plan and the
+relaxed multi-stage lower bound of sec. 4.2 reported next to every answer."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from collections.abc import Callable
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
 from streamplace.solve.conclude import conclude
+from streamplace.solve.method import Method, Param, Setting, SolveFn, chain
 from streamplace.solve.pathmap.search import Outcome, diffuse, exact
 from streamplace.solve.pathmap.task import MAX_NULL, Map, PathTask, lower_bound, path_task
-from streamplace.solve.registry import register
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 NEIGHBOURS = 3
@@ -30,8 +30,7 @@ def _plan(task: PathTask, found: Map) -> Plan:
 def _solve(method: str, instance: Instance, options: SolveOptions,
            search: Callable[[PathTask, Budget, random.Random], Outcome]) -> SolveResult:
     budget = options.budget()
-    extra = options.extra.get("solver_options", {})
-    task = path_task(instance, int(extra.get("max_null", MAX_NULL)))
+    task = path_task(instance, options.param("max_null", MAX_NULL))
     bound = lower_bound(task)
     outcome = search(task, budget, random.Random(options.seed))
     info: dict[str, object] = {"seed": options.seed, "max_null": task.max_null,
@@ -63,38 +62,56 @@ def _solve(method: str, instance: Instance, options: SolveOptions,
                     model_objective=outcome.best.cost)
 
 
-def _method(name: str, search: Callable[[PathTask, Budget, random.Random, dict[str, object]],
-                                        Outcome]) -> Callable[[Instance, SolveOptions],
-                                                              SolveResult]:
+def _bound(name: str, search: Search) -> SolveFn:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
-        extra = dict(options.extra.get("solver_options", {}))
         return _solve(name, instance, options,
-                      lambda task, budget, rng: search(task, budget, rng, extra))
+                      lambda task, budget, rng: search(task, budget, rng, options))
 
     return solve
 
 
-_METHODS = {
-    "path-exact": (lambda t, d, r, e: exact(t, d), True,
-                   "every feasible map, pruned by the relaxed bound (Alg. 1, no pruning "
-                   "heuristic)", ("time_limit", "max_null")),
-    "least-cost-map": (lambda t, d, r, e: diffuse(t, d, r, prune="least-cost"), False,
-                       "LeastCostMap (sec. 4.1.1): forward only maps cheaper than any seen "
-                       "at a node for their prefix", ("time_limit", "max_null")),
-    "annealed-least-cost-map": (
-        lambda t, d, r, e: diffuse(t, d, r, prune="annealed",
-                                   anneal=(float(e.get("anneal_start", 0.5)),
-                                           float(e.get("anneal_decay", 0.5)))), False,
-        "AnnealedLeastCostMap (sec. 4.1.2): costlier maps forwarded with a probability "
-        "shrinking with the prefix", ("seed", "time_limit", "max_null", "anneal_start",
-                                      "anneal_decay")),
-    "random-neighbor": (
-        lambda t, d, r, e: diffuse(t, d, r, prune="none",
-                                   neighbours=int(e.get("neighbors", NEIGHBOURS))), False,
-        "RandomNeighbor (sec. 4.1.3): maps forwarded to k random neighbours (k = 3)",
-        ("seed", "time_limit", "max_null", "neighbors")),
-}
+Search = Callable[[PathTask, Budget, random.Random, SolveOptions], Outcome]
+MAX_NULL_PARAM = Param("max_null", int, MAX_NULL, "forwarding-only nodes a dedicated route "
+                       "may cross", low=0)
+_PAPER = "Asaduzzaman and Maheswaran"
+_SEEDED = frozenset({Setting.TIME_LIMIT, Setting.SEED})
 
-for _name, (_search, _exact, _summary, _options) in _METHODS.items():
-    register(_name, model="path", exact=_exact, seed_paper="003", options=_options,
-             summary=_summary)(_method(_name, _search))
+
+def _annealed(t: PathTask, b: Budget, r: random.Random, o: SolveOptions) -> Outcome:
+    return diffuse(t, b, r, prune="annealed",
+                   anneal=(o.param("anneal_start", 0.5), o.param("anneal_decay", 0.5)))
+
+
+def _random_neighbour(t: PathTask, b: Budget, r: random.Random, o: SolveOptions) -> Outcome:
+    return diffuse(t, b, r, prune="none", neighbours=o.param("neighbors", NEIGHBOURS))
+
+
+METHODS = (
+    Method("path-exact", "path", exact=True, accepts=chain, paper=_PAPER,
+           solve=_bound("path-exact", lambda t, b, r, o: exact(t, b)),
+           params=(MAX_NULL_PARAM,),
+           summary="every feasible map, pruned by the relaxed bound (Alg. 1, no pruning "
+                   "heuristic)"),
+    Method("least-cost-map", "path", exact=False, accepts=chain, paper=_PAPER,
+           solve=_bound("least-cost-map",
+                        lambda t, b, r, o: diffuse(t, b, r, prune="least-cost")),
+           params=(MAX_NULL_PARAM,),
+           summary="LeastCostMap (sec. 4.1.1): forward only maps cheaper than any seen at a "
+                   "node for their prefix"),
+    Method("annealed-least-cost-map", "path", exact=False, accepts=chain, paper=_PAPER,
+           solve=_bound("annealed-least-cost-map", _annealed), settings=_SEEDED,
+           params=(MAX_NULL_PARAM,
+                   Param("anneal_start", float, 0.5, "probability of forwarding a costlier "
+                         "map at the first service", low=0.0, high=1.0),
+                   Param("anneal_decay", float, 0.5, "how fast that probability shrinks "
+                         "with the prefix, e^(-decay j)", low=0.0)),
+           summary="AnnealedLeastCostMap (sec. 4.1.2): costlier maps forwarded with a "
+                   "probability shrinking with the prefix"),
+    Method("random-neighbor", "path", exact=False, accepts=chain, paper=_PAPER,
+           solve=_bound("random-neighbor", _random_neighbour), settings=_SEEDED,
+           params=(MAX_NULL_PARAM,
+                   Param("neighbors", int, NEIGHBOURS, "random neighbours each map is "
+                         "forwarded to", low=1)),
+           summary="RandomNeighbor (sec. 4.1.3): maps forwarded to k random neighbours "
+                   "(k = 3)"),
+)

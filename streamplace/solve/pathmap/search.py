@@ -1,4 +1,4 @@
-"""Searches for a path task's map (seed 003, sec. 4).
+"""Searches for a path task's map (Asaduzzaman and Maheswaran, sec. 4).
 
 - :func:`exact`: every feasible map, depth first, pruning a partial map only when its cost
   plus the relaxed cost of the rest (sec. 4.2's multi-stage bound, suffix form) already

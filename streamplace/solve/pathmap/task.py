@@ -1,5 +1,5 @@
-"""A path task (seed 003, sec. 2.3): services t_0 -> t_1 ... -> t_m, one instance each, and
-what a map of it onto the platform is, costs and uses (models.md sec. 6).
+"""A path task (Asaduzzaman and Maheswaran, sec. 2.3): services t_0 -> t_1 ... -> t_m, one
+instance each, and what a map of it onto the platform is, costs and uses (docs/models.md sec. 6).
 
 A hop t_i -> t_(i+1) between different nodes travels either a simple route of dedicated
 links with at most ``max_null`` forwarding-only nodes, or one opportunistic link (Alg. 3).

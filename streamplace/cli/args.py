@@ -1,0 +1,36 @@
+"""Arguments and options several commands share, declared once."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+import typer
+
+AppArg = Annotated[str, typer.Argument(metavar="APP",
+                                       help="Application file (YAML/JSON, - = stdin).")]
+InfraArg = Annotated[str, typer.Argument(metavar="INFRA", help="Infrastructure file.")]
+PlanArg = Annotated[str, typer.Argument(metavar="PLAN", help="Plan file.")]
+ObjectiveOpt = Annotated[str | None, typer.Option("--objective", help="Objective file.")]
+WeightsOpt = Annotated[str | None, typer.Option(
+    "--weights", help="SAW weights r=..,a=..,c=..,z=.. (instead of an objective file).")]
+MetricOpt = Annotated[str | None, typer.Option(
+    "--network-metric", help="traffic | network_usage | elastic_energy.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No tables on stderr.")]
+OutputOpt = Annotated[str | None, typer.Option(
+    "-o", "--output", help="Write here (- = stdout; default: stdout).")]
+TimeLimitOpt = Annotated[float | None, typer.Option(
+    help="Seconds for the whole command; the best plan so far is written with status "
+         "time_limit.")]
+
+
+class OutputFormat(enum.StrEnum):
+    """The format of a written plan or application (default: from the file's extension)."""
+
+    yaml = "yaml"
+    json = "json"
+
+
+FormatOpt = Annotated[OutputFormat | None, typer.Option(
+    "--format", help="yaml or json (default: from -o's extension, else yaml).")]

@@ -1,0 +1,80 @@
+"""``streamplace compare``: several methods on one instance, one table."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Annotated
+
+import typer
+
+from streamplace.cli import options as opts
+from streamplace.cli.args import (
+    AppArg,
+    InfraArg,
+    JsonOpt,
+    MetricOpt,
+    ObjectiveOpt,
+    QuietOpt,
+    WeightsOpt,
+)
+from streamplace.cli.console import console, handle_errors
+from streamplace.cli.emit import EXIT_NO_ANSWER, Emission, check_outputs, emit
+from streamplace.cli.progress import live_progress
+from streamplace.cli.render import render_comparison
+from streamplace.cli.runtime import stop_on_signals
+from streamplace.errors import InputError
+from streamplace.io.outputs import Output
+from streamplace.io.readers import read_instance
+from streamplace.io.writers import csv_text
+from streamplace.model.checks import application_warnings
+from streamplace.solve import Instance, SolveOptions, get_method
+from streamplace.solve.budget import StopRequest
+from streamplace.solve.compare import attempt, compare_rows
+
+DEFAULT_COMPARE = "odrp,odp,resource-aware,first-fit-decreasing,round-robin"
+
+
+@handle_errors
+def compare_command(
+    application: AppArg, infrastructure: InfraArg,
+    methods_: Annotated[str, typer.Option("--methods", help="Comma-separated methods.")] =
+    DEFAULT_COMPARE,
+    objective: ObjectiveOpt = None, weights: WeightsOpt = None, network_metric: MetricOpt = None,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds per method.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed for every method.")] = None,
+    csv: Annotated[str | None, typer.Option("--csv", help="Also write the table as CSV.")] =
+    None,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Run several methods and show one table: every metric, time, status, gap to the bound."""
+    check_outputs([csv], [application, infrastructure, objective], json_)
+    opts.check_settings(time_limit, None, None, seed)
+    names = [m.strip() for m in methods_.split(",") if m.strip()]
+    if not names:
+        raise InputError.single("no method named", "write e.g. --methods odrp,round-robin",
+                                path="--methods")
+    try:
+        for name in names:  # unknown names fail before any work
+            get_method(name)
+    except InputError as exc:
+        raise InputError([replace(p, path="--methods") for p in exc.problems]) from None
+    app_, infra = read_instance(application, infrastructure)
+    instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric))
+    chosen = [get_method(name, instance) for name in names]
+    con = console()
+    stop = StopRequest()
+    results = []
+    with stop_on_signals(stop):
+        for method in chosen:
+            with live_progress(con, method.name, enabled=not quiet) as progress:
+                results.append(attempt(method, instance, SolveOptions(
+                    time_limit=time_limit, seed=seed or 0, progress=progress, stop=stop)))
+    rows = compare_rows(results, [m.model for m in chosen])
+    code = 0 if any(r.plan is not None for r in results) else EXIT_NO_ANSWER
+    if stop.signum is not None:
+        code = 128 + stop.signum
+    emit(Emission(
+        document=[r.values for r in rows],
+        outputs=[Output(csv, csv_text(rows))] if csv else [],
+        show=lambda c: render_comparison(c, rows, f"{app_.name} on {infra.name}"),
+        warnings=application_warnings(app_), code=code), json_=json_, quiet=quiet)

@@ -1,0 +1,43 @@
+"""``streamplace evaluate``: every metric of a plan and every constraint it violates."""
+
+from __future__ import annotations
+
+from streamplace.cli import options as opts
+from streamplace.cli.args import (
+    AppArg,
+    InfraArg,
+    JsonOpt,
+    MetricOpt,
+    ObjectiveOpt,
+    PlanArg,
+    QuietOpt,
+    WeightsOpt,
+)
+from streamplace.cli.console import handle_errors
+from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.render import render_evaluation
+from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.io.writers import plan_document
+from streamplace.model.checks import application_warnings
+from streamplace.model.evaluate import evaluate
+
+
+@handle_errors
+def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg,
+                     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
+                     network_metric: MetricOpt = None, json_: JsonOpt = False,
+                     quiet: QuietOpt = False) -> None:
+    """Compute every metric of PLAN and every constraint it violates."""
+    check_outputs([], [application, infrastructure, plan, objective])
+    app_, infra = read_instance(application, infrastructure)
+    plan_ = read_plan_for(plan, app_, infra)
+    objective_ = opts.build_objective(objective, weights, network_metric)
+    ev = evaluate(app_, infra, plan_, objective_)
+    warnings = application_warnings(app_) + ev.warnings
+    emit(Emission(
+        document={"command": "evaluate", "application": app_.name, "infrastructure": infra.name,
+                  "feasible": ev.feasible, "complete": ev.complete, "metrics": ev.metrics(),
+                  "violations": [v.__dict__ for v in ev.violations], "warnings": warnings,
+                  "evaluation": ev.to_dict(), "plan": plan_document(plan_, ev)},
+        show=lambda con: render_evaluation(con, ev, f"{app_.name} on {infra.name}: plan {plan}"),
+        warnings=warnings), json_=json_, quiet=quiet)

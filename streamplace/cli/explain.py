@@ -1,0 +1,47 @@
+"""``streamplace explain``: why a plan is what it is."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from streamplace.cli import options as opts
+from streamplace.cli.args import (
+    AppArg,
+    InfraArg,
+    JsonOpt,
+    MetricOpt,
+    ObjectiveOpt,
+    PlanArg,
+    QuietOpt,
+    WeightsOpt,
+)
+from streamplace.cli.console import handle_errors
+from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.render import render_explanation
+from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.model.checks import application_warnings
+from streamplace.model.explain import explain
+
+
+@handle_errors
+def explain_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg,
+                    objective: ObjectiveOpt = None, weights: WeightsOpt = None,
+                    network_metric: MetricOpt = None, json_: JsonOpt = False,
+                    quiet: QuietOpt = False) -> None:
+    """Why this plan: objective by term and operator, binding constraints, what-if moves."""
+    check_outputs([], [application, infrastructure, plan, objective])
+    app_, infra = read_instance(application, infrastructure)
+    plan_ = read_plan_for(plan, app_, infra)
+    ex = explain(app_, infra, plan_, opts.build_objective(objective, weights, network_metric))
+    ev = ex.evaluation
+    warnings = application_warnings(app_) + ev.warnings
+    emit(Emission(
+        document={"command": "explain", "metrics": ev.metrics(),
+                  "utility": asdict(ev.utility) if ev.utility else None,
+                  "critical_path": ev.odrp.critical_path if ev.odrp else None,
+                  "operators": [asdict(o) for o in ex.operators],
+                  "binding": [asdict(b) for b in ex.binding],
+                  "what_if": [asdict(w) for w in ex.what_if], "notes": ex.notes,
+                  "violations": [asdict(v) for v in ev.violations], "warnings": warnings},
+        show=lambda con: render_explanation(con, ex, f"{app_.name} on {infra.name}: why {plan}"),
+        warnings=warnings), json_=json_, quiet=quiet or json_)

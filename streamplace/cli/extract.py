@@ -1,0 +1,66 @@
+"""``streamplace extract``: an application (and an infrastructure skeleton) from Spark event
+logs. The event-log package, and PySpark with it, load only when this command runs."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+import typer
+
+from streamplace.cli.args import FormatOpt, JsonOpt, OutputOpt, QuietOpt
+from streamplace.cli.console import console, handle_errors
+from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.progress import reading_progress
+from streamplace.io.outputs import STDOUT, Output
+from streamplace.io.writers import dumps, format_for
+
+
+class Engine(enum.StrEnum):
+    spark = "spark"
+    python = "python"
+
+
+@handle_errors
+def extract_command(
+    eventlogs: Annotated[list[str], typer.Argument(
+        metavar="EVENTLOG...", help="Event log files, rolling eventlog_v2_* directories or "
+                                    "folders of logs (spark.eventLog.dir).")],
+    output: OutputOpt = None,
+    infrastructure_out: Annotated[str | None, typer.Option(
+        "--infrastructure-out", help="Write an infrastructure skeleton here: one processor "
+                                     "per executor host, resources = cores.")] = None,
+    master: Annotated[str | None, typer.Option(
+        help="Spark master to read on (default: the spark-submit one, else local[*]).")] = None,
+    app_id: Annotated[str | None, typer.Option(
+        "--app-id", help="Which application, when the paths hold several.")] = None,
+    engine: Annotated[Engine, typer.Option(
+        help="spark: read on Spark (default); python: in this process, no JVM.")] = Engine.spark,
+    format_: FormatOpt = None,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Extract: an application (and infrastructure skeleton) from Spark event logs."""
+    from streamplace.cli.render_extract import render_extraction
+    from streamplace.io.eventlog import extract
+
+    check_outputs([output, infrastructure_out], eventlogs, json_)
+    con = console()
+    with reading_progress(con, "reading event log", enabled=not quiet) as progress:
+        result = extract(eventlogs, app_id=app_id, master=master, engine=engine.value,
+                         progress=progress, quiet=quiet)
+    application, infrastructure = result.application_document(), \
+        result.infrastructure_document()
+    requested = format_.value if format_ else None
+    emission = Emission(document={"status": "ok", "application": application,
+                                  "infrastructure": infrastructure, "report": result.report()},
+                        show=lambda c: render_extraction(c, result))
+    if infrastructure_out:
+        emission.outputs.append(Output(infrastructure_out, dumps(
+            infrastructure, format_for(infrastructure_out, requested))))
+        emission.notes.append(f"infrastructure skeleton written to {infrastructure_out}")
+    if output or not json_:
+        emission.outputs.append(Output(output or STDOUT,
+                                       dumps(application, format_for(output, requested))))
+        if output and output != STDOUT:
+            emission.notes.append(f"application written to {output}")
+    emit(emission, json_=json_, quiet=quiet)

@@ -1,0 +1,64 @@
+"""``streamplace schema`` and ``streamplace methods``: listings on stdout, never cut."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+import typer
+
+from streamplace.cli.args import JsonOpt
+from streamplace.cli.console import handle_errors, stdout_console
+from streamplace.cli.render import render_methods
+from streamplace.io.outputs import write_output
+from streamplace.io.schema import json_schema
+from streamplace.io.writers import json_text
+from streamplace.solve import methods
+
+
+class SchemaKind(enum.StrEnum):
+    application = "application"
+    infrastructure = "infrastructure"
+    plan = "plan"
+    objective = "objective"
+
+
+@handle_errors
+def schema_command(kind: Annotated[SchemaKind, typer.Argument(help="Which file kind.")],
+                   ) -> None:
+    """Print the JSON Schema of a file kind on stdout."""
+    write_output("-", json_text(json_schema(kind.value)))
+
+
+@handle_errors
+def methods_command(json_: JsonOpt = False) -> None:
+    """List every method: its model, exact or heuristic, settings and parameters."""
+    catalog = methods()
+    if json_:
+        write_output("-", json_text([
+            {"name": m.name, "model": m.model, "exact": m.exact, "summary": m.summary,
+             "settings": sorted(s.value for s in m.settings),
+             "parameters": [{"name": p.name, "type": p.kind.__name__, "default": p.default,
+                             "choices": list(p.choices), "help": p.help} for p in m.params],
+             "highs_options": m.highs, "cycles": m.cycles, "replication": m.replication,
+             "trees": m.trees, "paper": m.paper} for m in catalog]))
+    else:
+        render_methods(stdout_console(), catalog)
+
+
+def methods_markdown() -> str:
+    """The catalog as the Markdown table of docs/cli.md (kept in step by ``make golden``)."""
+    flags = {"time_limit": "--time-limit", "gap": "--gap", "seed": "--seed",
+             "threads": "--threads", "formulation": "--formulation", "solver": "--solver",
+             "start": "--start"}
+    lines = ["| method | model | kind | settings | parameters (`--solver-option`) | summary |",
+             "|---|---|---|---|---|---|"]
+    for m in methods():
+        settings = ", ".join(f"`{flags[s.value]}`" for s in sorted(m.settings))
+        params = [f"`{p.signature}` (default {p.default if p.default is not None else 'auto'})"
+                  .replace("|", "\\|") for p in m.params]
+        if m.highs:
+            params.append("HiGHS options")
+        lines.append(f"| `{m.name}` | {m.model} | {'exact' if m.exact else 'heuristic'} | "
+                     f"{settings} | {', '.join(params) or '-'} | {m.summary} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,85 @@
+"""Signals and the command's clock (docs/cli.md, "Guarantees").
+
+- SIGINT and SIGTERM end any command: outside a solve at once (exit 130 / 143, nothing
+  written), during a solve the first one asks the method to stop (it returns its best plan
+  within about a second, which is then written) and a second one ends the command at once.
+- ``--time-limit`` counts from the start of the process, so it bounds the whole command:
+  reading, building, solving and writing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterator
+from types import FrameType
+
+from streamplace.solve.budget import StopRequest
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(BaseException):
+    """A signal ended the command; ``exit_code`` is 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+def _raise(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted(signum)
+
+
+def install() -> None:
+    """Every command: a signal ends it at once, through the exception handlers (so no
+    temporary file is left behind)."""
+    for sig in SIGNALS:
+        signal.signal(sig, _raise)
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop: StopRequest) -> Iterator[StopRequest]:
+    """While solving: the first signal sets ``stop`` (the method winds down and keeps its
+    best plan), a second one ends the command at once."""
+
+    def ask(signum: int, frame: FrameType | None) -> None:
+        if stop:
+            raise Interrupted(signum)
+        stop.set(signum)
+
+    previous = {sig: signal.signal(sig, ask) for sig in SIGNALS}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def seconds_since_start() -> float:
+    """Seconds since this process started (Linux: from /proc; elsewhere since import)."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat_file:
+            fields = stat_file.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime", encoding="ascii") as uptime:
+            up = float(uptime.read().split()[0])
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 of stat(5)
+        return max(0.0, up - started)
+    except (OSError, ValueError, IndexError):
+        return time.perf_counter() - _IMPORTED
+
+
+def remaining(limit: float | None) -> float | None:
+    """What is left of a whole-command time limit for the method."""
+    if limit is None:
+        return None
+    return max(limit - seconds_since_start(), 1e-6)
+
+
+_IMPORTED = time.perf_counter()

@@ -1,0 +1,132 @@
+"""``streamplace solve``: choose replicas and nodes for every operator, write the plan."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from streamplace.cli import options as opts
+from streamplace.cli.args import (
+    AppArg,
+    FormatOpt,
+    InfraArg,
+    JsonOpt,
+    MetricOpt,
+    ObjectiveOpt,
+    OutputOpt,
+    QuietOpt,
+    TimeLimitOpt,
+    WeightsOpt,
+)
+from streamplace.cli.console import console, handle_errors
+from streamplace.cli.emit import Emission, check_outputs, emit, solve_exit_code
+from streamplace.cli.progress import live_progress
+from streamplace.cli.render import render_solve
+from streamplace.cli.runtime import remaining, stop_on_signals
+from streamplace.errors import InputError
+from streamplace.io.outputs import STDOUT, Output
+from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.io.writers import dumps, format_for, plan_document
+from streamplace.model.checks import application_warnings
+from streamplace.model.network import Network
+from streamplace.solve import Formulation, Instance, MipSolver, Setting, SolveOptions
+from streamplace.solve.budget import StopRequest
+from streamplace.solve.registry import applicable
+from streamplace.solve.result import SolveResult, SolveStatus
+
+
+@handle_errors
+def solve_command(
+    application: AppArg, infrastructure: InfraArg,
+    method: Annotated[str, typer.Option("--method", "-m", help="A method of `streamplace "
+                                        "methods`.")] = "odrp",
+    objective: ObjectiveOpt = None, weights: WeightsOpt = None, network_metric: MetricOpt = None,
+    formulation: Annotated[Formulation | None, typer.Option(
+        help="ILP form for odrp/odp: compact (default) or multiset (the paper's eqs. 21-32).",
+    )] = None,
+    solver: Annotated[MipSolver | None, typer.Option(
+        help="MIP solver for odrp/odp: highs (default, in-process) or cbc.")] = None,
+    time_limit: TimeLimitOpt = None,
+    gap: Annotated[float | None, typer.Option(
+        help="Relative gap in [0, 1) at which a MIP counts as optimal (default 1e-6).")] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Random seed (same seed, same plan; default 0).")] = None,
+    threads: Annotated[int | None, typer.Option(help="Solver threads.")] = None,
+    start: Annotated[str | None, typer.Option(help="A plan to start from (MIP start).")] = None,
+    solver_option: Annotated[list[str] | None, typer.Option(
+        "--solver-option", help="name=value (repeatable): a parameter of the method (see "
+                                "`streamplace methods`) or a HiGHS option.")] = None,
+    output: OutputOpt = None, format_: FormatOpt = None,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Solve: choose replicas and nodes for every operator, write the plan."""
+    check_outputs([output], [application, infrastructure, objective, start], json_)
+    opts.check_settings(time_limit, gap, threads, seed)
+    app_, infra = read_instance(application, infrastructure)
+    instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric))
+    try:
+        chosen = applicable(method, instance)
+        opts.check_applies(chosen, {
+            Setting.TIME_LIMIT: None, Setting.GAP: gap, Setting.SEED: seed,
+            Setting.THREADS: threads, Setting.FORMULATION: formulation,
+            Setting.SOLVER: solver, Setting.START: start})
+        params, highs = opts.method_options(chosen, solver_option or [],
+                                            solver or MipSolver.HIGHS)
+    except InputError as exc:
+        raise opts.as_flags(exc) from None
+    start_plan = read_plan_for(start, app_, infra) if start else None
+    stop = StopRequest()
+    con = console()
+    with live_progress(con, method, enabled=not quiet) as progress, stop_on_signals(stop):
+        try:
+            result = chosen.solve(instance, SolveOptions(
+                time_limit=remaining(time_limit), gap=gap, seed=seed or 0, threads=threads,
+                formulation=formulation or Formulation.COMPACT,
+                solver=solver or MipSolver.HIGHS, start=start_plan, params=params,
+                highs=highs, progress=progress, stop=stop))
+        except InputError as exc:
+            raise opts.as_flags(exc) from None
+    emit(_emission(result, instance, chosen.model == "benoit", output, format_, json_, stop),
+         json_=json_, quiet=quiet)
+
+
+def _emission(result: SolveResult, instance: Instance, tree: bool, output: str | None,
+              format_: FormatOpt, json_: bool, stop: StopRequest) -> Emission:
+    ev = result.evaluation
+    document = plan_document(result.plan, ev) if result.plan is not None else None
+    emission = Emission(
+        document={"command": "solve", "method": result.method, "status": result.status.value,
+                  "objective": result.objective, "bound": result.bound, "gap": result.gap,
+                  "seconds": result.seconds, "message": result.message,
+                  "metrics": ev.metrics() if ev else None, "plan": document,
+                  "warnings": application_warnings(instance.app)},
+        show=lambda con: render_solve(con, result, ev, Network(instance.infra).processors,
+                                      tree=tree),
+        warnings=application_warnings(instance.app),
+        code=solve_exit_code(result, stop))
+    if document is not None:
+        text = dumps(document, format_for(output, format_.value if format_ else None))
+        if output or not json_:
+            emission.outputs.append(Output(output or STDOUT, text))
+        if output and output != STDOUT:
+            emission.notes.append(f"plan written to {output}")
+    emission.verdict = _closing(result, output)
+    return emission
+
+
+def _closing(result: SolveResult, output: str | None) -> list[str]:
+    """What the user must know about how the solve ended."""
+    if result.status == SolveStatus.INFEASIBLE:
+        return [f"[bold red]infeasible:[/] {reason}"
+                for reason in result.reasons or (result.message,)]
+    if result.status == SolveStatus.INTERRUPTED:
+        if result.plan is None:
+            return ["[bold red]interrupted:[/] no plan was found before the stop; nothing "
+                    "written"]
+        gap = f" (gap {result.gap * 100:.3g}%)" if result.gap is not None else ""
+        where = f" to {output}" if output and output != STDOUT else ""
+        return [f"[yellow]interrupted:[/] the best plan so far{gap} was written{where}"]
+    if result.plan is None:
+        return [f"[bold red]no plan:[/] {result.message or result.status.value}"]
+    return []

@@ -1,0 +1,70 @@
+"""``streamplace validate``: the plan's identity, every constraint, then thresholds."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from streamplace.cli import options as opts
+from streamplace.cli.args import AppArg, InfraArg, JsonOpt, ObjectiveOpt, PlanArg, QuietOpt
+from streamplace.cli.console import handle_errors
+from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
+from streamplace.cli.render import render_checks
+from streamplace.io.junit import junit_xml
+from streamplace.io.outputs import Output
+from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.model.checks import application_warnings
+from streamplace.model.evaluate import evaluate
+from streamplace.model.validation import Thresholds, run_checks
+
+
+@handle_errors
+def validate_command(
+    application: AppArg, infrastructure: InfraArg, plan: PlanArg,
+    max_response_time: Annotated[str | None, typer.Option(
+        help="Fail when R exceeds this (seconds, or e.g. '200 ms').")] = None,
+    min_availability: Annotated[str | None, typer.Option(
+        help="Fail when A is below this (0-1).")] = None,
+    max_cost: Annotated[str | None, typer.Option(help="Fail when C exceeds this.")] = None,
+    max_traffic: Annotated[str | None, typer.Option(
+        help="Fail when T exceeds this (bytes/s, or e.g. '2 MB/s').")] = None,
+    junit_xml_: Annotated[str | None, typer.Option(
+        "--junit-xml", help="Write the checks as JUnit XML for CI systems.")] = None,
+    objective: ObjectiveOpt = None, json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Check PLAN: every constraint, plus thresholds. Exit 0 if all pass, 1 if any fails."""
+    started = time.perf_counter()
+    check_outputs([junit_xml_], [application, infrastructure, plan, objective], json_)
+    thresholds = Thresholds(
+        max_response_time=opts.parse_limit(max_response_time, "--max-response-time", "time"),
+        min_availability=opts.parse_limit(min_availability, "--min-availability", "plain",
+                                          high=1.0),
+        max_cost=opts.parse_limit(max_cost, "--max-cost", "money"),
+        max_traffic=opts.parse_limit(max_traffic, "--max-traffic", "bandwidth"),
+    )
+    objective_ = opts.build_objective(objective, None, None)
+    app_, infra = read_instance(application, infrastructure)
+    plan_ = read_plan_for(plan, app_, infra)
+    ev = evaluate(app_, infra, plan_, objective_)
+    checks = run_checks(ev, thresholds, plan_, app_, infra)
+    passed = all(c.passed for c in checks)
+    warnings = application_warnings(app_) + ev.warnings
+    outputs = []
+    if junit_xml_:
+        outputs.append(Output(junit_xml_, junit_xml(
+            checks, f"streamplace validate {Path(plan).name}", time.perf_counter() - started)))
+
+    def show(con: Console) -> None:
+        con.print(f"[bold]{app_.name} on {infra.name}: validate {plan}[/]")
+        render_checks(con, checks)
+
+    emit(Emission(
+        document={"command": "validate", "passed": passed, "metrics": ev.metrics(),
+                  "checks": [c.__dict__ for c in checks],
+                  "violations": [v.__dict__ for v in ev.violations], "warnings": warnings},
+        outputs=outputs, show=show, warnings=warnings, code=0 if passed else EXIT_NO),
+        json_=json_, quiet=quiet)

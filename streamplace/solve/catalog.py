@@ -1,0 +1,20 @@
+"""Every built-in method, in the order ``streamplace methods`` lists them: exact methods of
+each model first, then its heuristics, model by model, then the frameworks' baselines.
+
+A new method is one module exporting ``METHODS`` and one line here (docs/cli.md, "Adding a
+method"). Method modules import their solvers (highspy, pulp) inside their solve
+functions, so reading the catalog stays fast.
+"""
+
+from streamplace.solve import benoit, exhaustive, odrp, pathmap
+from streamplace.solve.heuristics import ecker, frameworks, sbon
+
+CATALOG = (
+    *odrp.METHODS,
+    *benoit.METHODS,
+    *ecker.METHODS,
+    *exhaustive.METHODS,
+    *sbon.METHODS,
+    *pathmap.METHODS,
+    *frameworks.METHODS,
+)
