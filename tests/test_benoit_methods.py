@@ -13,7 +13,7 @@ from streamplace.model.plan import Plan
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method, methods
 from streamplace.solve.tree import group_needs, handles, tree_data
 
-from .conftest import heuristic_plans, make_app, make_infra
+from .conftest import heuristic_plans, make_app, make_infra, make_plan
 
 HEURISTICS = [m.name for m in methods() if m.model == "benoit" and not m.exact]
 
@@ -198,3 +198,29 @@ def test_cli_tree_methods(tmp_path):
         result.stderr
     result = runner.invoke(cli, ["solve", str(app_file), files[1], "--method", "benoit"])
     assert result.exit_code == 1 and "operator a needs 1e+12 operations/s" in result.stderr
+
+
+def test_processor_names_with_separators_work_with_lazy_link_rows():
+    """Two cheap racks could hold the chain between them, but their link is too thin for the
+    cut edge: the first solution overloads it, a link row is added (read from the
+    violation's ids, never from its text, so " - " in a name is harmless), and the proven
+    optimum is the big node alone."""
+    infra = make_infra({
+        "name": "racks",
+        "nodes": [{"id": "rack - 1", "speed": 12, "cost": 1},
+                  {"id": "rack - 2", "speed": 12, "cost": 1},
+                  {"id": "big", "speed": 100, "cost": 5}],
+        "links": [{"from": "rack - 1", "to": "rack - 2", "bandwidth": 5}]})
+    app = make_app({"name": "chain", "throughput": 1, "operators": [
+        {"id": "a", "work": 6, "output_size": 10}, {"id": "b", "work": 6, "output_size": 10},
+        {"id": "c", "work": 6, "output_size": 10}],
+        "streams": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}]})
+    instance = Instance(app, infra)
+    result = get_method("benoit").solve(instance, SolveOptions(gap=0.0))
+    assert result.status == SolveStatus.OPTIMAL, result.message
+    assert result.objective == 5 and result.solver["rounds"] >= 2
+    assert result.plan.placement == {"a": {"big": 1}, "b": {"big": 1}, "c": {"big": 1}}
+    split = make_plan({"placement": {"a": ["rack - 1"], "b": ["rack - 1"], "c": ["rack - 2"]}},
+                      app, infra)
+    [violation] = evaluate(app, infra, split).violations
+    assert violation.key == ("benoit.processor_link", "rack - 1", "rack - 2")

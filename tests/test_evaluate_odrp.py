@@ -87,8 +87,8 @@ def test_pinned_and_capacity_and_replica_cap(chain, two_nodes):
     capped = make_infra({"name": "small", "nodes": [{"id": "u", "resources": 3},
                                                     {"id": "v", "resources": 4}]})
     ev = evaluate(chain, capped, plan)
-    assert [(v.constraint, v.subject, v.excess) for v in ev.violations] == [
-        ("capacity", "node u", 1.0)]
+    assert [(v.key, str(v.subject), v.excess) for v in ev.violations] == [
+        (("capacity", "u"), "node u", 1.0)]
 
 
 def test_fixed_replicas_must_match_exactly(two_nodes):

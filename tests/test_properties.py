@@ -127,7 +127,7 @@ def test_derived_bounds_hold_for_every_feasible_plan(data):
 @given(instances())
 def test_stability_violations_match_latencies(data):
     app, infra, ev = _evaluate(data)
-    unstable = {v.subject.split()[-1] for v in ev.violations if v.constraint == "stability"}
+    unstable = {v.subject.ids[0] for v in ev.violations if v.constraint == "stability"}
     assert unstable == {op.id for op in ev.odrp.operators if not op.stable}
     graph, network = build_graph(app), Network(infra)
     cands = {op.id: candidates(op, network) for op in app.operators}

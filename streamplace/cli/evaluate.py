@@ -37,7 +37,7 @@ def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanAr
     emit(Emission(
         document={"command": "evaluate", "application": app_.name, "infrastructure": infra.name,
                   "feasible": ev.feasible, "complete": ev.complete, "metrics": ev.metrics(),
-                  "violations": [v.__dict__ for v in ev.violations], "warnings": warnings,
+                  "violations": [v.to_json() for v in ev.violations], "warnings": warnings,
                   "evaluation": ev.to_dict(), "plan": plan_document(plan_, ev)},
         show=lambda con: render_evaluation(con, ev, f"{app_.name} on {infra.name}: plan {plan}"),
         warnings=warnings), json_=json_, quiet=quiet)

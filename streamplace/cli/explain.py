@@ -42,6 +42,6 @@ def explain_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg
                   "operators": [asdict(o) for o in ex.operators],
                   "binding": [asdict(b) for b in ex.binding],
                   "what_if": [asdict(w) for w in ex.what_if], "notes": ex.notes,
-                  "violations": [asdict(v) for v in ev.violations], "warnings": warnings},
+                  "violations": [v.to_json() for v in ev.violations], "warnings": warnings},
         show=lambda con: render_explanation(con, ex, f"{app_.name} on {infra.name}: why {plan}"),
         warnings=warnings), json_=json_, quiet=quiet or json_)

@@ -142,7 +142,7 @@ def _benoit(con: Console, ev: Evaluation) -> None:
         for row in rows:
             used = fmt.byte_rate(row.used) if is_bytes else f"{row.used:.4g}"
             cap = fmt.byte_rate(row.capacity) if is_bytes else f"{row.capacity:.4g}"
-            t.add_row(label, row.subject, used, cap, fmt.percent(row.fraction))
+            t.add_row(label, str(row.subject), used, cap, fmt.percent(row.fraction))
     con.print(t)
 
 
@@ -151,7 +151,7 @@ def render_violations(con: Console, ev: Evaluation) -> None:
         t = table(con, f"[red]{len(ev.violations)} violated constraint(s)[/]",
                    "constraint", "subject", "problem")
         for v in ev.violations:
-            t.add_row(v.constraint, v.subject, v.message)
+            t.add_row(v.constraint, str(v.subject), v.message)
         con.print(t)
     else:
         con.print("[green]every constraint is satisfied[/]")

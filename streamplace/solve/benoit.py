@@ -56,7 +56,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
                                 model_objective=outcome.objective, evaluation=ev)
             if not outcome.status.stopped_early:
                 for violation in overloaded:
-                    a, b = violation.subject.split(" - ")
+                    a, b = violation.subject.ids
                     _link(built, data, network, a, b)
                 continue
         if outcome.status.stopped_early:

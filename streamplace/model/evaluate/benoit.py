@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from streamplace.model.evaluate.constraints import over
-from streamplace.model.evaluate.report import BenoitMetrics, Usage, Violation
+from streamplace.model.evaluate.report import BenoitMetrics, Subject, Usage, Violation
 from streamplace.model.graph import AppGraph
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
@@ -35,7 +35,7 @@ def benoit_evaluation(graph: AppGraph, network: Network,
     for op in app.operators:
         reps = plan.replicas(op.id)
         if sum(reps.values()) > 1:
-            violations.append(Violation("benoit.single_processor", f"operator {op.id}",
+            violations.append(Violation("benoit.single_processor", Subject("operator", (op.id,)),
                                         f"{op.id} has {sum(reps.values())} replicas; each "
                                         "operator runs on exactly one processor"))
         if reps:
@@ -66,7 +66,7 @@ def benoit_evaluation(graph: AppGraph, network: Network,
     for d in plan.downloads:
         key = (d.node, d.object)
         if key in given:
-            violations.append(Violation("benoit.download_duplicate", f"node {d.node}",
+            violations.append(Violation("benoit.download_duplicate", Subject("node", (d.node,)),
                                         f"{d.node} downloads {d.object} twice"))
             continue
         given[key] = d.server
@@ -74,24 +74,24 @@ def benoit_evaluation(graph: AppGraph, network: Network,
             warnings.append(f"{d.node} downloads {d.object}, which none of its operators needs")
         server = nodes[d.server]
         if server.role != "server" or d.object not in server.objects:
-            violations.append(Violation("benoit.download_server", f"node {d.node}",
+            violations.append(Violation("benoit.download_server", Subject("node", (d.node,)),
                                         f"{d.server} does not hold {d.object}"))
         rate = objects[d.object].rate
         card[d.node] += rate                                                        # (2)
         server_card[d.server] += rate                                               # (3)
         server_link[(d.server, d.node)] += rate                                     # (4)
     for u, k in sorted(needed - set(given)):
-        violations.append(Violation("benoit.download_missing", f"node {u}",
+        violations.append(Violation("benoit.download_missing", Subject("node", (u,)),
                                     f"{u} needs object {k} but downloads it from no server"))
 
-    def usage(table: dict, capacity) -> list[Usage]:  # type: ignore[no-untyped-def,type-arg]
-        return [Usage(_name(key), used_, capacity(key)) for key, used_ in sorted(table.items())]
-
-    compute_use = [Usage(u, compute[u], 1.0) for u in used]
-    card_use = [Usage(u, card[u], nodes[u].bandwidth) for u in used]
-    server_use = usage(server_card, lambda lid: nodes[lid].bandwidth)
-    slink_use = usage(server_link, lambda k: network.link(k[0], k[1]).bandwidth)
-    plink_use = usage(proc_link, lambda k: network.link(k[0], k[1]).bandwidth)
+    compute_use = [Usage(Subject("node", (u,)), compute[u], 1.0) for u in used]
+    card_use = [Usage(Subject("node", (u,)), card[u], nodes[u].bandwidth) for u in used]
+    server_use = [Usage(Subject("node", (s,)), load, nodes[s].bandwidth)
+                  for s, load in sorted(server_card.items())]
+    slink_use = [Usage(Subject("server link", pair), load, network.link(*pair).bandwidth)
+                 for pair, load in sorted(server_link.items())]
+    plink_use = [Usage(Subject("processors", pair), load, network.link(*pair).bandwidth)
+                 for pair, load in sorted(proc_link.items())]
     for name, rows, what in (("benoit.compute", compute_use, "compute (1)"),
                              ("benoit.processor_card", card_use, "network card (2)"),
                              ("benoit.server_card", server_use, "server card (3)"),
@@ -100,7 +100,8 @@ def benoit_evaluation(graph: AppGraph, network: Network,
         for row in rows:
             if over(row.used, row.capacity):
                 violations.append(Violation(name, row.subject,
-                                            f"{row.subject}: {what} needs {row.used:g}, "
+                                            f"{' - '.join(row.subject.ids)}: {what} needs "
+                                            f"{row.used:g}, "
                                             f"has {row.capacity:g}", row.used - row.capacity))
 
     purchased = {p.id: p.class_ for p in plan.purchased}
@@ -117,5 +118,3 @@ def benoit_evaluation(graph: AppGraph, network: Network,
     return metrics, violations, warnings
 
 
-def _name(key: str | tuple[str, str]) -> str:
-    return key if isinstance(key, str) else f"{key[0]} - {key[1]}"

@@ -12,7 +12,7 @@ import itertools
 import math
 from collections import defaultdict
 
-from streamplace.model.evaluate.report import Violation
+from streamplace.model.evaluate.report import Subject, Violation
 from streamplace.model.graph import AppGraph
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
@@ -33,23 +33,23 @@ def placement_violations(graph: AppGraph, network: Network, plan: Plan) -> list[
         reps = plan.replicas(op.id)
         count = sum(reps.values())
         if count == 0:
-            out.append(Violation("placement.missing", f"operator {op.id}",
+            out.append(Violation("placement.missing", Subject("operator", (op.id,)),
                                  f"{op.id} has no replica"))
             continue
         if op.replicas is not None and count != op.replicas:
-            out.append(Violation("replicas.fixed", f"operator {op.id}",
+            out.append(Violation("replicas.fixed", Subject("operator", (op.id,)),
                                  f"{op.id} has {count} replicas, fixed at {op.replicas}",
                                  abs(count - op.replicas)))
         elif count > op.replica_cap:
-            out.append(Violation("replicas.max", f"operator {op.id}",
+            out.append(Violation("replicas.max", Subject("operator", (op.id,)),
                                  f"{op.id} has {count} replicas, at most {op.replica_cap} allowed",
                                  count - op.replica_cap))
         for u, c in reps.items():
             if nodes[u].role != "processor":
-                out.append(Violation("placement.role", f"operator {op.id}",
+                out.append(Violation("placement.role", Subject("operator", (op.id,)),
                                      f"{op.id} is on {u}, a {nodes[u].role}"))
             if op.candidates is not None and u not in op.candidates:
-                out.append(Violation("candidates", f"operator {op.id}",
+                out.append(Violation("candidates", Subject("operator", (op.id,)),
                                      f"{op.id} is on {u}, not one of its candidates "
                                      f"{', '.join(op.candidates)}"))
             for dim, amount in op.resources.items():
@@ -57,7 +57,7 @@ def placement_violations(graph: AppGraph, network: Network, plan: Plan) -> list[
         if op.service_rate is not None:
             load = graph.input_rates[op.id] / count
             if load >= op.service_rate:
-                out.append(Violation("stability", f"operator {op.id}",
+                out.append(Violation("stability", Subject("operator", (op.id,)),
                                      f"{op.id}: {load:g} tuples/s per replica on "
                                      f"{count} replica(s) >= service rate {op.service_rate:g}",
                                      load - op.service_rate))
@@ -65,7 +65,7 @@ def placement_violations(graph: AppGraph, network: Network, plan: Plan) -> list[
         resources = nodes[u].resources
         capacity = math.inf if resources is None else resources.get(dim, math.inf)
         if over(used, capacity):
-            out.append(Violation("capacity", f"node {u}",
+            out.append(Violation("capacity", Subject("node", (u,)),
                                  f"{u} uses {used:g} {dim}, has {capacity:g}", used - capacity))
     out += _route_violations(graph, network, plan)
     return out
@@ -77,10 +77,11 @@ def _route_violations(graph: AppGraph, network: Network, plan: Plan) -> list[Vio
         for u in plan.replicas(s.source):
             for v in plan.replicas(s.target):
                 if not math.isfinite(network.delay(u, v)):
-                    out.append(Violation("route.unreachable", f"stream {s.source} -> {s.target}",
+                    out.append(Violation("route.unreachable",
+                                         Subject("stream", (s.source, s.target)),
                                          f"no route from {u} to {v}"))
     for r in plan.routes:
-        where = f"route {r.stream[0]} -> {r.stream[1]}"
+        where = Subject("route", (r.stream[0], r.stream[1]))
         if (r.path[0], r.path[-1]) != (r.source, r.target):
             out.append(Violation("route.invalid", where,
                                  f"path {r.path[0]}..{r.path[-1]} does not join {r.source} "

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from streamplace.model.evaluate.constraints import over
 from streamplace.model.evaluate.odrp import pair_traffic
-from streamplace.model.evaluate.report import EckerScore, Violation
+from streamplace.model.evaluate.report import EckerScore, Subject, Violation
 from streamplace.model.graph import AppGraph
 from streamplace.model.network import Network
 
@@ -55,7 +55,7 @@ def ecker_score(graph: AppGraph, network: Network, placement: dict[str, dict[str
         resources = network.nodes[u].resources
         capacity = math.inf if resources is None else resources.get(dim, math.inf)
         if over(amount, HEADROOM * capacity):
-            violations.append(Violation("ecker.headroom", f"node {u}",
+            violations.append(Violation("ecker.headroom", Subject("node", (u,)),
                                         f"{u} uses {amount:g} of {capacity:g} {dim}, over 95%",
                                         amount - HEADROOM * capacity))
     w1, w2, w3, w4 = weights

@@ -17,7 +17,7 @@ from collections import defaultdict
 
 from streamplace.model.evaluate.constraints import over
 from streamplace.model.evaluate.odrp import pair_traffic
-from streamplace.model.evaluate.report import PathMetrics, Usage, Violation
+from streamplace.model.evaluate.report import PathMetrics, Subject, Usage, Violation
 from streamplace.model.graph import AppGraph
 from streamplace.model.network import LogicalLink, Network
 from streamplace.model.plan import Plan
@@ -66,25 +66,26 @@ def path_metrics(graph: AppGraph, network: Network, routed: dict[RouteKey, Logic
                 uplink[u] += volume
             else:
                 violations.append(Violation(
-                    "route.mixed", f"stream {s.source} -> {s.target} ({u} -> {v})",
-                    "a route is dedicated links only or one opportunistic link, not a mix"))
+                    "route.mixed", Subject("stream", (s.source, s.target)),
+                    f"the route {u} -> {v} mixes kinds: a route is dedicated links only or "
+                    "one opportunistic link"))
                 continue
             cost += volume * route.cost
     links = []
     for (a, b), used in sorted(on_link.items()):
         hop = network.hop(a, b)
         capacity = hop.link.bandwidth if hop is not None else math.inf
-        links.append(Usage(f"{a} -> {b}", used, capacity))
+        links.append(Usage(Subject("link", (a, b)), used, capacity))
         if over(used, capacity):
-            violations.append(Violation("bandwidth", f"link {a} -> {b}",
+            violations.append(Violation("bandwidth", Subject("link", (a, b)),
                                         f"dedicated link {a} -> {b} carries {used:g} B/s, "
                                         f"has {capacity:g}", used - capacity))
     uplinks = []
     for u, used in sorted(uplink.items()):
         capacity = network.nodes[u].bandwidth
-        uplinks.append(Usage(u, used, capacity))
+        uplinks.append(Usage(Subject("node", (u,)), used, capacity))
         if over(used, capacity):
-            violations.append(Violation("uplink", f"node {u}",
+            violations.append(Violation("uplink", Subject("node", (u,)),
                                         f"{u} sends {used:g} B/s over the Internet, its "
                                         f"uplink has {capacity:g}", used - capacity))
     return PathMetrics(cost, load_balance(graph, network, placement), dedicated_hops,

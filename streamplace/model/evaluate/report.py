@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+
+class Subject(NamedTuple):
+    """What a violation or a usage row is about: a kind and the ids that name it, e.g.
+    ``("operator", ("parser",))`` or ``("link", ("a", "b"))``. Code reads the ids, people
+    read ``str(subject)``; nothing parses the text back."""
+
+    kind: str  # operator | node | stream | route | link | processors | server link
+    ids: tuple[str, ...]
+
+    def __str__(self) -> str:
+        joiner = " - " if self.kind == "processors" else " -> "
+        return f"{self.kind} {joiner.join(self.ids)}"
 
 
 @dataclass(frozen=True)
@@ -12,9 +25,18 @@ class Violation:
     ``stability``, ``benoit.compute`` ...); ``excess`` is how far over the limit it is."""
 
     constraint: str
-    subject: str
+    subject: Subject
     message: str
     excess: float | None = None
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        """(constraint, ids...): a stable identity for comparing evaluations."""
+        return (self.constraint, *self.subject.ids)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"constraint": self.constraint, "subject": str(self.subject),
+                "ids": list(self.subject.ids), "message": self.message, "excess": self.excess}
 
 
 @dataclass(frozen=True)
@@ -106,7 +128,7 @@ class Utility:
 
 @dataclass(frozen=True)
 class Usage:
-    subject: str
+    subject: Subject
     used: float
     capacity: float
 
@@ -194,4 +216,6 @@ class Evaluation:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"feasible": self.feasible, "metrics": self.metrics()}
+        data = asdict(self) | {"feasible": self.feasible, "metrics": self.metrics()}
+        data["violations"] = [v.to_json() for v in self.violations]
+        return data
