@@ -77,7 +77,7 @@ def chain() -> Application:
 
 def placements(app: Application, infra: Infrastructure,
                sizes: Callable[[Operator], Iterable[int]],
-               method: str | None = None) -> Iterator[Plan]:
+               model: str | None = None) -> Iterator[Plan]:
     """Every plan giving each operator a multiset of its candidates, of the sizes allowed."""
     choices = []
     for op in app.operators:
@@ -85,7 +85,7 @@ def placements(app: Application, infra: Infrastructure,
         choices.append([ms for m in sizes(op)
                         for ms in itertools.combinations_with_replacement(cands, m)])
     for combo in itertools.product(*choices):
-        yield Plan.model_validate({"method": method, "placement": {
+        yield Plan.model_validate({"model": model, "placement": {
             op.id: list(ms) for op, ms in zip(app.operators, combo, strict=True)}})
 
 
@@ -104,12 +104,12 @@ def feasible_or_failed(name: str, result: Any, instance: Any) -> Evaluation | No
 
 
 def best_feasible(instance: Any, sizes: Callable[[Operator], Iterable[int]],
-                  value: Callable[[Evaluation], float], method: str | None = None,
+                  value: Callable[[Evaluation], float], model: str | None = None,
                   maximise: bool = False) -> float | None:
     """Brute force: the best ``value`` over every plan of :func:`placements` the evaluator
     finds feasible (None if none is)."""
     best = None
-    for plan in placements(instance.app, instance.infra, sizes, method):
+    for plan in placements(instance.app, instance.infra, sizes, model):
         ev = evaluate(instance.app, instance.infra, plan, instance.objective)
         if ev.violations:
             continue

@@ -23,7 +23,7 @@ def best_score(instance: Instance) -> float | None:
     """Brute force over every placement with the methods' replica counts."""
     rates = build_graph(instance.app).input_rates
     return best_feasible(instance, lambda op: [replica_count(op, rates[op.id])],
-                         lambda ev: ev.ecker.score, method="hill-climbing")
+                         lambda ev: ev.ecker.score, model="ecker")
 
 
 @pytest.mark.parametrize("seed", range(6))

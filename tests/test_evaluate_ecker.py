@@ -30,7 +30,7 @@ def test_headroom_counts_only_for_ecker_methods(chain):
     plain = evaluate(chain, infra, make_plan({"placement": placement}, chain, infra))
     assert plain.violations == [] and plain.warnings == []
     assert plain.ecker.violations == 1
-    ecker = evaluate(chain, infra, make_plan({"placement": placement, "method": "hill-climbing"},
+    ecker = evaluate(chain, infra, make_plan({"placement": placement, "model": "ecker"},
                                              chain, infra))
     assert [v.constraint for v in ecker.violations] == ["ecker.headroom"]
     assert ecker.ecker.violations == 1

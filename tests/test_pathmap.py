@@ -81,7 +81,7 @@ def brute_force(instance: Instance):
     for nodes in itertools.product(*(instance.app.operator(o).candidates for o in ops)):
         options = [hop_routes(instance, a, b) for a, b in itertools.pairwise(nodes)]
         for routes in itertools.product(*options):
-            plan = make_plan({"method": "path-exact", "placement": {
+            plan = make_plan({"model": "path", "placement": {
                 o: {u: 1} for o, u in zip(ops, nodes, strict=True)}, "routes": [
                 {"stream": [ops[i], ops[i + 1]], "from": r[0], "to": r[-1], "path": r}
                 for i, r in enumerate(routes) if r]}, instance.app, instance.infra)

@@ -16,7 +16,7 @@ from streamplace.cli.args import (
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.render import render_evaluation
-from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.io.readers import read_instance
 from streamplace.io.writers import plan_document
 from streamplace.model.checks import application_warnings
 from streamplace.model.evaluate import evaluate
@@ -30,7 +30,7 @@ def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanAr
     """Compute every metric of PLAN and every constraint it violates."""
     check_outputs([], [application, infrastructure, plan, objective])
     app_, infra = read_instance(application, infrastructure)
-    plan_ = read_plan_for(plan, app_, infra)
+    plan_ = opts.read_plan(plan, app_, infra)
     objective_ = opts.build_objective(objective, weights, network_metric)
     ev = evaluate(app_, infra, plan_, objective_)
     warnings = application_warnings(app_) + ev.warnings

@@ -18,7 +18,7 @@ from streamplace.cli.args import (
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.render import render_explanation
-from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.io.readers import read_instance
 from streamplace.model.checks import application_warnings
 from streamplace.model.explain import explain
 
@@ -31,7 +31,7 @@ def explain_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg
     """Why this plan: objective by term and operator, binding constraints, what-if moves."""
     check_outputs([], [application, infrastructure, plan, objective])
     app_, infra = read_instance(application, infrastructure)
-    plan_ = read_plan_for(plan, app_, infra)
+    plan_ = opts.read_plan(plan, app_, infra)
     ex = explain(app_, infra, plan_, opts.build_objective(objective, weights, network_metric))
     ev = ex.evaluation
     warnings = application_warnings(app_) + ev.warnings

@@ -12,10 +12,14 @@ from collections.abc import Mapping
 from typing import get_args
 
 from streamplace.errors import InputError, Problem
-from streamplace.io.readers import read_objective
+from streamplace.io.readers import read_objective, read_plan_for
+from streamplace.model.application import Application
+from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import NetworkMetric, Objective, Weights
+from streamplace.model.plan import Plan
 from streamplace.model.units import Dimension, UnitError, parse_quantity
 from streamplace.solve.method import Method, Setting, Value
+from streamplace.solve.registry import model_of
 from streamplace.solve.result import HighsValue, MipSolver
 
 _WEIGHT_KEYS = {"r": "response_time", "a": "availability", "c": "cost", "z": "network",
@@ -150,6 +154,17 @@ def method_options(method: Method, pairs: list[str], solver: MipSolver,
             raise InputError.single(f"{method.name} has no parameter {name!r}", fix,
                                     path=f"--solver-option {name}")
     return params, highs
+
+
+def read_plan(path: str, app: Application, infra: Infrastructure) -> Plan:
+    """A plan file, with the model family of the method that made it when the file names
+    the method but not its model (plans written by hand, or by earlier versions)."""
+    plan = read_plan_for(path, app, infra)
+    if plan.model is None and plan.method is not None:
+        model = model_of(plan.method)
+        if model is not None:
+            plan = plan.model_copy(update={"model": model})
+    return plan
 
 
 def as_flags(exc: InputError) -> InputError:

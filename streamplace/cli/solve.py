@@ -26,7 +26,7 @@ from streamplace.cli.render import render_solve
 from streamplace.cli.runtime import remaining, stop_on_signals
 from streamplace.errors import InputError
 from streamplace.io.outputs import STDOUT, Output
-from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.io.readers import read_instance
 from streamplace.io.writers import dumps, format_for, plan_document
 from streamplace.model.checks import application_warnings
 from streamplace.model.network import Network
@@ -75,7 +75,7 @@ def solve_command(
                                             solver or MipSolver.HIGHS)
     except InputError as exc:
         raise opts.as_flags(exc) from None
-    start_plan = read_plan_for(start, app_, infra) if start else None
+    start_plan = opts.read_plan(start, app_, infra) if start else None
     stop = StopRequest()
     con = console()
     with live_progress(con, method, enabled=not quiet) as progress, stop_on_signals(stop):

@@ -16,7 +16,7 @@ from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.render import render_checks
 from streamplace.io.junit import junit_xml
 from streamplace.io.outputs import Output
-from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.io.readers import read_instance
 from streamplace.model.checks import application_warnings
 from streamplace.model.evaluate import evaluate
 from streamplace.model.validation import Thresholds, run_checks
@@ -48,7 +48,7 @@ def validate_command(
     )
     objective_ = opts.build_objective(objective, None, None)
     app_, infra = read_instance(application, infrastructure)
-    plan_ = read_plan_for(plan, app_, infra)
+    plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, objective_)
     checks = run_checks(ev, thresholds, plan_, app_, infra)
     passed = all(c.passed for c in checks)

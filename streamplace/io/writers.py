@@ -13,7 +13,7 @@ import yaml
 from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.plan import PLAN_SCHEMA, Plan
 
-PLAN_KEYS = ("schema", "application", "infrastructure", "method", "status", "objective",
+PLAN_KEYS = ("schema", "application", "infrastructure", "method", "model", "status", "objective",
              "bound", "gap", "placement", "routes", "downloads", "purchased", "metrics",
              "bounds_used", "solver")
 

@@ -122,8 +122,7 @@ def _what_if(app: Application, infra: Infrastructure, plan: Plan, objective: Obj
             options += [(f"remove a replica from {u}", _shift(current, u, None)) for u in current]
         found = None
         for label, multiset in options:
-            trial = plan.model_copy(update={"placement": placement | {op.id: multiset},
-                                            "method": plan.method})
+            trial = plan.model_copy(update={"placement": placement | {op.id: multiset}})
             result = evaluate(app, infra, trial, objective)
             if result.violations or result.utility is None or result.odrp is None:
                 continue

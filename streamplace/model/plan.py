@@ -15,6 +15,9 @@ from streamplace.model.base import Document, StrictModel
 from streamplace.model.fields import Identifier
 
 PLAN_SCHEMA = "streamplace/plan/v1"
+ModelFamily = Literal["odrp", "benoit", "ecker", "sbon", "path", "baseline"]
+"""The model a method optimises; evaluate and validate apply that model's own rules (the
+95% headroom of Ecker et al., the bandwidths of path tasks) to the plans it makes."""
 Status = Literal["optimal", "feasible", "time_limit", "interrupted", "infeasible", "error"]
 
 
@@ -61,6 +64,7 @@ class Plan(Document):
     application: str | None = None
     infrastructure: str | None = None
     method: str | None = None
+    model: ModelFamily | None = None
     status: Status | None = None
     objective: float | None = None
     bound: float | None = None

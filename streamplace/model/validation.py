@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass, field
 
 from streamplace.model.application import Application
-from streamplace.model.evaluate import ECKER_METHODS
 from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
@@ -42,13 +41,12 @@ def run_checks(evaluation: Evaluation, thresholds: Thresholds, plan: Plan,
     """The plan's identity, every constraint family that applies, then the thresholds."""
     checks = [_names_match("application", plan.application, app.name),
               _names_match("infrastructure", plan.infrastructure, infra.name)]
-    method = plan.method
     names = list(CORE_CONSTRAINTS)
     if evaluation.benoit is not None:
         names += BENOIT_CONSTRAINTS
     if evaluation.paths is not None:
         names += PATH_CONSTRAINTS
-    if method in ECKER_METHODS:
+    if plan.model == "ecker":
         names.append("ecker.headroom")
     names += sorted({v.constraint for v in evaluation.violations} - set(names))
     for name in names:

@@ -50,7 +50,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
             ev = evaluate(instance.app, instance.infra, plan, instance.objective)
             overloaded = [v for v in ev.violations if v.constraint == "benoit.processor_link"]
             if not overloaded:
-                return conclude("benoit", instance, plan, outcome.status,
+                return conclude("benoit", instance, plan, outcome.status, model="benoit",
                                 started=budget.started, objective_metric="benoit_cost",
                                 bound=outcome.bound, gap=outcome.gap, info=info,
                                 model_objective=outcome.objective, evaluation=ev)
@@ -62,7 +62,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
         if outcome.status.stopped_early:
             # the solver's incumbent is missing or overloads a link it had no row for yet
             if fallback is not None:
-                return conclude("benoit", instance, _plan(fallback), outcome.status,
+                return conclude("benoit", instance, _plan(fallback), outcome.status, model="benoit",
                                 started=budget.started, objective_metric="benoit_cost",
                                 bound=outcome.bound, info=info)
             reason = "interrupted" if budget.interrupted else "the time limit passed"
@@ -135,7 +135,7 @@ def tree_heuristic(name: str) -> SolveFn:
         except HeuristicFailure as exc:
             return SolveResult(SolveStatus.ERROR, name, seconds=budget.elapsed(),
                                message=f"{name} failed: {exc}")
-        return conclude(name, instance, _plan(mapping), SolveStatus.FEASIBLE,
+        return conclude(name, instance, _plan(mapping), SolveStatus.FEASIBLE, model="benoit",
                         started=budget.started, objective_metric="benoit_cost",
                         info={"seed": options.seed, "processors": len(mapping.processors)})
 

@@ -12,14 +12,15 @@ import time
 from typing import Any
 
 from streamplace.model.evaluate import Evaluation, evaluate
-from streamplace.model.plan import Plan
+from streamplace.model.plan import ModelFamily, Plan
 from streamplace.solve.result import Instance, SolveResult, SolveStatus
 
 MISMATCH = 1e-5  # a solver's own objective may differ from the evaluator's by tolerances
 
 
 def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *,
-             started: float, objective_metric: str = "utility", bound: float | None = None,
+             model: ModelFamily, started: float, objective_metric: str = "utility",
+             bound: float | None = None,
              gap: float | None = None, info: dict[str, Any] | None = None,
              model_objective: float | None = None,
              evaluation: Evaluation | None = None) -> SolveResult:
@@ -29,8 +30,8 @@ def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *
     placement heuristics, ``benoit_cost`` for trees); ``model_objective`` is the solver's own
     value of it, recorded and compared with the evaluator's.
     """
-    if plan.method != method:
-        plan = plan.model_copy(update={"method": method})
+    if (plan.method, plan.model) != (method, model):
+        plan = plan.model_copy(update={"method": method, "model": model})
     ev = evaluation or evaluate(instance.app, instance.infra, plan, instance.objective)
     info = {"name": method, **(info or {})}
     seconds = time.perf_counter() - started

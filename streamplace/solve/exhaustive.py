@@ -118,7 +118,7 @@ def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
     if timed_out:
         status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
     return conclude("exhaustive", instance, Plan.model_validate({"placement": placement}),
-                    status, started=budget.started, objective_metric="network_usage",
+                    status, model="sbon", started=budget.started, objective_metric="network_usage",
                     bound=value if not timed_out else None, info=info, model_objective=value)
 
 

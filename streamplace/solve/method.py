@@ -19,14 +19,14 @@ import enum
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
 
 from streamplace.errors import InputError
 from streamplace.model.graph import build_graph
+from streamplace.model.plan import ModelFamily
 from streamplace.model.shapes import why_not_chain, why_not_dag, why_not_tree
 from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
-Model = Literal["odrp", "benoit", "ecker", "sbon", "path", "baseline"]
+Model = ModelFamily
 SolveFn = Callable[[Instance, SolveOptions], SolveResult]
 Accepts = Callable[[Instance], str | None]
 Value = bool | int | float | str | None

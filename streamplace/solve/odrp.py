@@ -77,7 +77,8 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
                            bound=outcome.bound, message="the solver failed")
     plan = Plan.model_validate({"placement": built.decode(outcome.values), "bounds_used": {
         t: list(b) for t, b in data.bounds.items()}})
-    return conclude(method, instance, plan, outcome.status, started=budget.started,
+    return conclude(method, instance, plan, outcome.status, model="odrp",
+                    started=budget.started,
                     bound=outcome.bound, gap=outcome.gap, info=info,
                     model_objective=outcome.objective)
 
@@ -129,7 +130,8 @@ def _stopped(method: str, instance: Instance, budget: Budget, start_plan: Plan |
     known; otherwise there is no plan."""
     status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
     if start_plan is not None:
-        return conclude(method, instance, start_plan, status, started=budget.started,
+        return conclude(method, instance, start_plan, status, model="odrp",
+                        started=budget.started,
                         bound=bound, gap=None, info=info)
     reason = "interrupted" if budget.interrupted else "the time limit passed"
     return SolveResult(status, method, seconds=budget.elapsed(), solver=info, bound=bound,

@@ -13,6 +13,7 @@ from dataclasses import replace
 from functools import cache
 
 from streamplace.errors import InputError
+from streamplace.model.plan import ModelFamily
 from streamplace.solve.method import Method
 from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
@@ -55,6 +56,12 @@ def get_method(name: str, instance: Instance | None = None) -> Method:
         return get_method(name, inst).solve(inst, options)
 
     return replace(entries[0], solve=dispatch)
+
+
+def model_of(name: str) -> ModelFamily | None:
+    """The model family of the method called ``name``, when one entry has that name."""
+    entries = {m.model for m in methods() if m.name == name}
+    return next(iter(entries)) if len(entries) == 1 else None
 
 
 def applicable(name: str, instance: Instance) -> Method:

@@ -21,10 +21,6 @@ from streamplace.model.network import Network
 from streamplace.model.objective import TERMS, Objective, Term
 from streamplace.model.plan import Plan
 
-ECKER_METHODS = frozenset({"hill-climbing", "ant-system", "hybrid"})
-PATH_METHODS = frozenset({"path-exact", "least-cost-map", "annealed-least-cost-map",
-                          "random-neighbor"})
-
 __all__ = ["Evaluation", "evaluate", "resolve_bounds"]
 
 
@@ -38,7 +34,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     objective = objective or Objective()
     graph = build_graph(app)
     notes: list[str] = []
-    if graph.cycle() is not None and plan.method in ECKER_METHODS:
+    if graph.cycle() is not None and plan.model == "ecker":
         # Ecker et al., Alg. 3: the Ecker methods score cyclic topologies without feedback arcs
         _, feedback = cyclic_order(graph.digraph)
         graph.digraph.remove_edges_from(feedback)
@@ -57,9 +53,9 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
         bounds, derived = resolve_bounds(graph, network, objective, plan)
         util = utility(odrp, objective, bounds, derived)
         ecker, headroom = ecker_score(graph, network, placement)
-        if plan.method in ECKER_METHODS:  # the 95% rule is part of Ecker's model only
+        if plan.model == "ecker":  # the 95% rule is part of Ecker's model only
             violations += headroom
-        if plan.routes or plan.method in PATH_METHODS:  # bandwidths bind for path tasks only
+        if plan.routes or plan.model == "path":  # bandwidths bind for path tasks only
             paths, path_violations = path_metrics(graph, network, routed, placement)
             violations += path_violations
     benoit = None

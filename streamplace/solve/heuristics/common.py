@@ -19,7 +19,7 @@ from streamplace.model.application import Operator
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, build_graph
 from streamplace.model.network import Network
-from streamplace.model.plan import Plan
+from streamplace.model.plan import ModelFamily, Plan
 from streamplace.model.replicas import fewest_stable
 from streamplace.solve.budget import Budget, Stopped
 from streamplace.solve.conclude import conclude
@@ -113,13 +113,13 @@ class PlacementFailure(Exception):
 
 
 def finish(method: str, instance: Instance, placement: dict[str, dict[str, int]],
-           budget: Budget, info: dict[str, object] | None = None, *,
+           budget: Budget, info: dict[str, object] | None = None, *, model: ModelFamily,
            objective_metric: str = "utility") -> SolveResult:
     """A placement heuristic's plan, through the shared :func:`conclude`: ``feasible``, or
     ``interrupted`` when a stop request cut its search short."""
     status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.FEASIBLE
     return conclude(method, instance, Plan.model_validate({"placement": placement}),
-                    status, started=budget.started, info=dict(info or {}),
+                    status, model=model, started=budget.started, info=dict(info or {}),
                     objective_metric=objective_metric)
 
 
@@ -134,8 +134,8 @@ def stopped_before_a_plan(method: str, budget: Budget) -> SolveResult:
 Place = Callable[[Placement, random.Random, Budget], dict[str, object] | None]
 
 
-def run_placement(method: str, instance: Instance, options: SolveOptions, place: Place,
-                  objective_metric: str = "utility") -> SolveResult:
+def run_placement(method: str, model: ModelFamily, instance: Instance, options: SolveOptions,
+                  place: Place, objective_metric: str = "utility") -> SolveResult:
     """Run a constructive heuristic: ``place(state, rng, budget)`` fills an empty
     placement (and may return statistics); a :class:`PlacementFailure` becomes the method's
     failure, anything placed goes through :func:`finish`."""
@@ -150,4 +150,4 @@ def run_placement(method: str, instance: Instance, options: SolveOptions, place:
         return stopped_before_a_plan(method, budget)
     return finish(method, instance, state.nodes, budget,
                   {"seed": options.seed, "instances": sum(state.counts.values()), **info},
-                  objective_metric=objective_metric)
+                  model=model, objective_metric=objective_metric)

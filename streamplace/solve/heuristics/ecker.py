@@ -325,7 +325,7 @@ def _solve(method: str, instance: Instance, options: SolveOptions) -> SolveResul
         return SolveResult(SolveStatus.ERROR, method, seconds=budget.elapsed(),
                            message=f"{method} failed: its best placement still uses more "
                                    f"than 95% of a resource on {score.violations} node(s)")
-    return finish(method, instance, state.nodes, budget, info)
+    return finish(method, instance, state.nodes, budget, info, model="ecker")
 
 
 DEFAULT_SECONDS = 10.0

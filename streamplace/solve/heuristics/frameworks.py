@@ -27,7 +27,8 @@ from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
 def _constructive(name: str, place: Callable[[Placement], None]) -> SolveFn:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
-        return run_placement(name, instance, options, lambda state, rng, budget: place(state))
+        return run_placement(name, "baseline", instance, options,
+                             lambda state, rng, budget: place(state))
 
     return solve
 
@@ -87,8 +88,8 @@ def first_fit_decreasing(state: Placement) -> None:
 
 
 def _random(instance: Instance, options: SolveOptions) -> SolveResult:
-    return run_placement("random", instance, options, lambda s, r, d: random_placement(s, r),
-                         objective_metric="network_usage")
+    return run_placement("random", "baseline", instance, options,
+                         lambda s, r, d: random_placement(s, r), objective_metric="network_usage")
 
 
 METHODS = (

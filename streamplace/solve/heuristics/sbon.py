@@ -212,7 +212,8 @@ def random_placement(state: Placement, rng: random.Random) -> None:
 
 
 def _run(method: str, instance: Instance, options: SolveOptions, place: Place) -> SolveResult:
-    return run_placement(method, instance, options, place, objective_metric="network_usage")
+    return run_placement(method, "sbon", instance, options, place,
+                         objective_metric="network_usage")
 
 
 def _relaxation(instance: Instance, options: SolveOptions) -> SolveResult:

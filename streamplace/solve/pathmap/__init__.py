@@ -56,7 +56,7 @@ def _solve(method: str, instance: Instance, options: SolveOptions,
     else:
         status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.FEASIBLE
         proven = bound
-    return conclude(method, instance, _plan(task, outcome.best), status,
+    return conclude(method, instance, _plan(task, outcome.best), status, model="path",
                     started=budget.started,
                     objective_metric="path_cost", bound=proven, info=info,
                     model_objective=outcome.best.cost)
