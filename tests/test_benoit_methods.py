@@ -11,7 +11,7 @@ from streamplace.model.evaluate import evaluate
 from streamplace.model.generate import benoit_instance
 from streamplace.model.plan import Plan
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method, methods
-from streamplace.solve.tree import group_needs, handles, tree_data
+from streamplace.solve.tree_data import group_needs, handles, tree_data
 
 from .conftest import heuristic_plans, make_app, make_infra, make_plan
 

@@ -62,3 +62,17 @@ def methods_markdown() -> str:
         lines.append(f"| `{m.name}` | {m.model} | {'exact' if m.exact else 'heuristic'} | "
                      f"{settings} | {', '.join(params) or '-'} | {m.summary} |")
     return "\n".join(lines) + "\n"
+
+
+def statuses_markdown() -> str:
+    """How every status HiGHS and CBC can report maps to a plan's status (docs/models.md)."""
+    from streamplace.solve.cbc import CBC_STATUSES
+    from streamplace.solve.highs import HIGHS_STATUSES
+
+    lines = ["| solver | its status | with an incumbent | without one | meaning |",
+             "|---|---|---|---|---|"]
+    for solver, table in (("HiGHS", HIGHS_STATUSES), ("CBC", CBC_STATUSES)):
+        for name, meaning in table.items():
+            lines.append(f"| {solver} | `{name}` | `{meaning.with_plan.value}` | "
+                         f"`{meaning.without_plan.value}` | {meaning.explanation} |")
+    return "\n".join(lines) + "\n"

@@ -232,18 +232,9 @@ def _placement_matrix(con: Console, result: SolveResult, processors: Sequence[st
 
 
 def _solver_stats(con: Console, result: SolveResult) -> None:
-    s = result.solver
-    if not s:
-        return
     t = table(con, "Solver", "statistic", "value")
-    for key in ("name", "version", "formulation", "model_status", "variables",
-                "integer_variables", "constraints", "nonzeros", "build_seconds", "seconds",
-                "nodes", "rounds", "link_rows", "processors", "seed", "moves", "placements",
-                "visited", "coordinates", "dimensions", "embedding_median_error",
-                "embedding_p90_error", "relaxation_sweeps", "maps_explored", "lower_bound",
-                "objective_mismatch"):
-        if key in s:
-            t.add_row(key.replace("_", " "), str(s[key]))
+    for label, value in result.solver.shown():
+        t.add_row(label, value)
     con.print(t)
 
 

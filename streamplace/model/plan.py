@@ -6,6 +6,7 @@ Only ``placement`` is needed in a plan written by hand; the rest is what solvers
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from typing import Annotated, Any, Literal
 
@@ -18,7 +19,29 @@ PLAN_SCHEMA = "streamplace/plan/v1"
 ModelFamily = Literal["odrp", "benoit", "ecker", "sbon", "path", "baseline"]
 """The model a method optimises; evaluate and validate apply that model's own rules (the
 95% headroom of Ecker et al., the bandwidths of path tasks) to the plans it makes."""
-Status = Literal["optimal", "feasible", "time_limit", "interrupted", "infeasible", "error"]
+
+
+class SolveStatus(enum.StrEnum):
+    """How a method ended; a plan file's ``status`` (docs/models.md sec. 9)."""
+
+    OPTIMAL = "optimal"          # proven optimal (within the requested gap)
+    FEASIBLE = "feasible"        # a valid plan, optimality not claimed (heuristics)
+    TIME_LIMIT = "time_limit"    # stopped by the time limit; plan is the incumbent, if any
+    INTERRUPTED = "interrupted"  # stopped by SIGINT/SIGTERM; plan is the incumbent, if any
+    LIMIT = "limit"              # stopped by another solver limit (iterations, nodes,
+                                 # solutions, memory, an objective target); incumbent if any
+    INFEASIBLE = "infeasible"    # proven that no valid plan exists
+    ERROR = "error"              # the method failed; no plan
+
+    @property
+    def has_plan(self) -> bool:
+        """Whether a result of this status may carry a plan."""
+        return self not in (SolveStatus.INFEASIBLE, SolveStatus.ERROR)
+
+    @property
+    def stopped_early(self) -> bool:
+        """Stopped before the method finished: the plan, if any, is the best so far."""
+        return self in (SolveStatus.TIME_LIMIT, SolveStatus.INTERRUPTED, SolveStatus.LIMIT)
 
 
 def _multiset(value: object) -> object:
@@ -65,7 +88,7 @@ class Plan(Document):
     infrastructure: str | None = None
     method: str | None = None
     model: ModelFamily | None = None
-    status: Status | None = None
+    status: SolveStatus | None = None
     objective: float | None = None
     bound: float | None = None
     gap: float | None = None

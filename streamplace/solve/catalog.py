@@ -6,12 +6,12 @@ method"). Method modules import their solvers (highspy, pulp) inside their solve
 functions, so reading the catalog stays fast.
 """
 
-from streamplace.solve import benoit, exhaustive, odrp, pathmap
+from streamplace.solve import exhaustive, odrp, pathmap, trees
 from streamplace.solve.heuristics import ecker, frameworks, sbon
 
 CATALOG = (
     *odrp.METHODS,
-    *benoit.METHODS,
+    *trees.METHODS,
     *ecker.METHODS,
     *exhaustive.METHODS,
     *sbon.METHODS,

@@ -17,7 +17,8 @@ from typing import Any
 from streamplace.errors import SolverError
 from streamplace.solve.budget import Budget
 from streamplace.solve.linear import LinearModel
-from streamplace.solve.mip import MipOutcome
+from streamplace.solve.mip import MipOutcome, StatusMeaning
+from streamplace.solve.report import SolverReport
 from streamplace.solve.result import SolveOptions, SolveStatus
 
 POLL = 0.05  # seconds between looks at the stop request while CBC runs
@@ -62,38 +63,50 @@ def solve_cbc(model: LinearModel, options: SolveOptions,
                                gapRel=options.gap if options.gap is not None else 1e-6,
                                threads=options.threads,
                                options=[f"randomSeed {options.seed + 1}"])
-    failure = _run(prob, solver, budget)
+    failure = _solve_in_thread(prob, solver, budget)
     if failure is not None and not budget.interrupted:
         raise SolverError(f"CBC failed: {failure}")
     seconds = time.perf_counter() - started
     sol = prob.sol_status if failure is None else pulp.LpSolutionNoSolutionFound
-    if sol == pulp.LpSolutionOptimal and not budget.interrupted:
-        status = SolveStatus.OPTIMAL
-    elif budget.interrupted:
-        status = SolveStatus.INTERRUPTED
-    elif sol == pulp.LpSolutionIntegerFeasible:
-        status = SolveStatus.TIME_LIMIT
-    elif sol == pulp.LpSolutionInfeasible:
-        status = SolveStatus.INFEASIBLE
-    elif sol == pulp.LpSolutionNoSolutionFound:
-        status = SolveStatus.TIME_LIMIT if options.time_limit else SolveStatus.ERROR
-    else:
-        status = SolveStatus.ERROR
-    values = None
-    if failure is None and status.has_plan and sol in (pulp.LpSolutionOptimal,
-                                                        pulp.LpSolutionIntegerFeasible):
-        values = [float(v.value() or 0.0) for v in cols]
+    name = pulp.LpSolution[sol]
+    meaning = CBC_STATUSES[name]
+    if name == "No Solution Found" and options.time_limit is None and not budget.interrupted:
+        meaning = StatusMeaning(SolveStatus.ERROR, SolveStatus.ERROR, "CBC found no solution")
+    if budget.interrupted and name != "Optimal Solution Found":
+        meaning = StatusMeaning(SolveStatus.INTERRUPTED, SolveStatus.INTERRUPTED,
+                                "interrupted")
+    has_solution = name in ("Optimal Solution Found", "Solution Found")
+    status = meaning.with_plan if has_solution else meaning.without_plan
+    values = [float(v.value() or 0.0) for v in cols] if has_solution else None
     objective = model.objective_value(values) if values is not None else None
-    return MipOutcome(
-        status=status, values=values, objective=objective,
-        bound=objective if status == SolveStatus.OPTIMAL else None,
-        gap=0.0 if status == SolveStatus.OPTIMAL else None, seconds=seconds,
-        solver={"name": "cbc", "version": str(pulp.__version__), "seconds": round(seconds, 3),
-                "load_seconds": round(build, 3), "seed": options.seed, **model.stats()},
-    )
+    optimal = status == SolveStatus.OPTIMAL
+    return MipOutcome(status, values, objective, objective if optimal else None,
+                      0.0 if optimal else None, seconds,
+                      SolverReport("cbc", version=str(pulp.__version__),
+                                   seconds=round(seconds, 3), load_seconds=round(build, 3),
+                                   model_status=name, seed=options.seed, size=model.size()),
+                      "" if optimal or status == SolveStatus.INFEASIBLE
+                      else meaning.explanation)
 
 
-def _run(prob: Any, solver: Any, budget: Budget) -> str | None:
+# PuLP's solution statuses (prob.sol_status, by name): "Solution Found" also means "stopped by
+# the time limit with an incumbent", so it is never called optimal
+CBC_STATUSES: dict[str, StatusMeaning] = {
+    "Optimal Solution Found": StatusMeaning(SolveStatus.OPTIMAL, SolveStatus.ERROR,
+                                            "proven optimal within the gap"),
+    "Solution Found": StatusMeaning(SolveStatus.TIME_LIMIT, SolveStatus.TIME_LIMIT,
+                                    "the time limit passed"),
+    "No Solution Found": StatusMeaning(SolveStatus.TIME_LIMIT, SolveStatus.TIME_LIMIT,
+                                       "the time limit passed before any solution"),
+    "No Solution Exists": StatusMeaning(SolveStatus.INFEASIBLE, SolveStatus.INFEASIBLE,
+                                        "proven infeasible"),
+    "Solution is Unbounded": StatusMeaning(SolveStatus.ERROR, SolveStatus.ERROR,
+                                           "the model is unbounded, which no placement "
+                                           "model should be: please report it"),
+}
+
+
+def _solve_in_thread(prob: Any, solver: Any, budget: Budget) -> str | None:
     """Solve in a worker thread, so this one can pass a stop request on to the CBC process
     (as SIGINT, on which CBC stops its search); returns what went wrong, if anything."""
     import pulp

@@ -9,10 +9,10 @@ so nothing downstream evaluates the same plan again.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from streamplace.model.evaluate import Evaluation, evaluate
 from streamplace.model.plan import ModelFamily, Plan
+from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveResult, SolveStatus
 
 MISMATCH = 1e-5  # a solver's own objective may differ from the evaluator's by tolerances
@@ -21,7 +21,7 @@ MISMATCH = 1e-5  # a solver's own objective may differ from the evaluator's by t
 def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *,
              model: ModelFamily, started: float, objective_metric: str = "utility",
              bound: float | None = None,
-             gap: float | None = None, info: dict[str, Any] | None = None,
+             gap: float | None = None, info: SolverReport | None = None,
              model_objective: float | None = None,
              evaluation: Evaluation | None = None) -> SolveResult:
     """Evaluate ``plan`` (unless ``evaluation`` already is its evaluation) and build the result.
@@ -33,7 +33,7 @@ def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *
     if (plan.method, plan.model) != (method, model):
         plan = plan.model_copy(update={"method": method, "model": model})
     ev = evaluation or evaluate(instance.app, instance.infra, plan, instance.objective)
-    info = {"name": method, **(info or {})}
+    info = info or SolverReport(method)
     seconds = time.perf_counter() - started
     if ev.violations:  # never hand out a plan the evaluator rejects
         return SolveResult(SolveStatus.ERROR, method, seconds=seconds, solver=info,
@@ -42,9 +42,9 @@ def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *
     metrics = ev.metrics()
     value = metrics.get(objective_metric)
     if model_objective is not None:
-        info["model_objective"] = model_objective
+        info = info.counting(model_objective=model_objective)
         if value is not None and abs(model_objective - value) > MISMATCH:
-            info["objective_mismatch"] = model_objective - value
+            info = info.counting(objective_mismatch=model_objective - value)
     if status == SolveStatus.OPTIMAL and gap is None:
         gap = 0.0
     bounds_used = plan.bounds_used
@@ -52,7 +52,7 @@ def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *
         bounds_used = ev.utility.bounds_used
     final = plan.model_copy(update={
         "application": instance.app.name, "infrastructure": instance.infra.name,
-        "status": status.value, "objective": value, "bound": bound, "gap": gap,
-        "metrics": metrics, "bounds_used": bounds_used, "solver": info})
+        "status": status, "objective": value, "bound": bound, "gap": gap,
+        "metrics": metrics, "bounds_used": bounds_used, "solver": info.to_json()})
     return SolveResult(status, method, plan=final, objective=value, bound=bound,
                        seconds=seconds, solver=info, evaluation=ev)

@@ -20,8 +20,9 @@ from streamplace.model.evaluate.odrp import pair_traffic
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.conclude import conclude
-from streamplace.solve.heuristics.common import Placement, stopped_before_a_plan
+from streamplace.solve.heuristics.common import PlacementState, stopped_before_a_plan
 from streamplace.solve.method import Method, Param, acyclic
+from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 MAX_PLACEMENTS = 2_000_000
@@ -44,7 +45,7 @@ class _Delays:
 def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
     budget = options.budget()
     limit = options.param("max_placements", MAX_PLACEMENTS)
-    state = Placement.empty(instance)
+    state = PlacementState.empty(instance)
     order = state.graph.topological_order()
     choices = {op: [Counter(c) for c in itertools.combinations_with_replacement(
         sorted(state.cands[op]), state.counts[op])] for op in order}
@@ -106,7 +107,7 @@ def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
                 state.remove(op, u)
 
     search(0, 0.0, {})
-    info: dict[str, object] = {"placements": total, "visited": visited}
+    info = SolverReport("exhaustive", counters={"placements": total, "visited": visited})
     if not best:
         if timed_out:
             return stopped_before_a_plan("exhaustive", budget)

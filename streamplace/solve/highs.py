@@ -19,8 +19,9 @@ from typing import Any
 from streamplace.errors import InputError, SolverError
 from streamplace.solve.budget import Budget
 from streamplace.solve.linear import LinearModel
-from streamplace.solve.mip import MipOutcome
+from streamplace.solve.mip import MipOutcome, StatusMeaning
 from streamplace.solve.progress import ProgressFn, SolverProgress
+from streamplace.solve.report import SolverReport
 from streamplace.solve.result import HighsValue, SolveOptions, SolveStatus
 
 PROGRESS_EVERY = 0.25  # seconds between live updates
@@ -127,12 +128,12 @@ def solve_highs(model: LinearModel, options: SolveOptions,
     if start is not None:
         _set_start(h, start)
     _subscribe(h, options.progress)
-    _run(h, budget)
+    _solve_in_thread(h, budget)
     return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options,
                     budget)
 
 
-def _run(h: Any, budget: Budget) -> None:
+def _solve_in_thread(h: Any, budget: Budget) -> None:
     """Solve in HiGHS's worker thread; pass a stop request on as a HiGHS interrupt."""
     if budget.expired():
         return  # nothing left: the caller sees "not solved" and keeps what it has
@@ -191,38 +192,60 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) and abs(x) < 1e30 else None
 
 
+_S = SolveStatus
+_FAILED = "HiGHS failed"
+HIGHS_STATUSES: dict[str, StatusMeaning] = {
+    "kNotset": StatusMeaning(_S.ERROR, _S.ERROR, "HiGHS did not run"),
+    "kLoadError": StatusMeaning(_S.ERROR, _S.ERROR, f"{_FAILED} to load the model"),
+    "kModelError": StatusMeaning(_S.ERROR, _S.ERROR, f"{_FAILED}: the model is invalid"),
+    "kPresolveError": StatusMeaning(_S.ERROR, _S.ERROR, f"{_FAILED} in presolve"),
+    "kSolveError": StatusMeaning(_S.ERROR, _S.ERROR, f"{_FAILED} while solving"),
+    "kPostsolveError": StatusMeaning(_S.ERROR, _S.ERROR, f"{_FAILED} in postsolve"),
+    "kModelEmpty": StatusMeaning(_S.OPTIMAL, _S.ERROR, "the model has nothing to decide"),
+    "kOptimal": StatusMeaning(_S.OPTIMAL, _S.ERROR, "proven optimal within the gap"),
+    "kInfeasible": StatusMeaning(_S.INFEASIBLE, _S.INFEASIBLE, "proven infeasible"),
+    "kUnboundedOrInfeasible": StatusMeaning(
+        _S.ERROR, _S.ERROR, "HiGHS could not tell infeasible from unbounded (in presolve); "
+        "try the HiGHS option presolve=off"),
+    "kUnbounded": StatusMeaning(_S.ERROR, _S.ERROR, "the model is unbounded, which no "
+                                "placement model should be: please report it"),
+    "kObjectiveBound": StatusMeaning(_S.LIMIT, _S.LIMIT, "HiGHS reached its objective bound "
+                                     "(option objective_bound)"),
+    "kObjectiveTarget": StatusMeaning(_S.LIMIT, _S.LIMIT, "HiGHS reached its objective "
+                                      "target (option objective_target)"),
+    "kTimeLimit": StatusMeaning(_S.TIME_LIMIT, _S.TIME_LIMIT, "the time limit passed"),
+    "kIterationLimit": StatusMeaning(_S.LIMIT, _S.LIMIT, "HiGHS reached an iteration or node "
+                                     "limit"),
+    "kUnknown": StatusMeaning(_S.LIMIT, _S.ERROR, "HiGHS stopped without saying why"),
+    "kSolutionLimit": StatusMeaning(_S.LIMIT, _S.LIMIT, "HiGHS reached its solution limit "
+                                    "(option mip_max_improving_sols or similar)"),
+    "kInterrupt": StatusMeaning(_S.INTERRUPTED, _S.INTERRUPTED, "interrupted"),
+    "kMemoryLimit": StatusMeaning(_S.LIMIT, _S.ERROR, "HiGHS ran out of its memory limit"),
+    "kHighsInterrupt": StatusMeaning(_S.LIMIT, _S.LIMIT, "HiGHS interrupted itself"),
+}
+
+
 def _outcome(h: Any, highspy: Any, model: LinearModel, seconds: float, build: float,
              options: SolveOptions, budget: Budget) -> MipOutcome:
     status = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
-    statuses = highspy.HighsModelStatus
-    if status == statuses.kOptimal:
-        ours = SolveStatus.OPTIMAL
-    elif status == statuses.kInfeasible:
-        ours = SolveStatus.INFEASIBLE
-    elif budget.interrupted and status in (statuses.kInterrupt, statuses.kNotset):
-        ours = SolveStatus.INTERRUPTED
-    elif status == statuses.kNotset and budget.expired():
-        ours = SolveStatus.TIME_LIMIT  # the limit passed before HiGHS started
-    elif status in (statuses.kTimeLimit, statuses.kInterrupt, statuses.kHighsInterrupt,
-                    statuses.kIterationLimit, statuses.kSolutionLimit, statuses.kMemoryLimit):
-        ours = SolveStatus.TIME_LIMIT
-    elif status == statuses.kUnboundedOrInfeasible:
-        ours = SolveStatus.INFEASIBLE
-    else:
-        ours = SolveStatus.ERROR if not has_solution else SolveStatus.TIME_LIMIT
+    name = status.name
+    meaning = HIGHS_STATUSES[name]
+    if name == "kNotset" and budget.expired():  # the budget ran out before HiGHS started
+        meaning = StatusMeaning(_S.TIME_LIMIT, _S.TIME_LIMIT, "the time limit passed")
+    if budget.interrupted and name in ("kNotset", "kInterrupt", "kTimeLimit"):
+        meaning = HIGHS_STATUSES["kInterrupt"]
+    ours = meaning.with_plan if has_solution else meaning.without_plan
     values = list(h.getSolution().col_value) if has_solution and ours.has_plan else None
     objective = info.objective_function_value if values is not None else None
     bound = _finite(info.mip_dual_bound)
     gap = _finite(info.mip_gap) if values is not None else None
-    return MipOutcome(
-        status=ours, values=values, objective=objective, bound=bound, gap=gap, seconds=seconds,
-        solver={"name": "highs", "version": str(h.version()), "seconds": round(seconds, 3),
-                "load_seconds": round(build, 3), "model_status": h.modelStatusToString(status),
-                "nodes": int(info.mip_node_count), "seed": options.seed,
-                "options": {k: v for k, v in (("time_limit", options.time_limit),
-                                              ("gap", options.gap),
-                                              ("threads", options.threads)) if v is not None},
-                **model.stats()},
-    )
+    report = SolverReport(
+        "highs", version=str(h.version()), seconds=round(seconds, 3),
+        load_seconds=round(build, 3), model_status=h.modelStatusToString(status),
+        nodes=int(info.mip_node_count), seed=options.seed, size=model.size(),
+        options={k: v for k, v in (("time_limit", options.time_limit), ("gap", options.gap),
+                                   ("threads", options.threads)) if v is not None})
+    return MipOutcome(ours, values, objective, bound, gap, seconds, report,
+                      "" if ours in (_S.OPTIMAL, _S.INFEASIBLE) else meaning.explanation)

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from streamplace.solve.report import ModelSize
+
 INF = math.inf
 
 
@@ -108,6 +110,5 @@ class LinearModel:
     def objective_value(self, x: Sequence[float]) -> float:
         return float(np.dot(self.cost, x)) + self.offset
 
-    def stats(self) -> dict[str, int]:
-        return {"variables": self.num_cols, "integer_variables": self.num_integer,
-                "constraints": self.num_rows, "nonzeros": self.num_nonzeros}
+    def size(self) -> ModelSize:
+        return ModelSize(self.num_cols, self.num_integer, self.num_rows, self.num_nonzeros)

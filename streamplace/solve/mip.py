@@ -1,11 +1,21 @@
-"""What a MIP backend returns, with solver statuses mapped to ours in each backend."""
+"""What a MIP backend returns, and how each backend's statuses map to ours: one table per
+solver, every status it can report with the outcome it means (docs/models.md sec. 9)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
+from streamplace.solve.report import SolverReport
 from streamplace.solve.result import SolveStatus
+
+
+@dataclass(frozen=True)
+class StatusMeaning:
+    """What a solver status means: our status with an incumbent, without one, and why."""
+
+    with_plan: SolveStatus
+    without_plan: SolveStatus
+    explanation: str
 
 
 @dataclass(frozen=True)
@@ -16,4 +26,5 @@ class MipOutcome:
     bound: float | None
     gap: float | None
     seconds: float
-    solver: dict[str, Any] = field(default_factory=dict)
+    report: SolverReport
+    message: str = ""  # the status table's explanation, for anything but a proven answer

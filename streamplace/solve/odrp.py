@@ -8,7 +8,7 @@ kept in ``solver.model_objective`` and must agree with it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
 
 from streamplace.errors import InfeasibleError, InputError
 from streamplace.model.evaluate.constraints import placement_violations
@@ -23,6 +23,7 @@ from streamplace.solve.ilp.odrp_multiset import estimated_columns as estimate_mu
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.method import Method, Setting, acyclic
 from streamplace.solve.mip import MipOutcome
+from streamplace.solve.report import SolverReport
 from streamplace.solve.result import (
     Formulation,
     Instance,
@@ -58,23 +59,24 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
             else build_multiset(data, budget)
     except Stopped:
         return _stopped(method, instance, budget, start_plan,
-                        {"formulation": formulation.value,
-                         "build_seconds": round(budget.elapsed(), 3)})
+                        SolverReport(method, build_seconds=round(budget.elapsed(), 3),
+                                     counters={"formulation": formulation.value}))
     build_seconds = budget.elapsed()
     start = built.start_from(start_plan) if start_plan is not None else None
     outcome = _run_mip(built.model, options, start, budget)
-    info: dict[str, Any] = {**outcome.solver, "formulation": formulation.value,
-                            "build_seconds": round(build_seconds, 3)}
+    info = replace(outcome.report, build_seconds=round(build_seconds, 3)).counting(
+        formulation=formulation.value)
     if outcome.status == SolveStatus.INFEASIBLE:
         return SolveResult.infeasible(method, ["no plan satisfies the capacity, candidate, "
                                                "stability and routing constraints together"],
                                       budget.elapsed(), info)
     if outcome.values is None and outcome.status.stopped_early:
-        return _stopped(method, instance, budget, start_plan, info, outcome.bound)
+        return _stopped(method, instance, budget, start_plan, info, outcome.bound,
+                        outcome.message)
     if outcome.values is None:
         status = outcome.status if outcome.status != SolveStatus.OPTIMAL else SolveStatus.ERROR
         return SolveResult(status, method, seconds=budget.elapsed(), solver=info,
-                           bound=outcome.bound, message="the solver failed")
+                           bound=outcome.bound, message=outcome.message or "the solver failed")
     plan = Plan.model_validate({"placement": built.decode(outcome.values), "bounds_used": {
         t: list(b) for t, b in data.bounds.items()}})
     return conclude(method, instance, plan, outcome.status, model="odrp",
@@ -87,11 +89,11 @@ def _baseline_start(instance: Instance, data: OdrpData) -> Plan | None:
     """A plan from a framework baseline (milliseconds), so that a time limit or an interrupt
     always leaves a plan when one is that easy to find; HiGHS takes it as its first
     incumbent. None when neither baseline places everything."""
-    from streamplace.solve.heuristics.common import Placement, PlacementFailure
+    from streamplace.solve.heuristics.common import PlacementFailure, PlacementState
     from streamplace.solve.heuristics.frameworks import first_fit_decreasing, resource_aware
 
     for place in (resource_aware, first_fit_decreasing):
-        state = Placement.empty(instance)
+        state = PlacementState.empty(instance)
         state.counts = {op.id: data.counts[op.id][0] for op in data.ops}
         state.cands = {op.id: list(data.cands[op.id]) for op in data.ops}
         try:
@@ -125,15 +127,18 @@ def _refuse_huge(data: OdrpData, formulation: Formulation) -> None:
 
 
 def _stopped(method: str, instance: Instance, budget: Budget, start_plan: Plan | None,
-             info: dict[str, Any], bound: float | None = None) -> SolveResult:
+             info: SolverReport, bound: float | None = None,
+             why: str = "") -> SolveResult:
     """Stopped before the solver had a plan of its own: the start plan, if any, is the best
     known; otherwise there is no plan."""
     status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
+    if why and not budget.expired():  # another solver limit (nodes, memory, ...)
+        status = SolveStatus.LIMIT
     if start_plan is not None:
         return conclude(method, instance, start_plan, status, model="odrp",
                         started=budget.started,
                         bound=bound, gap=None, info=info)
-    reason = "interrupted" if budget.interrupted else "the time limit passed"
+    reason = why or ("interrupted" if budget.interrupted else "the time limit passed")
     return SolveResult(status, method, seconds=budget.elapsed(), solver=info, bound=bound,
                        message=f"{reason} before any feasible plan was found")
 

@@ -11,36 +11,19 @@ import enum
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from streamplace.model.application import Application
 from streamplace.model.evaluate import Evaluation
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
+from streamplace.model.plan import SolveStatus as SolveStatus  # one status type, shared
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.progress import ProgressFn, no_progress
+from streamplace.solve.report import SolverReport
 
 T = TypeVar("T")
-
-
-class SolveStatus(enum.StrEnum):
-    OPTIMAL = "optimal"          # proven optimal (within the requested gap)
-    FEASIBLE = "feasible"        # a valid plan, optimality not claimed (heuristics)
-    TIME_LIMIT = "time_limit"    # stopped by the time limit; plan is the incumbent, if any
-    INTERRUPTED = "interrupted"  # stopped by SIGINT/SIGTERM; plan is the incumbent, if any
-    INFEASIBLE = "infeasible"    # proven that no valid plan exists
-    ERROR = "error"              # the method failed; no plan
-
-    @property
-    def has_plan(self) -> bool:
-        return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT,
-                        SolveStatus.INTERRUPTED)
-
-    @property
-    def stopped_early(self) -> bool:
-        """Stopped before the method finished: the plan, if any, is the best so far."""
-        return self in (SolveStatus.TIME_LIMIT, SolveStatus.INTERRUPTED)
 
 
 @dataclass(frozen=True)
@@ -108,14 +91,15 @@ class SolveResult:
     bound: float | None = None
     seconds: float = 0.0
     message: str = ""
-    solver: dict[str, Any] = field(default_factory=dict)
+    solver: SolverReport = field(default_factory=lambda: SolverReport("none"))
     reasons: tuple[str, ...] = ()  # INFEASIBLE: what a person can change, one per line
     evaluation: Evaluation | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def infeasible(cls, method: str, reasons: list[str] | tuple[str, ...], seconds: float,
-                   solver: dict[str, Any] | None = None) -> SolveResult:
-        return cls(SolveStatus.INFEASIBLE, method, seconds=seconds, solver=solver or {},
+                   solver: SolverReport | None = None) -> SolveResult:
+        return cls(SolveStatus.INFEASIBLE, method, seconds=seconds,
+                   solver=solver or SolverReport(method),
                    reasons=tuple(reasons), message="; ".join(reasons))
 
     def __post_init__(self) -> None:

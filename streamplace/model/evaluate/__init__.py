@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 
 from streamplace.model.application import Application
-from streamplace.model.evaluate.benoit import benoit_evaluation
 from streamplace.model.evaluate.constraints import placement_violations
 from streamplace.model.evaluate.ecker import ecker_score
 from streamplace.model.evaluate.odrp import odrp_metrics
 from streamplace.model.evaluate.paths import path_metrics, routed_links
 from streamplace.model.evaluate.report import Evaluation
+from streamplace.model.evaluate.trees import benoit_evaluation
 from streamplace.model.evaluate.utility import derive_bounds, utility
 from streamplace.model.graph import AppGraph, build_graph, cyclic_order
 from streamplace.model.infrastructure import Infrastructure

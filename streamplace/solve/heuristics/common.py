@@ -23,6 +23,7 @@ from streamplace.model.plan import ModelFamily, Plan
 from streamplace.model.replicas import fewest_stable
 from streamplace.solve.budget import Budget, Stopped
 from streamplace.solve.conclude import conclude
+from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 
@@ -37,7 +38,7 @@ def replica_count(op: Operator, rate: float) -> int:
 
 
 @dataclass
-class Placement:
+class PlacementState:
     """Instances placed so far, with the resources they use on every node."""
 
     graph: AppGraph
@@ -50,7 +51,7 @@ class Placement:
     headroom: float = 1.0  # share of every resource instances may use (Ecker: 0.95)
 
     @classmethod
-    def empty(cls, instance: Instance) -> Placement:
+    def empty(cls, instance: Instance) -> PlacementState:
         graph = build_graph(instance.app)
         network = Network.of(instance.infra)
         processors = set(network.processors)
@@ -119,7 +120,8 @@ def finish(method: str, instance: Instance, placement: dict[str, dict[str, int]]
     ``interrupted`` when a stop request cut its search short."""
     status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.FEASIBLE
     return conclude(method, instance, Plan.model_validate({"placement": placement}),
-                    status, model=model, started=budget.started, info=dict(info or {}),
+                    status, model=model, started=budget.started,
+                    info=SolverReport(method, counters=dict(info or {})),
                     objective_metric=objective_metric)
 
 
@@ -131,7 +133,7 @@ def stopped_before_a_plan(method: str, budget: Budget) -> SolveResult:
                        message=f"{method}: {reason} before any complete plan")
 
 
-Place = Callable[[Placement, random.Random, Budget], dict[str, object] | None]
+Place = Callable[[PlacementState, random.Random, Budget], dict[str, object] | None]
 
 
 def run_placement(method: str, model: ModelFamily, instance: Instance, options: SolveOptions,
@@ -140,7 +142,7 @@ def run_placement(method: str, model: ModelFamily, instance: Instance, options: 
     placement (and may return statistics); a :class:`PlacementFailure` becomes the method's
     failure, anything placed goes through :func:`finish`."""
     budget = options.budget()
-    state = Placement.empty(instance)
+    state = PlacementState.empty(instance)
     try:
         info = place(state, random.Random(options.seed), budget) or {}
     except PlacementFailure as exc:

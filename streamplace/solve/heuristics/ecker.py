@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from streamplace.model.evaluate.ecker import DEFAULT_WEIGHTS, HEADROOM
 from streamplace.model.graph import cyclic_order
 from streamplace.solve.budget import Budget
-from streamplace.solve.heuristics.common import Placement, finish, stopped_before_a_plan
+from streamplace.solve.heuristics.common import PlacementState, finish, stopped_before_a_plan
 from streamplace.solve.method import Method, Setting, SolveFn
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
@@ -34,7 +34,7 @@ class Move:
 class Score:
     """The Ecker score of a placement, updated move by move."""
 
-    def __init__(self, state: Placement, weights: tuple[float, float, float, float]
+    def __init__(self, state: PlacementState, weights: tuple[float, float, float, float]
                  = DEFAULT_WEIGHTS) -> None:
         self.state = state
         self.weights = weights
@@ -175,7 +175,7 @@ def hill_climb(score: Score, rng: random.Random, budget: Budget) -> int:
     return made
 
 
-def _neighbourhood(state: Placement, rng: random.Random):  # type: ignore[no-untyped-def]
+def _neighbourhood(state: PlacementState, rng: random.Random):  # type: ignore[no-untyped-def]
     """Moves of sec. 4.3.1 in random order: one instance, a swap, a whole node."""
     ops = [op for op in state.nodes if state.nodes[op]]
     nodes = list(state.network.processors)
@@ -205,7 +205,7 @@ def _neighbourhood(state: Placement, rng: random.Random):  # type: ignore[no-unt
     yield from merged
 
 
-def ant_system(state: Placement, rng: random.Random, budget: Budget, ants: int = 10,
+def ant_system(state: PlacementState, rng: random.Random, budget: Budget, ants: int = 10,
                alpha: float = 1.0, beta: float = 2.0, rho: float = 0.8, q: float = 1.0,
                p_init: float = 1.0, p_min: float = 0.01, patience: int = 15,
                ) -> dict[str, dict[str, int]]:
@@ -222,7 +222,7 @@ def ant_system(state: Placement, rng: random.Random, budget: Budget, ants: int =
         for _ in range(ants):
             if trails and budget.expired():
                 break  # a large instance may have time for a few ants only
-            trial = Placement(state.graph, state.network, state.counts, state.cands,
+            trial = PlacementState(state.graph, state.network, state.counts, state.cands,
                               {op: {} for op in state.counts})
             order = instances[:]
             rng.shuffle(order)  # the operator order is randomised for every ant
@@ -262,7 +262,7 @@ def ant_system(state: Placement, rng: random.Random, budget: Budget, ants: int =
     return best[1]
 
 
-def adopt(state: Placement, placement: dict[str, dict[str, int]]) -> None:
+def adopt(state: PlacementState, placement: dict[str, dict[str, int]]) -> None:
     """Replace ``state``'s placement by ``placement`` (resources recounted)."""
     for op in list(state.nodes):
         for u, c in list(state.nodes[op].items()):
@@ -274,7 +274,7 @@ def adopt(state: Placement, placement: dict[str, dict[str, int]]) -> None:
                 state.place(op, u)
 
 
-def _start(state: Placement) -> str:
+def _start(state: PlacementState) -> str:
     """The initial placement, inside Ecker's 95% rule where possible: roomiest-first near
     neighbours; if that strands an instance, tight first-fit packing; if even that fails,
     an even deal whose overloads the penalty then steers away from. Returns which."""
@@ -297,12 +297,12 @@ def _start(state: Placement) -> str:
     return "round-robin"
 
 
-def _solve(method: str, instance: Instance, options: SolveOptions) -> SolveResult:
+def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResult:
     limit = options.time_limit if options.time_limit is not None else DEFAULT_SECONDS
     budget = Budget(limit, options.stop)
     search = budget.until(budget.started + limit * SEARCH_SHARE)
     rng = random.Random(options.seed)
-    state = Placement.empty(instance)
+    state = PlacementState.empty(instance)
     info: dict[str, object] = {"seed": options.seed, "time_limit": limit}
     if method == "hill-climbing":
         info["start"] = _start(state)
@@ -340,7 +340,7 @@ _SUMMARIES = {
 
 def _bound(name: str) -> SolveFn:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
-        return _solve(name, instance, options)
+        return _search(name, instance, options)
 
     return solve
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from streamplace.solve.heuristics.common import Placement, PlacementFailure, run_placement
+from streamplace.solve.heuristics.common import PlacementFailure, PlacementState, run_placement
 from streamplace.solve.heuristics.sbon import random_placement
 from streamplace.solve.method import Method, Setting, SolveFn, acyclic, dag_not_bought_tree
 from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
 
-def _constructive(name: str, place: Callable[[Placement], None]) -> SolveFn:
+def _constructive(name: str, place: Callable[[PlacementState], None]) -> SolveFn:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
         return run_placement(name, "baseline", instance, options,
                              lambda state, rng, budget: place(state))
@@ -33,7 +33,7 @@ def _constructive(name: str, place: Callable[[Placement], None]) -> SolveFn:
     return solve
 
 
-def round_robin(state: Placement) -> None:
+def round_robin(state: PlacementState) -> None:
     ring = sorted(state.network.processors)
     turn = 0
     for op, _ in state.instances():
@@ -48,7 +48,7 @@ def round_robin(state: Placement) -> None:
             raise PlacementFailure(f"operator {op} has no candidate processor")
 
 
-def resource_aware(state: Placement) -> None:
+def resource_aware(state: PlacementState) -> None:
     digraph = state.graph.digraph.to_undirected()
     order: list[str] = sorted(op for op, cands in state.cands.items() if len(cands) == 1)
     ordered = set(order)
@@ -73,7 +73,7 @@ def resource_aware(state: Placement) -> None:
             state.place(op, min(options, key=lambda u: (near[u], -state.room(u), u)))
 
 
-def first_fit_decreasing(state: Placement) -> None:
+def first_fit_decreasing(state: PlacementState) -> None:
     ring = sorted(state.network.processors)
 
     def size(item: tuple[str, int]) -> tuple[bool, float, str, int]:

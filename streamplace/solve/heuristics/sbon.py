@@ -23,7 +23,12 @@ import numpy as np
 
 from streamplace.model.costspace import CostSpace, cost_space
 from streamplace.solve.budget import Budget
-from streamplace.solve.heuristics.common import Place, Placement, PlacementFailure, run_placement
+from streamplace.solve.heuristics.common import (
+    Place,
+    PlacementFailure,
+    PlacementState,
+    run_placement,
+)
 from streamplace.solve.method import Method, Param, Setting, SolveFn, acyclic
 from streamplace.solve.result import Instance, SolveOptions, SolveResult
 
@@ -32,7 +37,7 @@ TOLERANCE = 1e-9  # of the space's extent: when relaxation stops moving
 MAX_SWEEPS = 10_000
 
 
-def springs(state: Placement) -> list[tuple[str, str, float]]:
+def springs(state: PlacementState) -> list[tuple[str, str, float]]:
     """(operator, operator, data rate in bytes/s) for every stream between two operators."""
     return [(s.source, s.target, s.bytes_per_s) for s in state.graph.streams
             if s.source != s.target]
@@ -79,11 +84,11 @@ def relax(fixed: dict[str, np.ndarray], free: list[str], edges: list[tuple[str, 
     return pos, sweeps
 
 
-def _pinned(state: Placement) -> list[str]:
+def _pinned(state: PlacementState) -> list[str]:
     return [op for op in state.graph.topological_order() if len(state.cands[op]) == 1]
 
 
-def _place_pinned(state: Placement) -> None:
+def _place_pinned(state: PlacementState) -> None:
     for op in _pinned(state):
         node = state.cands[op][0]
         for _ in range(state.counts[op]):
@@ -92,17 +97,17 @@ def _place_pinned(state: Placement) -> None:
             state.place(op, node)
 
 
-def _free(state: Placement) -> list[str]:
+def _free(state: PlacementState) -> list[str]:
     return [op for op in state.graph.topological_order() if len(state.cands[op]) > 1]
 
 
-def _check_cands(state: Placement) -> None:
+def _check_cands(state: PlacementState) -> None:
     for op, cands in state.cands.items():
         if not cands:
             raise PlacementFailure(f"operator {op} has no candidate processor")
 
 
-def relaxation(state: Placement, space: CostSpace, load_weight: float | None,
+def relaxation(state: PlacementState, space: CostSpace, load_weight: float | None,
                budget: Budget, by_usage: bool = False) -> dict[str, object]:
     _check_cands(state)
     _place_pinned(state)
@@ -127,7 +132,7 @@ def _load_weight(space: CostSpace) -> float:
     return float(np.linalg.norm(space.coords - centre, axis=1).mean())
 
 
-def _map(state: Placement, op: str, target: np.ndarray, point: dict[str, np.ndarray],
+def _map(state: PlacementState, op: str, target: np.ndarray, point: dict[str, np.ndarray],
          load_weight: float, by_usage: bool) -> None:
     """Physical mapping (sec. 3.1.3, steps 1-5) of every instance of ``op``.
 
@@ -154,7 +159,7 @@ def _map(state: Placement, op: str, target: np.ndarray, point: dict[str, np.ndar
             k *= 2
 
 
-def _least_usage(state: Placement, op: str, nodes: list[str]) -> str:
+def _least_usage(state: PlacementState, op: str, nodes: list[str]) -> str:
     usage = dict.fromkeys(nodes, 0.0)
     table: Callable[[str], dict[str, float]]
     for s in state.graph.streams:
@@ -172,7 +177,7 @@ def _least_usage(state: Placement, op: str, nodes: list[str]) -> str:
     return min(nodes, key=lambda u: (usage[u], nodes.index(u)))
 
 
-def neighbour_hosted(state: Placement, rng: random.Random, upstream: bool) -> None:
+def neighbour_hosted(state: PlacementState, rng: random.Random, upstream: bool) -> None:
     """PRODUCER (``upstream``) or CONSUMER baseline."""
     _check_cands(state)
     _place_pinned(state)
@@ -196,14 +201,14 @@ def neighbour_hosted(state: Placement, rng: random.Random, upstream: bool) -> No
             state.place(op, min(roomy, key=lambda u: (delays[u], u)))
 
 
-def _place_random(state: Placement, op: str, rng: random.Random) -> None:
+def _place_random(state: PlacementState, op: str, rng: random.Random) -> None:
     roomy = [u for u in state.cands[op] if state.fits(op, u)]
     if not roomy:
         raise PlacementFailure(f"no candidate of {op} has room for another replica")
     state.place(op, rng.choice(roomy))
 
 
-def random_placement(state: Placement, rng: random.Random) -> None:
+def random_placement(state: PlacementState, rng: random.Random) -> None:
     _check_cands(state)
     _place_pinned(state)
     for op in _free(state):
@@ -211,7 +216,8 @@ def random_placement(state: Placement, rng: random.Random) -> None:
             _place_random(state, op, rng)
 
 
-def _run(method: str, instance: Instance, options: SolveOptions, place: Place) -> SolveResult:
+def _network_aware(method: str, instance: Instance, options: SolveOptions,
+                   place: Place) -> SolveResult:
     return run_placement(method, "sbon", instance, options, place,
                          objective_metric="network_usage")
 
@@ -220,17 +226,17 @@ def _relaxation(instance: Instance, options: SolveOptions) -> SolveResult:
     load_weight: float | None = options.param("load_weight", None)
     mapping = options.param("mapping", "nearest")
 
-    def place(state: Placement, rng: random.Random, budget: Budget) -> dict[str, object]:
+    def place(state: PlacementState, rng: random.Random, budget: Budget) -> dict[str, object]:
         space = cost_space(state.network)
         info = relaxation(state, space, load_weight, budget, by_usage=mapping == "usage")
         return space.report() | info | {"mapping": mapping}
 
-    return _run("relaxation", instance, options, place)
+    return _network_aware("relaxation", instance, options, place)
 
 
 def _neighbour_hosted(name: str, upstream: bool) -> SolveFn:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
-        return _run(name, instance, options,
+        return _network_aware(name, instance, options,
                     lambda s, r, d: neighbour_hosted(s, r, upstream=upstream))
 
     return solve

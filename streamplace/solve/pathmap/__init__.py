@@ -13,6 +13,7 @@ from streamplace.solve.conclude import conclude
 from streamplace.solve.method import Method, Param, Setting, SolveFn, chain
 from streamplace.solve.pathmap.search import Outcome, diffuse, exact
 from streamplace.solve.pathmap.task import MAX_NULL, Map, PathTask, lower_bound, path_task
+from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 NEIGHBOURS = 3
@@ -27,15 +28,15 @@ def _plan(task: PathTask, found: Map) -> Plan:
                    for i, r in enumerate(found.routes) if r.path]})
 
 
-def _solve(method: str, instance: Instance, options: SolveOptions,
+def _map_path(method: str, instance: Instance, options: SolveOptions,
            search: Callable[[PathTask, Budget, random.Random], Outcome]) -> SolveResult:
     budget = options.budget()
     task = path_task(instance, options.param("max_null", MAX_NULL))
     bound = lower_bound(task)
     outcome = search(task, budget, random.Random(options.seed))
-    info: dict[str, object] = {"seed": options.seed, "max_null": task.max_null,
-                               "maps_explored": outcome.explored, "lower_bound": bound,
-                               "complete": outcome.complete}
+    info = SolverReport(method, seed=options.seed, counters={
+        "max_null": task.max_null, "maps_explored": outcome.explored, "lower_bound": bound,
+        "complete": outcome.complete})
     seconds = budget.elapsed()
     exact_method = method == "path-exact"
     stopped = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
@@ -64,7 +65,7 @@ def _solve(method: str, instance: Instance, options: SolveOptions,
 
 def _bound(name: str, search: Search) -> SolveFn:
     def solve(instance: Instance, options: SolveOptions) -> SolveResult:
-        return _solve(name, instance, options,
+        return _map_path(name, instance, options,
                       lambda task, budget, rng: search(task, budget, rng, options))
 
     return solve

@@ -22,7 +22,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass
 
 from streamplace.solve.budget import Budget
-from streamplace.solve.heuristics.common import Placement
+from streamplace.solve.heuristics.common import PlacementState
 from streamplace.solve.pathmap.task import Map, PathTask, RouteOption, build_map
 
 
@@ -34,13 +34,13 @@ class Outcome:
 
 
 class _Usage:
-    """Node resources (a :class:`Placement` of the services placed so far), dedicated-link
+    """Node resources (a :class:`PlacementState` of the services placed so far), dedicated-link
     and uplink bandwidth a partial map holds."""
 
     def __init__(self, task: PathTask) -> None:
         self.task = task
         state = task.state
-        self.nodes = Placement(state.graph, state.network, state.counts, state.cands,
+        self.nodes = PlacementState(state.graph, state.network, state.counts, state.cands,
                                {op: {} for op in state.counts})
         self.link: dict[tuple[str, str], float] = defaultdict(float)
         self.uplink: dict[str, float] = defaultdict(float)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from streamplace.errors import InputError
 from streamplace.model.evaluate.paths import load_balance
 from streamplace.model.network import Network
-from streamplace.solve.heuristics.common import Placement
+from streamplace.solve.heuristics.common import PlacementState
 from streamplace.solve.result import Instance
 
 MAX_NULL = 2
@@ -32,7 +32,7 @@ class RouteOption:
 
 @dataclass
 class PathTask:
-    state: Placement
+    state: PlacementState
     services: list[str]
     volume: list[float]  # bytes/s of hop i (t_i -> t_(i+1))
     max_null: int
@@ -112,7 +112,7 @@ def _route_cost(network: Network, path: tuple[str, ...]) -> float:
 
 def path_task(instance: Instance, max_null: int) -> PathTask:
     """The path task of ``instance``, or why the application is not one (exit 2)."""
-    state = Placement.empty(instance)
+    state = PlacementState.empty(instance)
     graph = state.graph
     digraph = graph.digraph
     problems = []

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from streamplace.model.infrastructure import ProcessorClass
-from streamplace.solve.tree import TreeData, group_needs, handles
+from streamplace.solve.tree_data import TreeData, group_needs, handles
 
 
 class HeuristicFailure(Exception):
@@ -30,7 +30,7 @@ class Processor:
 
 
 @dataclass
-class Mapping:
+class TreeMapping:
     processors: list[Processor] = field(default_factory=list)
     downloads: list[tuple[int, str, str]] = field(default_factory=list)  # (proc, object, server)
 
@@ -43,7 +43,7 @@ class _Shop:
         if not data.classes:
             raise HeuristicFailure("the catalog is empty")
         self.top = max(data.classes, key=lambda c: (c.cost, c.speed, c.bandwidth, c.id))
-        self.mapping = Mapping()
+        self.mapping = TreeMapping()
 
     def fits(self, group: set[str], cls: ProcessorClass | None = None) -> bool:
         return handles(cls or self.top, *group_needs(self.data, group))
@@ -101,7 +101,7 @@ def _by_work(data: TreeData, ops: list[str]) -> list[str]:
     return sorted(ops, key=lambda o: (-data.work[o], o))
 
 
-def random_placement(data: TreeData, rng: random.Random) -> Mapping:
+def random_placement(data: TreeData, rng: random.Random) -> TreeMapping:
     """6.1.1 Random."""
     shop = _Shop(data)
     unassigned = set(data.ops)
@@ -127,7 +127,7 @@ def random_placement(data: TreeData, rng: random.Random) -> Mapping:
     raise HeuristicFailure("random placement kept selling back processors; giving up")
 
 
-def comp_greedy(data: TreeData, rng: random.Random) -> Mapping:
+def comp_greedy(data: TreeData, rng: random.Random) -> TreeMapping:
     """6.1.2 Comp-Greedy: most demanding operator first on the dearest processor, then fill."""
     shop = _Shop(data)
     order = _by_work(data, data.ops)
@@ -146,7 +146,7 @@ def _greedy_fill(shop: _Shop, firsts: list[str], fillers: list[str],
         unassigned -= group
 
 
-def comm_greedy(data: TreeData, rng: random.Random) -> Mapping:
+def comm_greedy(data: TreeData, rng: random.Random) -> TreeMapping:
     """6.1.3 Comm-Greedy: co-locate the two operators with the heaviest communication."""
     shop = _Shop(data)
     for e in sorted(data.edges, key=lambda e: (-e.volume, e.child)):
@@ -185,7 +185,7 @@ def comm_greedy(data: TreeData, rng: random.Random) -> Mapping:
     return shop.mapping
 
 
-def object_greedy(data: TreeData, rng: random.Random) -> Mapping:
+def object_greedy(data: TreeData, rng: random.Random) -> TreeMapping:
     """6.1.4 Object-Greedy: al-operators by their largest download rate, then the rest."""
     shop = _Shop(data)
     al = sorted((o for o in data.ops if data.objects[o]),
@@ -195,7 +195,7 @@ def object_greedy(data: TreeData, rng: random.Random) -> Mapping:
     return shop.mapping
 
 
-def subtree_bottom_up(data: TreeData, rng: random.Random) -> Mapping:
+def subtree_bottom_up(data: TreeData, rng: random.Random) -> TreeMapping:
     """6.1.5 Subtree-Bottom-Up: one processor per al-operator, then merge upwards."""
     shop = _Shop(data)
     for op in data.ops:  # children before parents
@@ -223,7 +223,7 @@ def subtree_bottom_up(data: TreeData, rng: random.Random) -> Mapping:
     return shop.mapping
 
 
-def object_grouping(data: TreeData, rng: random.Random) -> Mapping:
+def object_grouping(data: TreeData, rng: random.Random) -> TreeMapping:
     """6.1.6 Object-Grouping: al-operators by the popularity of their objects."""
     shop = _Shop(data)
     popularity = {k: sum(k in data.objects[o] for o in data.ops) for k in data.rate}
@@ -241,7 +241,7 @@ def object_grouping(data: TreeData, rng: random.Random) -> Mapping:
     return shop.mapping
 
 
-def object_availability(data: TreeData, rng: random.Random) -> Mapping:
+def object_availability(data: TreeData, rng: random.Random) -> TreeMapping:
     """6.1.7 Object-Availability: rarest objects first, then the rest as Comp-Greedy."""
     shop = _Shop(data)
     unassigned = set(data.ops)
@@ -257,7 +257,7 @@ def object_availability(data: TreeData, rng: random.Random) -> Mapping:
     return shop.mapping
 
 
-def select_servers_random(data: TreeData, mapping: Mapping, rng: random.Random) -> None:
+def select_servers_random(data: TreeData, mapping: TreeMapping, rng: random.Random) -> None:
     """6.2.1 Server-Selection-Random."""
     for p, proc in enumerate(mapping.processors):
         for obj in sorted({k for o in proc.group for k in data.objects[o]}):
@@ -266,7 +266,7 @@ def select_servers_random(data: TreeData, mapping: Mapping, rng: random.Random) 
             mapping.downloads.append((p, obj, rng.choice(data.holders[obj])))
 
 
-def select_servers_intelligent(data: TreeData, mapping: Mapping, rng: random.Random) -> None:
+def select_servers_intelligent(data: TreeData, mapping: TreeMapping, rng: random.Random) -> None:
     """6.2.2 Server-Selection-Intelligent: exclusive objects, single-object servers, then
     the rest by interested processors per possible server."""
     card = dict(data.server_card)
@@ -317,7 +317,7 @@ def select_servers_intelligent(data: TreeData, mapping: Mapping, rng: random.Ran
             take(p, k, chosen)
 
 
-def downgrade(data: TreeData, mapping: Mapping) -> None:
+def downgrade(data: TreeData, mapping: TreeMapping) -> None:
     """Every processor becomes the cheapest class meeting its compute and card needs."""
     for proc in mapping.processors:
         cheapest = _Shop(data).cheapest(proc.group)
@@ -326,8 +326,8 @@ def downgrade(data: TreeData, mapping: Mapping) -> None:
         proc.cls = cheapest
 
 
-Placement = Callable[[TreeData, random.Random], Mapping]
-PLACEMENTS: dict[str, tuple[Placement, str]] = {
+TreePlacer = Callable[[TreeData, random.Random], TreeMapping]
+PLACEMENTS: dict[str, tuple[TreePlacer, str]] = {
     "random": (random_placement, "6.1.1 Random, with Server-Selection-Random"),
     "comp-greedy": (comp_greedy, "6.1.2 Comp-Greedy: most demanding operators first"),
     "comm-greedy": (comm_greedy, "6.1.3 Comm-Greedy: heaviest edges co-located first"),
@@ -339,7 +339,7 @@ PLACEMENTS: dict[str, tuple[Placement, str]] = {
 }
 
 
-def run(name: str, data: TreeData, seed: int) -> Mapping:
+def run(name: str, data: TreeData, seed: int) -> TreeMapping:
     rng = random.Random(seed)
     placement, _ = PLACEMENTS[name]
     mapping = placement(data, rng)

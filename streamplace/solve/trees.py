@@ -6,17 +6,21 @@ Costs reported are the evaluator's (docs/models.md), computed on the decoded pla
 
 from __future__ import annotations
 
-from typing import Any
-
 from streamplace.model.evaluate import evaluate
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.conclude import conclude
-from streamplace.solve.heuristics.benoit import PLACEMENTS, HeuristicFailure, Mapping, run
-from streamplace.solve.ilp.benoit import BenoitModel, add_link_rows, build_benoit, start_from
+from streamplace.solve.heuristics.tree_placement import (
+    PLACEMENTS,
+    HeuristicFailure,
+    TreeMapping,
+    run,
+)
+from streamplace.solve.ilp.tree_platform import BenoitModel, add_link_rows, build_benoit, start_from
 from streamplace.solve.method import Method, Setting, SolveFn, bought_tree, tree
+from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
-from streamplace.solve.tree import TreeData, tree_data
+from streamplace.solve.tree_data import TreeData, tree_data
 
 MAX_ROUNDS = 50
 
@@ -34,10 +38,10 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
         built, data, [(p.group, p.cls.id) for p in fallback.processors], fallback.downloads)
     from streamplace.solve.highs import solve_highs
 
-    info: dict[str, Any] = {}
+    info = SolverReport("benoit")
     for round_ in range(1, MAX_ROUNDS + 1):
         outcome = solve_highs(built.model, options, start=start, budget=budget)
-        info = {**outcome.solver, "rounds": round_, "link_rows": len(built.linked)}
+        info = outcome.report.counting(rounds=round_, link_rows=len(built.linked))
         if outcome.status == SolveStatus.INFEASIBLE:
             return SolveResult.infeasible(
                 "benoit", ["no platform satisfies constraints (1)-(5) together"],
@@ -65,22 +69,23 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
                 return conclude("benoit", instance, _plan(fallback), outcome.status, model="benoit",
                                 started=budget.started, objective_metric="benoit_cost",
                                 bound=outcome.bound, info=info)
-            reason = "interrupted" if budget.interrupted else "the time limit passed"
+            reason = outcome.message or ("interrupted" if budget.interrupted
+                                         else "the time limit passed")
             return SolveResult(outcome.status, "benoit", solver=info,
                                seconds=budget.elapsed(), bound=outcome.bound,
                                message=f"{reason} before any feasible plan")
         return SolveResult(SolveStatus.ERROR, "benoit", solver=info, seconds=budget.elapsed(),
-                           message="the solver failed")
+                           message=outcome.message or "the solver failed")
     return SolveResult(SolveStatus.ERROR, "benoit", solver=info, seconds=budget.elapsed(),
                        message=f"processor links still overloaded after {MAX_ROUNDS} rounds")
 
 
-def _heuristic_mapping(built: BenoitModel, data: TreeData, seed: int) -> Mapping | None:
+def _heuristic_mapping(built: BenoitModel, data: TreeData, seed: int) -> TreeMapping | None:
     """The cheapest plan among the (millisecond) heuristics: the MIP start, and the answer
     should the solver stop before it has a valid plan of its own (Constr only)."""
     if not built.constr:
         return None
-    best: Mapping | None = None
+    best: TreeMapping | None = None
     for name in PLACEMENTS:
         try:
             mapping = run(name, data, seed)
@@ -137,12 +142,13 @@ def tree_heuristic(name: str) -> SolveFn:
                                message=f"{name} failed: {exc}")
         return conclude(name, instance, _plan(mapping), SolveStatus.FEASIBLE, model="benoit",
                         started=budget.started, objective_metric="benoit_cost",
-                        info={"seed": options.seed, "processors": len(mapping.processors)})
+                        info=SolverReport(name, seed=options.seed,
+                                          counters={"processors": len(mapping.processors)}))
 
     return solve
 
 
-def _plan(mapping: Mapping) -> Plan:
+def _plan(mapping: TreeMapping) -> Plan:
     ids = [f"p{j + 1}" for j in range(len(mapping.processors))]
     return Plan.model_validate({
         "placement": {op: {ids[j]: 1} for j, proc in enumerate(mapping.processors)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from streamplace.model.network import Network
 from streamplace.solve.linear import LinearModel
-from streamplace.solve.tree import TreeData
+from streamplace.solve.tree_data import TreeData
 
 
 @dataclass

@@ -1,0 +1,105 @@
+"""The seams between layers: imports run one way, modules stay readable, every solver status
+has one documented meaning, the catalog and the docs agree."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import networkx as nx
+import pytest
+
+from streamplace.cli.listing import methods_markdown, statuses_markdown
+from streamplace.solve.mip import StatusMeaning
+
+from .conftest import ROOT
+
+PACKAGE = ROOT / "streamplace"
+LONG_MODULE = "long module:"  # a comment that says why a module is longer than ~300 lines
+
+
+def _module(path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> nx.DiGraph:
+    """Every import between the package's modules, including imports inside functions."""
+    modules = {_module(p): p for p in PACKAGE.rglob("*.py")}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                subs = [f"{node.module}.{a.name}" for a in node.names
+                        if f"{node.module}.{a.name}" in modules]
+                targets += subs
+                if len(subs) < len(node.names):
+                    targets.append(node.module)
+            elif isinstance(node, ast.Import):
+                targets += [a.name for a in node.names]
+            graph.add_edges_from((name, t) for t in targets if t in modules and t != name)
+    return graph
+
+
+def test_the_import_graph_has_no_circle():
+    assert list(nx.simple_cycles(_imports())) == []
+
+
+def test_layers_import_downwards_only():
+    """cli -> solve/io -> model -> errors: no module imports a layer above its own."""
+    rank = {"__main__": 4, "cli": 3, "solve": 2, "io": 2, "model": 1}
+
+    def layer(module: str) -> int:
+        parts = module.split(".")
+        return rank.get(parts[1], 0) if len(parts) > 1 else 0
+
+    upward = [(a, b) for a, b in _imports().edges if layer(b) > layer(a)]
+    assert upward == []
+
+
+def test_modules_are_small_enough_to_read_in_one_sitting():
+    long = [str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py")
+            if len(p.read_text().splitlines()) > 310 and LONG_MODULE not in p.read_text()]
+    assert long == []
+
+
+def test_method_modules_never_import_the_registry():
+    graph = _imports()
+    importers = set(graph.predecessors("streamplace.solve.registry"))
+    assert importers <= {"streamplace.solve", "streamplace.cli.options", "streamplace.cli.solve",
+                         "streamplace.cli.compare", "streamplace.cli.listing"}
+
+
+def test_every_highs_status_has_one_documented_meaning():
+    import highspy
+
+    from streamplace.solve.highs import HIGHS_STATUSES
+
+    names = list(highspy.HighsModelStatus.__members__)
+    assert sorted(HIGHS_STATUSES) == sorted(names)
+    meanings = [(m.with_plan, m.without_plan, m.explanation) for m in HIGHS_STATUSES.values()]
+    assert len(set(meanings)) == len(meanings)  # distinct outcomes
+    assert HIGHS_STATUSES["kUnboundedOrInfeasible"].without_plan.value != "infeasible"
+    for limit in ("kIterationLimit", "kSolutionLimit", "kMemoryLimit", "kInterrupt"):
+        assert HIGHS_STATUSES[limit].with_plan.value != "time_limit", limit
+
+
+def test_every_cbc_status_has_one_meaning():
+    import pulp
+
+    from streamplace.solve.cbc import CBC_STATUSES
+
+    assert sorted(CBC_STATUSES) == sorted(pulp.LpSolution.values())
+    assert CBC_STATUSES["Solution Found"].with_plan.value != "optimal"
+    assert all(isinstance(m, StatusMeaning) for m in CBC_STATUSES.values())
+
+
+@pytest.mark.parametrize(("doc", "name", "body"), [
+    ("cli.md", "methods", methods_markdown), ("models.md", "statuses", statuses_markdown)])
+def test_generated_tables_in_the_docs_are_current(doc, name, body):
+    text = (ROOT / "docs" / doc).read_text()
+    found = re.search(f"<!-- {name}:start -->\n(.*?)<!-- {name}:end -->", text, re.S)
+    assert found is not None and found.group(1) == body(), \
+        f"docs/{doc}'s {name} table drifted: run `make golden`"
