@@ -20,7 +20,7 @@ from pathlib import Path
 from streamplace.io.readers import read_instance, read_objective
 from streamplace.model.objective import Objective
 from streamplace.solve import (
-    Formulation,
+    FormulationName,
     Instance,
     MipSolver,
     SolveOptions,
@@ -38,7 +38,7 @@ SCALE = [(6, 8, 2), (6, 8, 3), (10, 10, 2), (10, 12, 3), (15, 12, 3), (20, 15, 2
 
 def run(inst: Instance, formulation: str, solver: str, time_limit: float) -> SolveResult:
     return get_method("odrp").solve(inst, SolveOptions(
-        time_limit=time_limit, gap=1e-6, formulation=Formulation(formulation),
+        time_limit=time_limit, gap=1e-6, formulation=FormulationName(formulation),
         solver=MipSolver(solver)))
 
 

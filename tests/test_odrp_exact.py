@@ -16,7 +16,7 @@ from streamplace.model.application import Operator
 from streamplace.model.evaluate import evaluate
 from streamplace.model.objective import Objective
 from streamplace.solve import (
-    Formulation,
+    FormulationName,
     Instance,
     MipSolver,
     SolveOptions,
@@ -75,7 +75,7 @@ def test_compact_and_multiset_match_brute_force(seed):
     expected = brute_force(instance)
     for formulation in ("compact", "multiset"):
         result = get_method("odrp").solve(
-            instance, SolveOptions(gap=0.0, formulation=Formulation(formulation)))
+            instance, SolveOptions(gap=0.0, formulation=FormulationName(formulation)))
         if expected is None:
             assert result.status == SolveStatus.INFEASIBLE, formulation
             continue

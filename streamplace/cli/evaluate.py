@@ -38,6 +38,6 @@ def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanAr
         document={"command": "evaluate", "application": app_.name, "infrastructure": infra.name,
                   "feasible": ev.feasible, "complete": ev.complete, "metrics": ev.metrics(),
                   "violations": [v.to_json() for v in ev.violations], "warnings": warnings,
-                  "evaluation": ev.to_dict(), "plan": plan_document(plan_, ev)},
+                  "evaluation": ev.to_json(), "plan": plan_document(plan_, ev)},
         show=lambda con: render_evaluation(con, ev, f"{app_.name} on {infra.name}: plan {plan}"),
         warnings=warnings), json_=json_, quiet=quiet)

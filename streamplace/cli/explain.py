@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
     AppArg,
@@ -36,12 +34,6 @@ def explain_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg
     ev = ex.evaluation
     warnings = application_warnings(app_) + ev.warnings
     emit(Emission(
-        document={"command": "explain", "metrics": ev.metrics(),
-                  "utility": asdict(ev.utility) if ev.utility else None,
-                  "critical_path": ev.odrp.critical_path if ev.odrp else None,
-                  "operators": [asdict(o) for o in ex.operators],
-                  "binding": [asdict(b) for b in ex.binding],
-                  "what_if": [asdict(w) for w in ex.what_if], "notes": ex.notes,
-                  "violations": [v.to_json() for v in ev.violations], "warnings": warnings},
+        document={"command": "explain", **ex.to_json(), "warnings": warnings},
         show=lambda con: render_explanation(con, ex, f"{app_.name} on {infra.name}: why {plan}"),
         warnings=warnings), json_=json_, quiet=quiet or json_)

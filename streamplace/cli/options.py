@@ -19,7 +19,7 @@ from streamplace.model.objective import NetworkMetric, Objective, Weights
 from streamplace.model.plan import Plan
 from streamplace.model.units import Dimension, UnitError, parse_quantity
 from streamplace.solve.method import Method, Setting, Value
-from streamplace.solve.registry import model_of
+from streamplace.solve.registry import model_of, read_options
 from streamplace.solve.result import HighsValue, MipSolver
 
 _WEIGHT_KEYS = {"r": "response_time", "a": "availability", "c": "cost", "z": "network",
@@ -128,32 +128,26 @@ def check_applies(method: Method, given: Mapping[Setting, object]) -> None:
 
 def method_options(method: Method, pairs: list[str], solver: MipSolver,
                    ) -> tuple[dict[str, Value], dict[str, HighsValue]]:
-    """``--solver-option name=value`` pairs split into the method's own parameters (typed,
-    checked) and HiGHS options (typed as HiGHS declares them)."""
-    params: dict[str, Value] = {}
-    highs: dict[str, HighsValue] = {}
+    """``--solver-option name=value`` pairs, read by the catalog (:func:`read_options`)."""
+    given: list[tuple[str, str]] = []
     for pair in pairs:
         name, sep, raw = (part.strip() for part in pair.partition("="))
         if not sep or not name:
             raise InputError.single(f"cannot read solver option {pair!r}", "write name=value",
                                     path="--solver-option")
-        if name in params or name in highs:
-            raise InputError.single(f"{name} is given twice", "give it once",
-                                    path=f"--solver-option {name}")
-        param = method.param(name)
-        if param is not None:
-            params[name] = param.read(raw)
-        elif method.highs and solver == MipSolver.HIGHS:
-            from streamplace.solve.highs import read_highs_option
+        given.append((name, raw))
+    return read_options(method, given, solver)
 
-            highs[name] = read_highs_option(name, raw)
-        else:
-            fix = method.parameter_hint(name)
-            if method.highs:
-                fix += "; HiGHS options apply with --solver highs"
-            raise InputError.single(f"{method.name} has no parameter {name!r}", fix,
-                                    path=f"--solver-option {name}")
-    return params, highs
+
+def model_format(path: str | None) -> str | None:
+    """``mps`` or ``lp`` from a --dump-model file name."""
+    if path is None:
+        return None
+    suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if suffix not in ("mps", "lp"):
+        raise InputError.single(f"cannot tell the model format of {path!r}",
+                                "name the file *.mps or *.lp", path="--dump-model")
+    return suffix
 
 
 def read_plan(path: str, app: Application, infra: Infrastructure) -> Plan:

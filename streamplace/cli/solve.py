@@ -30,7 +30,7 @@ from streamplace.io.readers import read_instance
 from streamplace.io.writers import dumps, format_for, plan_document
 from streamplace.model.checks import application_warnings
 from streamplace.model.network import Network
-from streamplace.solve import Formulation, Instance, MipSolver, Setting, SolveOptions
+from streamplace.solve import FormulationName, Instance, MipSolver, Setting, SolveOptions
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.registry import applicable
 from streamplace.solve.result import SolveResult, SolveStatus
@@ -42,7 +42,7 @@ def solve_command(
     method: Annotated[str, typer.Option("--method", "-m", help="A method of `streamplace "
                                         "methods`.")] = "odrp",
     objective: ObjectiveOpt = None, weights: WeightsOpt = None, network_metric: MetricOpt = None,
-    formulation: Annotated[Formulation | None, typer.Option(
+    formulation: Annotated[FormulationName | None, typer.Option(
         help="ILP form for odrp/odp: compact (default) or multiset (the paper's eqs. 21-32).",
     )] = None,
     solver: Annotated[MipSolver | None, typer.Option(
@@ -57,11 +57,15 @@ def solve_command(
     solver_option: Annotated[list[str] | None, typer.Option(
         "--solver-option", help="name=value (repeatable): a parameter of the method (see "
                                 "`streamplace methods`) or a HiGHS option.")] = None,
+    dump_model: Annotated[str | None, typer.Option(
+        "--dump-model", help="Also write the integer program (odrp, odp, benoit) as HiGHS "
+                             "writes it: FILE.mps or FILE.lp.")] = None,
     output: OutputOpt = None, format_: FormatOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Solve: choose replicas and nodes for every operator, write the plan."""
-    check_outputs([output], [application, infrastructure, objective, start], json_)
+    check_outputs([output, dump_model], [application, infrastructure, objective, start], json_)
+    dump_format = opts.model_format(dump_model)
     opts.check_settings(time_limit, gap, threads, seed)
     app_, infra = read_instance(application, infrastructure)
     instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric))
@@ -73,6 +77,10 @@ def solve_command(
             Setting.SOLVER: solver, Setting.START: start})
         params, highs = opts.method_options(chosen, solver_option or [],
                                             solver or MipSolver.HIGHS)
+        if dump_model and not chosen.highs:
+            raise InputError.single(f"--dump-model does not apply to {chosen.name}: it builds "
+                                    "no integer program", "drop it, or use odrp, odp or benoit",
+                                    path="--dump-model")
     except InputError as exc:
         raise opts.as_flags(exc) from None
     start_plan = opts.read_plan(start, app_, infra) if start else None
@@ -82,13 +90,19 @@ def solve_command(
         try:
             result = chosen.solve(instance, SolveOptions(
                 time_limit=remaining(time_limit), gap=gap, seed=seed or 0, threads=threads,
-                formulation=formulation or Formulation.COMPACT,
+                formulation=formulation or FormulationName.COMPACT,
                 solver=solver or MipSolver.HIGHS, start=start_plan, params=params,
                 highs=highs, progress=progress, stop=stop))
         except InputError as exc:
             raise opts.as_flags(exc) from None
-    emit(_emission(result, instance, chosen.model == "benoit", output, format_, json_, stop),
-         json_=json_, quiet=quiet)
+    emission = _emission(result, instance, chosen.model == "benoit", output, format_, json_,
+                         stop)
+    if dump_model and dump_format and result.program is not None:
+        from streamplace.solve.highs import model_text
+
+        emission.outputs.append(Output(dump_model, model_text(result.program, dump_format)))
+        emission.notes.append(f"model written to {dump_model}")
+    emit(emission, json_=json_, quiet=quiet)
 
 
 def _emission(result: SolveResult, instance: Instance, tree: bool, output: str | None,
@@ -96,10 +110,7 @@ def _emission(result: SolveResult, instance: Instance, tree: bool, output: str |
     ev = result.evaluation
     document = plan_document(result.plan, ev) if result.plan is not None else None
     emission = Emission(
-        document={"command": "solve", "method": result.method, "status": result.status.value,
-                  "objective": result.objective, "bound": result.bound, "gap": result.gap,
-                  "seconds": result.seconds, "message": result.message,
-                  "metrics": ev.metrics() if ev else None, "plan": document,
+        document={"command": "solve", **result.to_json(), "plan": document,
                   "warnings": application_warnings(instance.app)},
         show=lambda con: render_solve(con, result, ev, Network(instance.infra).processors,
                                       tree=tree),

@@ -64,7 +64,7 @@ def validate_command(
 
     emit(Emission(
         document={"command": "validate", "passed": passed, "metrics": ev.metrics(),
-                  "checks": [c.__dict__ for c in checks],
+                  "checks": [c.to_json() for c in checks],
                   "violations": [v.to_json() for v in ev.violations], "warnings": warnings},
         outputs=outputs, show=show, warnings=warnings, code=0 if passed else EXIT_NO),
         json_=json_, quiet=quiet)

@@ -6,7 +6,8 @@ operator's replicas changed (one replica moved, added or removed), so its delta 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
@@ -57,6 +58,16 @@ class Explanation:
     binding: list[Binding] = field(default_factory=list)
     what_if: list[WhatIf] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        ev = self.evaluation
+        return {"metrics": ev.metrics(),
+                "utility": asdict(ev.utility) if ev.utility else None,
+                "critical_path": ev.odrp.critical_path if ev.odrp else None,
+                "operators": [asdict(o) for o in self.operators],
+                "binding": [asdict(b) for b in self.binding],
+                "what_if": [asdict(w) for w in self.what_if], "notes": self.notes,
+                "violations": [v.to_json() for v in ev.violations]}
 
 
 def explain(app: Application, infra: Infrastructure, plan: Plan,

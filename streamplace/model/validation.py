@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from streamplace.model.application import Application
 from streamplace.model.evaluate.report import Evaluation
@@ -34,6 +35,10 @@ class Check:
     passed: bool
     message: str
     details: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"group": self.group, "name": self.name, "passed": self.passed,
+                "message": self.message, "details": list(self.details)}
 
 
 def run_checks(evaluation: Evaluation, thresholds: Thresholds, plan: Plan,

@@ -3,7 +3,7 @@
 from streamplace.solve.method import Method, Param, Setting
 from streamplace.solve.registry import applicable, get_method, method_names, methods
 from streamplace.solve.result import (
-    Formulation,
+    FormulationName,
     Instance,
     MipSolver,
     SolveOptions,
@@ -11,6 +11,6 @@ from streamplace.solve.result import (
     SolveStatus,
 )
 
-__all__ = ["Formulation", "Instance", "Method", "MipSolver", "Param", "Setting",
+__all__ = ["FormulationName", "Instance", "Method", "MipSolver", "Param", "Setting",
            "SolveOptions", "SolveResult", "SolveStatus", "applicable", "get_method",
            "method_names", "methods"]

@@ -12,6 +12,7 @@ request reaches HiGHS through its interrupt callbacks, and HiGHS returns its inc
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -29,7 +30,7 @@ POLL = 0.05  # seconds between looks at the stop request while HiGHS runs
 
 
 # HiGHS options streamplace sets from its own settings (Setting values): given through
-# --solver-option they would be silently overridden, so they are refused
+# options they would be silently overridden, so they are refused
 SET_BY_SETTINGS = {"time_limit": "time_limit", "mip_rel_gap": "gap", "random_seed": "seed",
                    "threads": "threads"}
 
@@ -38,6 +39,34 @@ def highspy_ok() -> Any:
     import highspy
 
     return highspy.HighsStatus.kOk
+
+
+def model_text(model: LinearModel, fmt: str) -> str:
+    """The model as HiGHS writes it: ``mps`` (free MPS) or ``lp`` (CPLEX LP format), for
+    inspecting it or solving it elsewhere."""
+    import tempfile
+
+    import highspy
+
+    h = highspy.Highs()
+    h.silent()
+    lp = _highs_lp(highspy, model)
+    lp.col_names_ = [re.sub(r"\s+", "_", name).replace("[", "(").replace("]", ")")
+                     for name in model.names]  # as LP and MPS files allow names
+    seen: dict[str, int] = {}
+    rows = []
+    for family in model.row_family:  # rows named by family: capacity_(eq._23).4
+        seen[family] = seen.get(family, 0) + 1
+        rows.append(f"{re.sub(r'[^A-Za-z0-9()._-]+', '_', family)}.{seen[family]}")
+    lp.row_names_ = rows
+    if h.passModel(lp) != highspy.HighsStatus.kOk:
+        raise SolverError("HiGHS rejected the model")
+    with tempfile.TemporaryDirectory(prefix="streamplace-") as folder:
+        path = f"{folder}/model.{fmt}"
+        if h.writeModel(path) == highspy.HighsStatus.kError:
+            raise SolverError(f"HiGHS could not write the model as {fmt}")
+        with open(path, encoding="utf-8") as written:
+            return written.read()
 
 
 def read_highs_option(name: str, raw: str) -> HighsValue:
@@ -102,6 +131,20 @@ def solve_highs(model: LinearModel, options: SolveOptions,
     started = time.perf_counter()
     h = highspy.Highs()
     h.silent()
+    if h.passModel(_highs_lp(highspy, model)) != highspy.HighsStatus.kOk:
+        raise SolverError("HiGHS rejected the model")
+    build_seconds = time.perf_counter() - started
+    _set_options(h, options, budget)
+    if start is not None:
+        _set_start(h, start)
+    _subscribe(h, options.progress)
+    _solve_in_thread(h, budget)
+    return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options,
+                    budget)
+
+
+def _highs_lp(highspy: Any, model: LinearModel) -> Any:
+    """The model as one HighsLp, passed in bulk (row by row is quadratic in highspy)."""
     lp = highspy.HighsLp()
     lp.num_col_ = model.num_cols
     lp.num_row_ = model.num_rows
@@ -121,16 +164,7 @@ def solve_highs(model: LinearModel, options: SolveOptions,
     lp.a_matrix_.num_row_ = model.num_rows
     lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
                        for i in model.integer]
-    if h.passModel(lp) != highspy.HighsStatus.kOk:
-        raise SolverError("HiGHS rejected the model")
-    build_seconds = time.perf_counter() - started
-    _set_options(h, options, budget)
-    if start is not None:
-        _set_start(h, start)
-    _subscribe(h, options.progress)
-    _solve_in_thread(h, budget)
-    return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options,
-                    budget)
+    return lp
 
 
 def _solve_in_thread(h: Any, budget: Budget) -> None:

@@ -7,8 +7,10 @@ models, so nothing here calls a solver.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,6 +33,8 @@ class LinearModel:
     names: list[str] = field(default_factory=list)
     row_lo: list[float] = field(default_factory=list)
     row_hi: list[float] = field(default_factory=list)
+    row_family: list[str] = field(default_factory=list)  # the family of each row
+    _family: str = "other"
     _rows: list[int] = field(default_factory=list)
     _cols: list[int] = field(default_factory=list)
     _vals: list[float] = field(default_factory=list)
@@ -65,7 +69,7 @@ class LinearModel:
         return self.var(name, 0.0, 1.0, cost, integer=True)
 
     def row(self, cols: Sequence[int], vals: Sequence[float], lo: float = -INF,
-            hi: float = INF, normalise: bool = False) -> int:
+            hi: float = INF, normalise: bool = False, family: str | None = None) -> int:
         """Add ``lo <= sum vals[k] * x[cols[k]] <= hi``; zero coefficients are dropped.
 
         ``normalise`` divides the row by its largest coefficient: capacity rows in bytes/s or
@@ -78,6 +82,7 @@ class LinearModel:
                 vals = [v / top for v in vals]
                 lo, hi = lo / top, hi / top
         index = len(self.row_lo)
+        self.row_family.append(family or self._family)
         for c, v in zip(cols, vals, strict=True):
             if v != 0.0:
                 self._rows.append(index)
@@ -86,6 +91,16 @@ class LinearModel:
         self.row_lo.append(lo)
         self.row_hi.append(hi)
         return index
+
+    @contextlib.contextmanager
+    def family(self, name: str) -> Iterator[None]:
+        """Rows added meanwhile count as family ``name`` (``capacity``, ``eq. 22`` ...), so
+        a model can be counted and inspected by group."""
+        outer, self._family = self._family, name
+        try:
+            yield
+        finally:
+            self._family = outer
 
     def add_cost(self, col: int, value: float) -> None:
         self.cost[col] += value
@@ -111,4 +126,5 @@ class LinearModel:
         return float(np.dot(self.cost, x)) + self.offset
 
     def size(self) -> ModelSize:
-        return ModelSize(self.num_cols, self.num_integer, self.num_rows, self.num_nonzeros)
+        return ModelSize(self.num_cols, self.num_integer, self.num_rows, self.num_nonzeros,
+                         dict(sorted(Counter(self.row_family).items())))

@@ -57,7 +57,7 @@ class Param:
     high: float | None = None
 
     def read(self, raw: str) -> Value:
-        """The value of ``raw`` text (from ``--solver-option name=value``), checked."""
+        """The value of ``raw`` text (a command line's ``name=value``), checked."""
         text = raw.strip()
         if self.kind is str:
             return self.check(text)
@@ -110,7 +110,7 @@ class Method:
     solve: SolveFn = field(repr=False, compare=False)
     settings: frozenset[Setting] = frozenset({Setting.TIME_LIMIT})
     params: tuple[Param, ...] = ()
-    highs: bool = False  # takes HiGHS options (--solver-option) when solving with HiGHS
+    highs: bool = False  # builds an integer program; takes HiGHS options when HiGHS solves
     cycles: bool = False
     replication: bool = False
     trees: bool = False

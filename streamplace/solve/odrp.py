@@ -15,6 +15,7 @@ from streamplace.model.evaluate.constraints import placement_violations
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget, Stopped
 from streamplace.solve.conclude import conclude
+from streamplace.solve.ilp import Formulation
 from streamplace.solve.ilp.odrp_compact import build_compact
 from streamplace.solve.ilp.odrp_compact import estimated_columns as estimate_compact
 from streamplace.solve.ilp.odrp_data import OdrpData, prepare
@@ -25,7 +26,7 @@ from streamplace.solve.method import Method, Setting, acyclic
 from streamplace.solve.mip import MipOutcome
 from streamplace.solve.report import SolverReport
 from streamplace.solve.result import (
-    Formulation,
+    FormulationName,
     Instance,
     MipSolver,
     SolveOptions,
@@ -47,7 +48,7 @@ def solve_odp(instance: Instance, options: SolveOptions) -> SolveResult:
 def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
                 single_replica: bool) -> SolveResult:
     budget = options.budget()
-    formulation = Formulation(options.formulation)
+    formulation = FormulationName(options.formulation)
     try:
         data = prepare(instance, single_replica)
     except InfeasibleError as exc:
@@ -55,17 +56,23 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
     _refuse_huge(data, formulation)
     start_plan = options.start or _baseline_start(instance, data)
     try:
-        built = build_compact(data, budget) if formulation == Formulation.COMPACT \
+        built = build_compact(data, budget) if formulation == FormulationName.COMPACT \
             else build_multiset(data, budget)
     except Stopped:
         return _stopped(method, instance, budget, start_plan,
                         SolverReport(method, build_seconds=round(budget.elapsed(), 3),
                                      counters={"formulation": formulation.value}))
+    result = _solve_built(instance, options, method, budget, built, start_plan)
+    return replace(result, program=built.model)
+
+
+def _solve_built(instance: Instance, options: SolveOptions, method: str, budget: Budget,
+                 built: Formulation, start_plan: Plan | None) -> SolveResult:
     build_seconds = budget.elapsed()
     start = built.start_from(start_plan) if start_plan is not None else None
     outcome = _run_mip(built.model, options, start, budget)
     info = replace(outcome.report, build_seconds=round(build_seconds, 3)).counting(
-        formulation=formulation.value)
+        formulation=options.formulation.value)
     if outcome.status == SolveStatus.INFEASIBLE:
         return SolveResult.infeasible(method, ["no plan satisfies the capacity, candidate, "
                                                "stability and routing constraints together"],
@@ -77,8 +84,7 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
         status = outcome.status if outcome.status != SolveStatus.OPTIMAL else SolveStatus.ERROR
         return SolveResult(status, method, seconds=budget.elapsed(), solver=info,
                            bound=outcome.bound, message=outcome.message or "the solver failed")
-    plan = Plan.model_validate({"placement": built.decode(outcome.values), "bounds_used": {
-        t: list(b) for t, b in data.bounds.items()}})
+    plan = built.decode(outcome.values)
     return conclude(method, instance, plan, outcome.status, model="odrp",
                     started=budget.started,
                     bound=outcome.bound, gap=outcome.gap, info=info,
@@ -106,9 +112,9 @@ def _baseline_start(instance: Instance, data: OdrpData) -> Plan | None:
     return None
 
 
-def _refuse_huge(data: OdrpData, formulation: Formulation) -> None:
+def _refuse_huge(data: OdrpData, formulation: FormulationName) -> None:
     """A model that cannot fit in memory is bad input, said before any of it is built."""
-    compact = formulation == Formulation.COMPACT
+    compact = formulation == FormulationName.COMPACT
     estimate = (estimate_compact if compact else estimate_multiset)(data)
     if estimate <= MAX_COLUMNS:
         return

@@ -14,8 +14,8 @@ from functools import cache
 
 from streamplace.errors import InputError
 from streamplace.model.plan import ModelFamily
-from streamplace.solve.method import Method
-from streamplace.solve.result import Instance, SolveOptions, SolveResult
+from streamplace.solve.method import Method, Value
+from streamplace.solve.result import HighsValue, Instance, MipSolver, SolveOptions, SolveResult
 
 
 @cache
@@ -62,6 +62,32 @@ def model_of(name: str) -> ModelFamily | None:
     """The model family of the method called ``name``, when one entry has that name."""
     entries = {m.model for m in methods() if m.name == name}
     return next(iter(entries)) if len(entries) == 1 else None
+
+
+def read_options(method: Method, given: list[tuple[str, str]], solver: MipSolver,
+                 ) -> tuple[dict[str, Value], dict[str, HighsValue]]:
+    """Options given as text (name, value), split into the method's own parameters (typed
+    and checked by their declarations) and HiGHS options (typed as HiGHS declares them);
+    an unknown or ill-typed name is an InputError with a hint, located at the name."""
+    params: dict[str, Value] = {}
+    highs: dict[str, HighsValue] = {}
+    for name, raw in given:
+        if name in params or name in highs:
+            raise InputError.single(f"{name} is given twice", "give it once", path=name)
+        param = method.param(name)
+        if param is not None:
+            params[name] = param.read(raw)
+        elif method.highs and solver == MipSolver.HIGHS:
+            from streamplace.solve.highs import read_highs_option
+
+            highs[name] = read_highs_option(name, raw)
+        else:
+            fix = method.parameter_hint(name)
+            if method.highs:
+                fix += "; HiGHS options apply when HiGHS solves"
+            raise InputError.single(f"{method.name} has no parameter {name!r}", fix,
+                                    path=name)
+    return params, highs
 
 
 def applicable(name: str, instance: Instance) -> Method:

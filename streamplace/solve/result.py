@@ -11,7 +11,7 @@ import enum
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from streamplace.model.application import Application
 from streamplace.model.evaluate import Evaluation
@@ -20,6 +20,7 @@ from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.plan import SolveStatus as SolveStatus  # one status type, shared
 from streamplace.solve.budget import Budget, StopRequest
+from streamplace.solve.linear import LinearModel
 from streamplace.solve.progress import ProgressFn, no_progress
 from streamplace.solve.report import SolverReport
 
@@ -35,7 +36,7 @@ class Instance:
     objective: Objective = field(default_factory=Objective)
 
 
-class Formulation(enum.StrEnum):
+class FormulationName(enum.StrEnum):
     """How ``odrp``/``odp`` write the integer program (docs/models.md, "ODRP")."""
 
     COMPACT = "compact"
@@ -61,7 +62,7 @@ class SolveOptions:
     gap: float | None = None
     seed: int = 0
     threads: int | None = None
-    formulation: Formulation = Formulation.COMPACT
+    formulation: FormulationName = FormulationName.COMPACT
     solver: MipSolver = MipSolver.HIGHS
     start: Plan | None = None
     params: Mapping[str, object] = field(default_factory=dict)
@@ -94,6 +95,7 @@ class SolveResult:
     solver: SolverReport = field(default_factory=lambda: SolverReport("none"))
     reasons: tuple[str, ...] = ()  # INFEASIBLE: what a person can change, one per line
     evaluation: Evaluation | None = field(default=None, repr=False, compare=False)
+    program: LinearModel | None = field(default=None, repr=False, compare=False)  # the ILP
 
     @classmethod
     def infeasible(cls, method: str, reasons: list[str] | tuple[str, ...], seconds: float,
@@ -107,6 +109,14 @@ class SolveResult:
             raise ValueError(f"a {self.status} result needs a plan")
         if self.status in (SolveStatus.INFEASIBLE, SolveStatus.ERROR) and self.plan is not None:
             raise ValueError(f"a {self.status} result has no plan")
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as ``solve --json`` reports it (the plan itself is added by the caller,
+        in the file format)."""
+        return {"method": self.method, "status": self.status.value,
+                "objective": self.objective, "bound": self.bound, "gap": self.gap,
+                "seconds": self.seconds, "message": self.message,
+                "metrics": self.evaluation.metrics() if self.evaluation else None}
 
     @property
     def gap(self) -> float | None:

@@ -60,7 +60,7 @@ def tree_data(instance: Instance, need_catalog: bool) -> TreeData:
     if need_catalog and not infra.catalog:
         problems.append(infra.problem("catalog", "this heuristic buys processors (Constr) but "
                                       "the infrastructure has no catalog",
-                                      "add a catalog, or use --method benoit for Non-Constr"))
+                                      "add a catalog, or use the method benoit for Non-Constr"))
     graph = build_graph(app)
     order = graph.topological_order()
     parent: dict[str, str | None] = {o: None for o in order}

@@ -6,9 +6,12 @@ Costs reported are the evaluator's (docs/models.md), computed on the decoded pla
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from streamplace.model.evaluate import evaluate
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
+from streamplace.solve.budget import Budget
 from streamplace.solve.conclude import conclude
 from streamplace.solve.heuristics.tree_placement import (
     PLACEMENTS,
@@ -16,7 +19,7 @@ from streamplace.solve.heuristics.tree_placement import (
     TreeMapping,
     run,
 )
-from streamplace.solve.ilp.tree_platform import BenoitModel, add_link_rows, build_benoit, start_from
+from streamplace.solve.ilp.tree_platform import BenoitModel, add_link_rows, build_benoit
 from streamplace.solve.method import Method, Setting, SolveFn, bought_tree, tree
 from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
@@ -33,11 +36,19 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     if reasons:
         return SolveResult.infeasible("benoit", reasons, budget.elapsed())
     built = build_benoit(data, network)
-    fallback = _heuristic_mapping(built, data, options.seed)
-    start = None if fallback is None else start_from(
-        built, data, [(p.group, p.cls.id) for p in fallback.processors], fallback.downloads)
+    mapping = _heuristic_mapping(built, data, options.seed)
+    fallback = _plan(mapping) if mapping is not None else None
+    result = _solve_rounds(instance, options, budget, built, data, network, fallback)
+    return replace(result, program=built.model)
+
+
+def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
+                  built: BenoitModel, data: TreeData, network: Network,
+                  fallback: Plan | None) -> SolveResult:
+    """Solve, add the processor-link rows the solution overloads, solve again."""
     from streamplace.solve.highs import solve_highs
 
+    start = built.start_from(fallback) if fallback is not None else None
     info = SolverReport("benoit")
     for round_ in range(1, MAX_ROUNDS + 1):
         outcome = solve_highs(built.model, options, start=start, budget=budget)
@@ -48,9 +59,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
                 budget.elapsed(), info)
         plan = None
         if outcome.values is not None:
-            placement, purchased, downloads = built.decode(outcome.values)
-            plan = Plan.model_validate({"placement": placement, "purchased": purchased,
-                                        "downloads": downloads, "method": "benoit"})
+            plan = built.decode(outcome.values)
             ev = evaluate(instance.app, instance.infra, plan, instance.objective)
             overloaded = [v for v in ev.violations if v.constraint == "benoit.processor_link"]
             if not overloaded:
@@ -66,7 +75,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
         if outcome.status.stopped_early:
             # the solver's incumbent is missing or overloads a link it had no row for yet
             if fallback is not None:
-                return conclude("benoit", instance, _plan(fallback), outcome.status, model="benoit",
+                return conclude("benoit", instance, fallback, outcome.status, model="benoit",
                                 started=budget.started, objective_metric="benoit_cost",
                                 bound=outcome.bound, info=info)
             reason = outcome.message or ("interrupted" if budget.interrupted

@@ -215,7 +215,7 @@ class Evaluation:
             out["path_cost"] = self.paths.cost
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         data = asdict(self) | {"feasible": self.feasible, "metrics": self.metrics()}
         data["violations"] = [v.to_json() for v in self.violations]
         return data

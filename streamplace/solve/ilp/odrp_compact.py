@@ -31,25 +31,29 @@ from dataclasses import dataclass, field
 from streamplace.model.plan import Plan
 from streamplace.model.replicas import per_node_cap
 from streamplace.solve.budget import Budget
+from streamplace.solve.ilp.odrp_cuts import landmark_potentials, transport_bound
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.linear import LinearModel
 
 
 @dataclass
 class CompactModel:
+    """The compact formulation (a :class:`~streamplace.solve.ilp.Formulation`)."""
+
     model: LinearModel
+    bounds_used: dict[str, list[float]]
     t: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
     c: dict[tuple[str, int], int] = field(default_factory=dict)
     # t indexed by (operator, node): [(m, a, column)], so rows are built without scans
     cells: dict[tuple[str, str], list[tuple[int, int, int]]] = field(default_factory=dict)
 
-    def decode(self, values: Sequence[float]) -> dict[str, dict[str, int]]:
+    def decode(self, values: Sequence[float]) -> Plan:
         placement: dict[str, dict[str, int]] = {}
         for (op, u, _m, _a), col in self.t.items():
             if values[col] > 0.5:
                 placement.setdefault(op, {})
                 placement[op][u] = placement[op].get(u, 0) + 1
-        return placement
+        return Plan.model_validate({"placement": placement, "bounds_used": self.bounds_used})
 
     def start_from(self, plan: Plan) -> list[float | None]:
         """Values of the integer columns for a given plan (a MIP start)."""
@@ -65,7 +69,7 @@ class CompactModel:
 def build_compact(data: OdrpData, budget: Budget | None = None) -> CompactModel:
     """Build the model; raises :class:`Stopped` when ``budget`` runs out meanwhile."""
     check = budget.check if budget is not None else _never
-    out = CompactModel(data.new_model())
+    out = CompactModel(data.new_model(), data.bounds_used())
     m_ = out.model
     scales = data.scales
     need_latency = scales["response_time"].slope != 0
@@ -78,7 +82,7 @@ def build_compact(data: OdrpData, budget: Budget | None = None) -> CompactModel:
         for m in counts:
             out.c[(op.id, m)] = col = m_.binary(f"c[{op.id},{m}]", data.count_cost(op, m))
             choose.append(col)
-        m_.row(choose, [1.0] * len(choose), 1.0, 1.0)
+        m_.row(choose, [1.0] * len(choose), 1.0, 1.0, family="replica count")
         for u in cands:
             z[(op.id, u)] = m_.var(f"z[{op.id},{u}]", 0.0, 1.0)
         for m in counts:
@@ -91,23 +95,28 @@ def build_compact(data: OdrpData, budget: Budget | None = None) -> CompactModel:
                     cols.append(col)
                     vals.append(1.0)
                     if prev is not None:
-                        m_.row([col, prev], [1.0, -1.0], hi=0.0)
+                        m_.row([col, prev], [1.0, -1.0], hi=0.0, family="thermometer order")
                     prev = col
-                m_.row([z[(op.id, u)], out.t[(op.id, u, m, 1)]], [1.0, -1.0], lo=0.0)
-            m_.row(cols, vals, 0.0, 0.0)
+                m_.row([z[(op.id, u)], out.t[(op.id, u, m, 1)]], [1.0, -1.0], lo=0.0,
+                       family="node use")
+            m_.row(cols, vals, 0.0, 0.0, family="replica count")
         for u in cands:  # z >= p = U_i(u)/|U_i|: valid, and it tightens the delay rows' LP
             cells = out.cells.get((op.id, u), [])
             m_.row([z[(op.id, u)], *(col for _m, _a, col in cells)],
-                   [1.0, *(-1.0 / m for m, _a, _col in cells)], lo=0.0)
-    _capacity(data, out)
-    _unreachable_pairs(data, m_, z)
+                   [1.0, *(-1.0 / m for m, _a, _col in cells)], lo=0.0, family="node use")
+    with m_.family("capacity (eq. 23)"):
+        _capacity(data, out)
+    with m_.family("unreachable pairs"):
+        _unreachable_pairs(data, m_, z)
     check()
     if need_latency:
         _response_time(data, out, z)
     check()
     if need_avail:
-        _availability(data, m_, z)
-    _network(data, out, check)
+        with m_.family("availability (eqs. 15-16)"):
+            _availability(data, m_, z)
+    with m_.family("traffic products (eqs. 5, 17-20)"):
+        _network(data, out, check)
     return out
 
 
@@ -167,120 +176,43 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
     for op in data.ops:
         lat[op.id] = col = m_.var(f"lat[{op.id}]")
         arrival[op.id] = m_.var(f"T[{op.id}]")
-        m_.row([arrival[op.id], col], [1.0, -1.0], lo=0.0)
+        m_.row([arrival[op.id], col], [1.0, -1.0], lo=0.0, family="arrival times (eqs. 8-9)")
         fastest = max(data.speedup(u) for u in data.cands[op.id])
         counts = data.counts[op.id]
-        # lat >= R_i(lambda/m) / S_max: a convex combination over the count chosen
-        m_.row([col, *(out.c[(op.id, m)] for m in counts)],
-               [1.0, *(-data.latency(op, m) / fastest for m in counts)], lo=0.0)
-        for u in data.cands[op.id]:
-            speed = data.speedup(u)
-            if op.service_rate is not None:
-                # one m at a time is active, so summing the per-count rows stays valid
-                cols = [out.t[(op.id, u, m, 1)] for m in counts]
-                m_.row([col, *cols], [1.0, *(-data.latency(op, m) / speed for m in counts)],
-                       lo=0.0)
-            elif op.latency:
-                m_.row([col, z[(op.id, u)]], [1.0, -op.latency / speed], lo=0.0)
+        with m_.family("latency (eq. 1)"):
+            # lat >= R_i(lambda/m) / S_max: a convex combination over the count chosen
+            m_.row([col, *(out.c[(op.id, m)] for m in counts)],
+                   [1.0, *(-data.latency(op, m) / fastest for m in counts)], lo=0.0)
+            for u in data.cands[op.id]:
+                speed = data.speedup(u)
+                if op.service_rate is not None:
+                    # one m at a time is active, so summing the per-count rows stays valid
+                    cols = [out.t[(op.id, u, m, 1)] for m in counts]
+                    m_.row([col, *cols],
+                           [1.0, *(-data.latency(op, m) / speed for m in counts)], lo=0.0)
+                elif op.latency:
+                    m_.row([col, z[(op.id, u)]], [1.0, -op.latency / speed], lo=0.0)
     r = m_.var("r", cost=data.scales["response_time"].slope)
-    potentials = _landmark_potentials(data, out)
+    potentials = landmark_potentials(data, out.model, out.cells)
     for s in data.streams:
         delay = m_.var(f"D[{s.source},{s.target}]")
-        for phi in potentials:  # D >= |phi_target - phi_source| (see _landmark_potentials)
-            m_.row([delay, phi[s.target], phi[s.source]], [1.0, -1.0, 1.0], lo=0.0)
-            m_.row([delay, phi[s.target], phi[s.source]], [1.0, 1.0, -1.0], lo=0.0)
-        for u in data.cands[s.source]:
-            for v in data.cands[s.target]:
-                d = data.link(u, v).delay
-                if 0 < d < float("inf"):
-                    m_.row([delay, z[(s.source, u)], z[(s.target, v)]], [1.0, -d, -d], lo=-d)
-        _transport_bound(data, out, s.source, s.target, delay)
+        with m_.family("landmark cuts"):
+            for phi in potentials:  # D >= |phi_target - phi_source| (odrp_cuts.py)
+                m_.row([delay, phi[s.target], phi[s.source]], [1.0, -1.0, 1.0], lo=0.0)
+                m_.row([delay, phi[s.target], phi[s.source]], [1.0, 1.0, -1.0], lo=0.0)
+        with m_.family("stream delay (eq. 4)"):
+            for u in data.cands[s.source]:
+                for v in data.cands[s.target]:
+                    d = data.link(u, v).delay
+                    if 0 < d < float("inf"):
+                        m_.row([delay, z[(s.source, u)], z[(s.target, v)]], [1.0, -d, -d],
+                               lo=-d)
+        with m_.family("transport cuts"):
+            transport_bound(data, out.model, out.cells, s.source, s.target, delay)
         m_.row([arrival[s.target], arrival[s.source], delay, lat[s.target]],
-               [1.0, -1.0, -1.0, -1.0], lo=0.0)
+               [1.0, -1.0, -1.0, -1.0], lo=0.0, family="arrival times (eqs. 8-9)")
     for sink in data.graph.sinks:
-        m_.row([r, arrival[sink]], [1.0, -1.0], lo=0.0)
-
-
-MAX_LANDMARKS = 4
-MAX_TRANSPORT_PAIRS = 144
-
-
-def _landmark_potentials(data: OdrpData, out: CompactModel) -> list[dict[str, int]]:
-    """Valid inequalities from the geometry of delays, one family per landmark node.
-
-    Let d'' be the metric closure of the symmetrised delays (shortest paths over
-    min(d(u,v), d(v,u))), so d >= d'' and d'' obeys the triangle inequality. For a landmark
-    l and phi_i = sum_u d''(l,u) p[i,u] (the mean distance of i's replicas from l), every
-    stream has D[k,i] >= max_{w,u} d''(w,u) >= |phi_i - phi_k|. Landmarks are the nodes
-    operators are pinned to, so along a pinned source-to-sink path the LP must pay for every
-    operator that capacity pushes away from the pinned node, as the integer plan does.
-    """
-    if all(len(data.cands[s.source]) * len(data.cands[s.target]) <= MAX_TRANSPORT_PAIRS
-           for s in data.streams):
-        return []  # the exact-for-one-replica transport rows are there and are stronger
-    pinned = [cands[0] for cands in data.cands.values() if len(cands) == 1]
-    landmarks = sorted(set(pinned), key=lambda u: (-pinned.count(u), u))[:MAX_LANDMARKS]
-    if not landmarks:
-        return []
-    nodes = sorted({u for cands in data.cands.values() for u in cands})
-    index = {u: k for k, u in enumerate(nodes)}
-    dist = [[0.0 if u == v else min(data.link(u, v).delay, data.link(v, u).delay)
-             for v in nodes] for u in nodes]
-    for w in range(len(nodes)):  # Floyd-Warshall: the metric closure
-        row_w = dist[w]
-        for a in range(len(nodes)):
-            via = dist[a][w]
-            if via == math.inf:
-                continue
-            row_a = dist[a]
-            for b in range(len(nodes)):
-                if via + row_w[b] < row_a[b]:
-                    row_a[b] = via + row_w[b]
-    m_ = out.model
-    potentials = []
-    for landmark in landmarks:
-        if landmark not in index:
-            continue
-        far = dist[index[landmark]]
-        phi: dict[str, int] = {}
-        for op in data.ops:
-            phi[op.id] = col = m_.var(f"phi[{landmark},{op.id}]")
-            cols, vals = [col], [1.0]
-            for u in data.cands[op.id]:
-                if 0 < far[index[u]] < math.inf:
-                    for m, _a, t in out.cells[(op.id, u)]:
-                        cols.append(t)
-                        vals.append(-far[index[u]] / m)
-            m_.row(cols, vals, 0.0, 0.0)
-        potentials.append(phi)
-    return potentials
-
-
-def _transport_bound(data: OdrpData, out: CompactModel, up: str, down: str, delay: int) -> None:
-    """A valid inequality that tightens the LP: D >= min-cost transport of p_up to p_down.
-
-    The cheapest coupling of the replica shares costs at most the all-to-all (product)
-    coupling, whose mean delay is at most the worst pair, so the row never cuts off a plan;
-    with one replica on each side it is exact. Without it, fractional placements would make
-    every stream look co-located.
-    """
-    m_ = out.model
-    if len(data.cands[up]) * len(data.cands[down]) > MAX_TRANSPORT_PAIRS:
-        return  # quadratic in nodes; at that size the landmark rows do most of its work
-    pairs = {(u, v): data.link(u, v).delay for u in data.cands[up] for v in data.cands[down]
-             if data.link(u, v).reachable}
-    if not any(d > 0 for d in pairs.values()):
-        return
-    flow = {pair: m_.var(f"f[{up},{down},{pair[0]},{pair[1]}]") for pair in pairs}
-    for side, op, cands in ((0, up, data.cands[up]), (1, down, data.cands[down])):
-        for node in cands:
-            cols = [col for pair, col in flow.items() if pair[side] == node]
-            vals = [1.0] * len(cols)
-            for m, _a, col in out.cells[(op, node)]:
-                cols.append(col)
-                vals.append(-1.0 / m)
-            m_.row(cols, vals, 0.0, 0.0)
-    m_.row([delay, *flow.values()], [1.0, *(-d for d in pairs.values())], lo=0.0)
+        m_.row([r, arrival[sink]], [1.0, -1.0], lo=0.0, family="response time (eq. 22)")
 
 
 def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]) -> None:

@@ -55,6 +55,10 @@ class OdrpData:
         """How m replicas of ``op`` move F through the cost term (eq. 2)."""
         return self.scales["cost"].slope * op.cost * op.billing_units * m
 
+    def bounds_used(self) -> dict[str, list[float]]:
+        """The normalisation bounds of F, as a plan records them."""
+        return {term: list(pair) for term, pair in self.bounds.items()}
+
     def latency(self, op: Operator, m: int) -> float:
         """R_i(lambda_i / m) on the reference node (eq. 1 before the speed-up)."""
         if op.service_rate is None:

@@ -31,11 +31,16 @@ Multiset = tuple[str, ...]
 
 @dataclass
 class MultisetModel:
+    """The paper's formulation (a :class:`~streamplace.solve.ilp.Formulation`)."""
+
     model: LinearModel
+    bounds_used: dict[str, list[float]]
     x: dict[tuple[str, Multiset], int] = field(default_factory=dict)
 
-    def decode(self, values: Sequence[float]) -> dict[str, dict[str, int]]:
-        return {op: dict(Counter(u)) for (op, u), col in self.x.items() if values[col] > 0.5}
+    def decode(self, values: Sequence[float]) -> Plan:
+        placement = {op: dict(Counter(u)) for (op, u), col in self.x.items()
+                     if values[col] > 0.5}
+        return Plan.model_validate({"placement": placement, "bounds_used": self.bounds_used})
 
     def start_from(self, plan: Plan) -> list[float | None]:
         """x values of a given plan (a MIP start); the y and z follow from eqs. 24-28."""
@@ -56,7 +61,7 @@ def estimated_columns(data: OdrpData) -> int:
 
 def build_multiset(data: OdrpData, budget: Budget | None = None) -> MultisetModel:
     """Build the model; raises :class:`Stopped` when ``budget`` runs out meanwhile."""
-    out = MultisetModel(data.new_model())
+    out = MultisetModel(data.new_model(), data.bounds_used())
     m_ = out.model
     multisets: dict[str, list[Multiset]] = {}
     response: dict[tuple[str, Multiset], float] = {}
@@ -75,12 +80,16 @@ def build_multiset(data: OdrpData, budget: Budget | None = None) -> MultisetMode
                 out.x[(op.id, u)] = m_.binary(f"x[{op.id},{','.join(u)}]",
                                               data.count_cost(op, m))
         cols = [out.x[(op.id, u)] for u in multisets[op.id]]
-        m_.row(cols, [1.0] * len(cols), 1.0, 1.0)                               # eq. 26
-    y = _streams(data, out, multisets, budget)
-    _capacity(data, out)                                                          # eq. 23
-    _activations(data, out, y)                                                    # eqs. 24-25
+        m_.row(cols, [1.0] * len(cols), 1.0, 1.0, family="one multiset (eq. 26)")
+    with m_.family("stream linking (eqs. 27-28)"):
+        y = _streams(data, out, multisets, budget)
+    with m_.family("capacity (eq. 23)"):
+        _capacity(data, out)
+    with m_.family("activation (eqs. 24-25)"):
+        _activations(data, out, y)
     if data.scales["response_time"].slope != 0:
-        _paths(data, out, y, response)                                            # eq. 22
+        with m_.family("paths (eq. 22)"):
+            _paths(data, out, y, response)
     return out
 
 
@@ -186,7 +195,7 @@ def _paths(data: OdrpData, out: MultisetModel,
                     raise InputError.single(
                         f"the application has more than {MAX_PATHS:,} source-to-sink paths, "
                         "one constraint each in the multiset formulation",
-                        "use --formulation compact", path="--formulation")
+                        "use the compact formulation", path="formulation")
     for path in paths:
         cols, vals = [r], [1.0]
         for op in path:

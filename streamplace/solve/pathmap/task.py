@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from streamplace.errors import InputError
 from streamplace.model.evaluate.paths import load_balance
 from streamplace.model.network import Network
+from streamplace.model.shapes import why_not_chain
 from streamplace.solve.heuristics.common import PlacementState
 from streamplace.solve.result import Instance
 
@@ -115,21 +116,10 @@ def path_task(instance: Instance, max_null: int) -> PathTask:
     state = PlacementState.empty(instance)
     graph = state.graph
     digraph = graph.digraph
-    problems = []
-    if graph.cycle() is not None or any(digraph.in_degree(o) > 1 or digraph.out_degree(o) > 1
-                                        for o in digraph.nodes):
-        problems.append("a path task is a chain: every operator feeds at most one and is fed "
-                        "by at most one")
-    if len(graph.sources) != 1:
-        problems.append(f"a path task has one source, this application has "
-                        f"{len(graph.sources)}")
-    for op in instance.app.operators:
-        if (op.replicas or 1) != 1:
-            problems.append(f"operator {op.id} asks for {op.replicas} replicas; a path task "
-                            "maps one instance per service")
-    if problems:
-        raise InputError.single("; ".join(problems), "use a placement method for DAGs "
-                                "(relaxation, hill-climbing, odrp)", path="--method")
+    reason = why_not_chain(graph)
+    if reason is not None:
+        raise InputError.single(reason, "use a placement method for DAGs (relaxation, "
+                                "hill-climbing, odrp)", path="method")
     services = [graph.sources[0]]
     while digraph.out_degree(services[-1]):
         services.append(next(iter(digraph.successors(services[-1]))))
