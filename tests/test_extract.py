@@ -20,9 +20,10 @@ from streamplace.errors import InputError
 from streamplace.io.eventlog import Extraction, extract
 from streamplace.io.eventlog.build import extract_application
 from streamplace.io.eventlog.codecs import decoded_chunks, lines_of
-from streamplace.io.eventlog.digest import FAILED, OK, Digest, merge_all
+from streamplace.io.eventlog.digest import Digest, merge_all
 from streamplace.io.eventlog.layout import find_event_log
 from streamplace.io.eventlog.read import read_locally
+from streamplace.io.eventlog.records import FAILED, OK
 
 runner = CliRunner()
 

@@ -48,8 +48,8 @@ def extract_command(
     with reading_progress(con, "reading event log", enabled=not quiet) as progress:
         result = extract(eventlogs, app_id=app_id, master=master, engine=engine.value,
                          progress=progress, quiet=quiet)
-    application, infrastructure = result.application_document(), \
-        result.infrastructure_document()
+    assert result.documents is not None
+    application, infrastructure = result.documents
     requested = format_.value if format_ else None
     emission = Emission(document={"status": "ok", "application": application,
                                   "infrastructure": infrastructure, "report": result.report()},

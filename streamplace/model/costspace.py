@@ -54,11 +54,7 @@ def cost_space(network: Network, seed: int = 0, dims: int = DIMENSIONS) -> CostS
 
     Memoised on the network, so many queries on one infrastructure embed it once.
     """
-    key = ("cost-space", seed, dims)
-    found = network.memo.get(key)
-    if not isinstance(found, CostSpace):
-        found = network.memo[key] = _build(network, seed, dims)
-    return found
+    return network.cached(("cost space", seed, dims), lambda: _build(network, seed, dims))
 
 
 def _build(network: Network, seed: int, dims: int) -> CostSpace:

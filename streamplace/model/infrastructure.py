@@ -7,9 +7,10 @@ unbounded resources, speed and bandwidth. A link that leaves a field out takes i
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from streamplace.model.base import Document, StrictModel
 from streamplace.model.fields import (
@@ -26,6 +27,7 @@ from streamplace.model.fields import (
 )
 
 INFRASTRUCTURE_SCHEMA = "streamplace/infrastructure/v1"
+T = TypeVar("T")
 Role = Literal["processor", "server", "router"]
 
 
@@ -91,6 +93,14 @@ class Infrastructure(Document):
     defaults: Defaults = Field(default_factory=Defaults)
     routing: Literal["mesh", "shortest-path"] = "mesh"
     catalog: list[ProcessorClass] = Field(default_factory=list)
+    _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def derived(self, key: str, build: Callable[[], T]) -> T:
+        """``build()``, made once per infrastructure object (a document never changes once
+        read): the network view that every evaluation of a plan on it shares."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return self._derived[key]  # type: ignore[no-any-return]
 
     @property
     def processors(self) -> list[Node]:

@@ -15,58 +15,27 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import NamedTuple
+from typing import Any, TypeVar
 
 import networkx as nx
 
 from streamplace.model.infrastructure import Infrastructure, Link
+from streamplace.model.links import (
+    PERFECT,
+    UNREACHABLE,
+    UNREACHED,
+    Hop,
+    LogicalLink,
+    PlatformNode,
+    Reach,
+    chain,
+    reach,
+)
 from streamplace.model.plan import Purchase
 
-
-@dataclass(frozen=True)
-class LogicalLink:
-    delay: float
-    availability: float
-    cost: float
-    bandwidth: float
-    path: tuple[str, ...]
-
-    @property
-    def reachable(self) -> bool:
-        return math.isfinite(self.delay)
-
-
-@dataclass(frozen=True)
-class Hop:
-    """One physical hop of a route: an explicit link, or the mesh's default (public) link."""
-
-    link: LogicalLink
-    dedicated: bool
-
-
-PERFECT = LogicalLink(0.0, 1.0, 0.0, math.inf, ())
-UNREACHABLE = LogicalLink(math.inf, 0.0, math.inf, 0.0, ())
-
-
-@dataclass(frozen=True)
-class PlatformNode:
-    """A node as the evaluator sees it: an infrastructure node or a bought processor."""
-
-    id: str
-    role: str
-    resources: dict[str, float] | None
-    speedup: float
-    availability: float
-    cost: float
-    speed: float
-    bandwidth: float
-    objects: tuple[str, ...]
-    purchased_class: str | None = None
-    load: float = 0.0
+T = TypeVar("T")
 
 
 @dataclass
@@ -76,36 +45,34 @@ class Network:
     infra: Infrastructure
     purchased: tuple[Purchase, ...] = ()
     _explicit: dict[tuple[str, str], Link] = field(default_factory=dict, repr=False)
-    _routes: dict[str, dict[str, list[str]]] = field(default_factory=dict, repr=False)
-    _links: dict[tuple[str, str], LogicalLink] = field(default_factory=dict, repr=False)
-    memo: dict[object, object] = field(default_factory=dict, repr=False)  # derived structures
+    # the one memo of everything derived (links, routes, delay tables, the graph, and what
+    # other modules derive through cached(), like a cost space): a network never changes
+    _memo: dict[Hashable, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, infra: Infrastructure) -> Network:
-        """The shared network of ``infra`` (no purchases), so searches are paid once per
-        infrastructure, not once per call. Loaded infrastructures are never mutated."""
-        key = id(infra)
-        hit = _SHARED.get(key)
-        if hit is not None and hit[0] is infra:
-            _SHARED.move_to_end(key)
-            return hit[1]
-        network = cls(infra)
-        _SHARED[key] = (infra, network)
-        while len(_SHARED) > _SHARED_SIZE:
-            _SHARED.popitem(last=False)
-        return network
+        """The network of ``infra`` without purchases, made once per infrastructure object
+        (which never changes once read), so searches are paid once, not once per call."""
+        return infra.derived("network", lambda: cls(infra))
+
+    def cached(self, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()``, computed once per network for ``key``."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]  # type: ignore[no-any-return]
 
     def __post_init__(self) -> None:
-        self._delays_from: dict[str, dict[str, float]] = {}
-        self._delays_to: dict[str, dict[str, float]] = {}
         self._bought = frozenset(p.id for p in self.purchased)
         for link in self.infra.links:
             self._explicit[(link.source, link.target)] = link
             if link.bidirectional:
                 self._explicit.setdefault((link.target, link.source), link)
 
-    @cached_property
+    @property
     def nodes(self) -> dict[str, PlatformNode]:
+        return self.cached("nodes", self._nodes)
+
+    def _nodes(self) -> dict[str, PlatformNode]:
         out = {n.id: PlatformNode(n.id, n.role, n.resources, n.speedup, n.availability, n.cost,
                                   n.speed, n.bandwidth, tuple(n.objects), load=n.load)
                for n in self.infra.nodes}
@@ -127,9 +94,10 @@ class Network:
         """The logical link from ``u`` to ``v`` (memoised: solvers ask for it often)."""
         if u == v:
             return PERFECT
-        found = self._links.get((u, v))
+        key = ("link", u, v)
+        found = self._memo.get(key)
         if found is None:
-            found = self._links[(u, v)] = self._link(u, v)
+            found = self._memo[key] = self._link(u, v)
         return found
 
     def _link(self, u: str, v: str) -> LogicalLink:
@@ -162,8 +130,11 @@ class Network:
             pair,
         )
 
-    @cached_property
+    @property
     def _graph(self) -> nx.DiGraph:
+        return self.cached("graph", self._build_graph)
+
+    def _build_graph(self) -> nx.DiGraph:
         graph = nx.DiGraph()
         graph.add_nodes_from(n.id for n in self.infra.nodes)
         for (u, v), link in self._explicit.items():
@@ -173,13 +144,15 @@ class Network:
     def _routed_from(self, source: str) -> dict[str, list[str]]:
         """Shortest-delay routes from ``source``; a pair's attributes are combined along its
         route only when asked for (most pairs never are)."""
-        if source not in self._routes:
-            _, paths = nx.single_source_dijkstra(self._graph, source, weight=_delay)
-            self._routes[source] = paths
-        return self._routes[source]
+        def search() -> dict[str, list[str]]:
+            paths: dict[str, list[str]] = nx.single_source_dijkstra(self._graph, source,
+                                                                    weight=_delay)[1]
+            return paths
+
+        return self.cached(("routes", source), search)
 
     def _combine(self, path: list[str]) -> LogicalLink:
-        return _chain([self._graph.edges[a, b]["link"] for a, b in itertools.pairwise(path)],
+        return chain([self._graph.edges[a, b]["link"] for a, b in itertools.pairwise(path)],
                       tuple(path))
 
     def route(self, path: Sequence[str]) -> LogicalLink | None:
@@ -188,7 +161,7 @@ class Network:
         hops = [self.hop(a, b) for a, b in itertools.pairwise(path)]
         if not hops or any(h is None for h in hops):
             return None
-        return _chain([h.link for h in hops if h is not None], tuple(path))
+        return chain([h.link for h in hops if h is not None], tuple(path))
 
     def reach_from(self, source: str, targets: list[str]) -> dict[str, Reach]:
         """Delay, availability and cost from ``source`` to each of ``targets``, equal to
@@ -199,7 +172,7 @@ class Network:
         :meth:`link` sums them), instead of once per route.
         """
         if not self._routed(source) or len(targets) < 2:
-            return {v: _reach(self.link(source, v)) for v in targets}
+            return {v: reach(self.link(source, v)) for v in targets}
         paths = self._routed_from(source)
         table = {source: Reach(0.0, 1.0, 0.0)}
         for v in sorted(paths, key=lambda n: len(paths[n])):
@@ -213,7 +186,7 @@ class Network:
                 head = table[prev]
                 table[v] = Reach(head.delay + hop.delay, head.availability * hop.availability,
                                  head.cost + hop.cost)
-        return {v: table.get(v, _UNREACHED) for v in targets}
+        return {v: table.get(v, UNREACHED) for v in targets}
 
     def reach_to(self, target: str, sources: list[str]) -> dict[str, Reach]:
         """Delay, availability and cost from each of ``sources`` to ``target``.
@@ -224,7 +197,7 @@ class Network:
         from :meth:`link`.
         """
         if not self._routed(target) or len(sources) < 2:
-            return {u: _reach(self.link(u, target)) for u in sources}
+            return {u: reach(self.link(u, target)) for u in sources}
         _, paths = nx.single_source_dijkstra(self._graph.reverse(copy=False), target,
                                              weight=_delay)
         table = {target: Reach(0.0, 1.0, 0.0)}
@@ -234,29 +207,31 @@ class Network:
             hop, rest = self._graph.edges[u, paths[u][-2]]["link"], table[paths[u][-2]]
             table[u] = Reach(hop.delay + rest.delay, hop.availability * rest.availability,
                              hop.cost + rest.cost)
-        return {u: table.get(u, _UNREACHED) for u in sources}
+        return {u: table.get(u, UNREACHED) for u in sources}
 
     def delays_from(self, source: str) -> dict[str, float]:
         """Delay from ``source`` to every node it reaches (itself included, at 0)."""
-        if source not in self._delays_from:
+        def table() -> dict[str, float]:
             if self._routed(source):
-                table = nx.single_source_dijkstra_path_length(self._graph, source,
+                found = nx.single_source_dijkstra_path_length(self._graph, source,
                                                               weight=_delay)
             else:
-                table = {v: self.link(source, v).delay for v in self.nodes}
-            self._delays_from[source] = {v: float(d) for v, d in table.items()}
-        return self._delays_from[source]
+                found = {v: self.link(source, v).delay for v in self.nodes}
+            return {v: float(d) for v, d in found.items()}
+
+        return self.cached(("delays from", source), table)
 
     def delays_to(self, target: str) -> dict[str, float]:
         """Delay from every node that reaches ``target`` to it (one reversed search)."""
-        if target not in self._delays_to:
+        def table() -> dict[str, float]:
             if self._routed(target):
-                table = nx.single_source_dijkstra_path_length(self._graph.reverse(copy=False),
+                found = nx.single_source_dijkstra_path_length(self._graph.reverse(copy=False),
                                                               target, weight=_delay)
             else:
-                table = {u: self.link(u, target).delay for u in self.nodes}
-            self._delays_to[target] = {u: float(d) for u, d in table.items()}
-        return self._delays_to[target]
+                found = {u: self.link(u, target).delay for u in self.nodes}
+            return {u: float(d) for u, d in found.items()}
+
+        return self.cached(("delays to", target), table)
 
     def _routed(self, node: str) -> bool:
         return self.infra.routing == "shortest-path" and node not in self._bought
@@ -272,9 +247,8 @@ class Network:
         return None
 
     def dedicated_neighbours(self, u: str) -> list[str]:
-        return self._dedicated.get(u, [])
+        return self.cached("dedicated", self._dedicated).get(u, [])
 
-    @cached_property
     def _dedicated(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for (a, b), link in sorted(self._explicit.items()):
@@ -283,36 +257,6 @@ class Network:
         return out
 
 
-def _chain(hops: list[LogicalLink], path: tuple[str, ...]) -> LogicalLink:
-    """Links in series: delays and costs add, availabilities multiply, the narrowest
-    bandwidth carries."""
-    return LogicalLink(
-        delay=sum(h.delay for h in hops),
-        availability=math.prod(h.availability for h in hops),
-        cost=sum(h.cost for h in hops),
-        bandwidth=min(h.bandwidth for h in hops),
-        path=path,
-    )
-
-
-class Reach(NamedTuple):
-    """What a summary needs of a logical link."""
-
-    delay: float
-    availability: float
-    cost: float
-
-
-_UNREACHED = Reach(math.inf, 0.0, math.inf)
-
-
-def _reach(link: LogicalLink) -> Reach:
-    return Reach(link.delay, link.availability, link.cost)
-
-
 def _delay(u: str, v: str, data: dict[str, LogicalLink]) -> float:
     return data["link"].delay
 
-
-_SHARED: OrderedDict[int, tuple[Infrastructure, Network]] = OrderedDict()
-_SHARED_SIZE = 8

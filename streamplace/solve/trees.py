@@ -6,6 +6,7 @@ Costs reported are the evaluator's (docs/models.md), computed on the decoded pla
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 from streamplace.model.evaluate import evaluate
@@ -17,7 +18,11 @@ from streamplace.solve.heuristics.tree_placement import (
     PLACEMENTS,
     HeuristicFailure,
     TreeMapping,
-    run,
+    downgrade,
+)
+from streamplace.solve.heuristics.tree_servers import (
+    select_servers_intelligent,
+    select_servers_random,
 )
 from streamplace.solve.ilp.tree_platform import BenoitModel, add_link_rows, build_benoit
 from streamplace.solve.method import Method, Setting, SolveFn, bought_tree, tree
@@ -97,7 +102,7 @@ def _heuristic_mapping(built: BenoitModel, data: TreeData, seed: int) -> TreeMap
     best: TreeMapping | None = None
     for name in PLACEMENTS:
         try:
-            mapping = run(name, data, seed)
+            mapping = run_tree_heuristic(name, data, seed)
         except HeuristicFailure:
             continue
         cost = sum(p.cls.cost for p in mapping.processors)
@@ -145,7 +150,7 @@ def tree_heuristic(name: str) -> SolveFn:
         budget = options.budget()
         data = tree_data(instance, need_catalog=True)
         try:
-            mapping = run(name, data, options.seed)
+            mapping = run_tree_heuristic(name, data, options.seed)
         except HeuristicFailure as exc:
             return SolveResult(SolveStatus.ERROR, name, seconds=budget.elapsed(),
                                message=f"{name} failed: {exc}")
@@ -155,6 +160,18 @@ def tree_heuristic(name: str) -> SolveFn:
                                           counters={"processors": len(mapping.processors)}))
 
     return solve
+
+
+def run_tree_heuristic(name: str, data: TreeData, seed: int) -> TreeMapping:
+    rng = random.Random(seed)
+    placement, _ = PLACEMENTS[name]
+    mapping = placement(data, rng)
+    if name == "random":
+        select_servers_random(data, mapping, rng)
+    else:
+        select_servers_intelligent(data, mapping, rng)
+    downgrade(data, mapping)
+    return mapping
 
 
 def _plan(mapping: TreeMapping) -> Plan:

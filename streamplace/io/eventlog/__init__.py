@@ -48,8 +48,10 @@ def extract(paths: list[str], *, app_id: str | None = None, master: str | None =
         with spark_session(master, quiet=quiet) as session:
             digest = read_with_spark(log, session, progress)
     result = extract_application(digest, log)
-    # what is handed out must read back: solvers get exactly what a file would give them
-    application_from(result.application_document(), f"<application extracted from {log.app_id}>")
-    infrastructure_from(result.infrastructure_document(),
-                        f"<infrastructure extracted from {log.app_id}>")
+    # built once, and checked as a file would be: solvers get exactly what files give them
+    app_doc, infra_doc = result.application_document(), result.infrastructure_document()
+    result.documents = (app_doc, infra_doc)
+    result.application = application_from(app_doc, f"<application extracted from {log.app_id}>")
+    result.infrastructure = infrastructure_from(infra_doc,
+                                                f"<infrastructure extracted from {log.app_id}>")
     return result

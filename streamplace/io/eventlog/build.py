@@ -22,7 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamplace.errors import InputError
-from streamplace.io.eventlog.digest import (
+from streamplace.io.eventlog.digest import Digest
+from streamplace.io.eventlog.grouping import Group, operator_groups, operator_ids, operator_name
+from streamplace.io.eventlog.layout import EventLog
+from streamplace.io.eventlog.lineage import lineage
+from streamplace.io.eventlog.records import (
     FIRST_LAUNCH,
     IN_REC,
     LAST_FINISH,
@@ -31,12 +35,9 @@ from streamplace.io.eventlog.digest import (
     READ_REC,
     RUN_MS,
     WRITE_REC,
-    Digest,
 )
-from streamplace.io.eventlog.layout import EventLog
-from streamplace.io.eventlog.lineage import lineage
-
-Group = tuple[Any, ...]
+from streamplace.model.application import Application
+from streamplace.model.infrastructure import Infrastructure
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,10 @@ class Extraction:
     files: int
     log_bytes: int
     warnings: list[str]
+    # the extracted files, made once: the documents written, and the models they read as
+    documents: tuple[dict[str, Any], dict[str, Any]] | None = None
+    application: Application | None = None
+    infrastructure: Infrastructure | None = None
 
     def application_document(self) -> dict[str, Any]:
         ops = []
@@ -138,7 +143,7 @@ def extract_application(d: Digest, log: EventLog) -> Extraction:
                                 "extract a log of an application that ran at least one job "
                                 "(a log cut short may end before any did)", file=app_id)
     graph = lineage(d, ran)
-    groups, unreported = _groups(d, ran)
+    groups, unreported = operator_groups(d, ran)
     window, basis = _window(d)
     members: dict[Group, list[int]] = defaultdict(list)
     for sid in sorted(ran - unreported):
@@ -149,7 +154,7 @@ def extract_application(d: Digest, log: EventLog) -> Extraction:
             "micro-batches the query never reported progress for",
             "extract a log that runs past its first progress report (the log may be cut "
             "short)", file=app_id)
-    ids = _operator_ids(d, members)
+    ids = operator_ids(d, members)
 
     flows: dict[tuple[Group, Group, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
     received: dict[Group, float] = defaultdict(float)
@@ -171,7 +176,7 @@ def extract_application(d: Digest, log: EventLog) -> Extraction:
         basis_records = consumed or produced
         run = totals[RUN_MS] / 1000.0
         operators.append(ExtractedOperator(
-            id=ids[group], name=_operator_name(d, graph.sql_names, group, sids),
+            id=ids[group], name=operator_name(d, graph.sql_names, group, sids),
             stages=tuple(sids), tasks=max(d.stages[s]["tasks"] for s in sids),
             consumed=consumed, produced=produced, run_seconds=run,
             service_rate=basis_records / run if basis_records > 0 and run > 0 else None,
@@ -193,60 +198,9 @@ def extract_application(d: Digest, log: EventLog) -> Extraction:
             "line are missing"] if log.in_progress else [])
 
 
-def _groups(d: Digest, ran: set[int]) -> tuple[dict[int, Group], set[int]]:
-    """The operator each ran stage belongs to: itself, or its position in a micro-batch.
-
-    Also returns the stages of micro-batches the query never reported progress for (one
-    stopped mid-batch): they fall outside the observation window, so they are not counted.
-    """
-    job_of: dict[int, int] = {}
-    batches: dict[tuple[str, int], list[int]] = defaultdict(list)
-    for jid in sorted(d.jobs):
-        job = d.jobs[jid]
-        for sid, _ in job.get("stages", []):
-            job_of.setdefault(sid, jid)
-        if job.get("query") is not None and job.get("batch") is not None:
-            batches[job["query"], job["batch"]].append(jid)
-    reported = {(query, batch) for query, _, _, batch, _ in d.progress}
-    groups: dict[int, Group] = {}
-    unreported: set[int] = set()
-    for (query, batch), jids in batches.items():
-        for ordinal, jid in enumerate(sorted(jids)):
-            for sid, position in _positions(d.jobs[jid]["stages"]).items():
-                if sid in ran and job_of.get(sid) == jid:
-                    groups[sid] = ("query", query, ordinal, position)
-                    if (query, batch) not in reported:
-                        unreported.add(sid)
-    return {sid: groups.get(sid, ("stage", sid)) for sid in ran}, unreported
-
-
-def _positions(stages: list[list[Any]]) -> dict[int, str]:
-    """Each stage's path from the job's final stage, e.g. ``r``, ``r.0``, ``r.0.1``.
-
-    >>> _positions([[4, []], [5, [4]], [6, [5]], [7, [4]]])
-    {7: 'r', 4: 'r.0'}
-    >>> _positions([[1, []], [2, [1]], [3, [2, 1]]])
-    {3: 'r', 1: 'r.0', 2: 'r.1'}
-    """
-    parents = {sid: sorted(ps) for sid, ps in stages}
-    referenced = {p for ps in parents.values() for p in ps}
-    final = max((sid for sid in parents if sid not in referenced), default=None)
-    if final is None:
-        return {}
-    position = {final: "r"}
-    queue = [final]
-    while queue:
-        sid = queue.pop(0)
-        for i, parent in enumerate(parents.get(sid, [])):
-            if parent not in position:
-                position[parent] = f"{position[sid]}.{i}"
-                queue.append(parent)
-    return position
-
-
 def _window(d: Digest) -> tuple[float, str]:
     if len(d.progress) >= 2:
-        stamps = [p[2] for p in d.progress]
+        stamps = [p.stamp_ms for p in d.progress]
         span = (max(stamps) - min(stamps)) / 1000.0
         if span > 0:
             return span, "streaming progress, first to last"
@@ -260,54 +214,6 @@ def _window(d: Digest) -> tuple[float, str]:
         return (max(finishes) - min(launches)) / 1000.0, "first task launch to last task end"
     raise InputError.single("the log spans no measurable time (no finished job or task)",
                             "extract a log of an application whose jobs finished")
-
-
-_CALLSITE = re.compile(r"^(?P<op>\S+) at (?:.*/)?(?P<where>[^/]+)$")
-
-
-def _short(stage_name: str) -> str:
-    """``reduceByKey at /jobs/etl.py:21`` -> ``reduceByKey at etl.py:21``.
-
-    >>> _short("reduceByKey at /tmp/jobs/etl.py:21")
-    'reduceByKey at etl.py:21'
-    """
-    match = _CALLSITE.match(stage_name)
-    if match is None:
-        return stage_name
-    if match.group("where").startswith("NativeMethodAccessorImpl"):
-        return match.group("op")
-    return f"{match.group('op')} at {match.group('where')}"
-
-
-def _operator_name(d: Digest, sql: dict[int, list[str]], group: Group, sids: list[int]) -> str:
-    rep = sids[-1]
-    nodes = sql.get(rep) or next((sql[s] for s in reversed(sids) if s in sql), [])
-    label = " > ".join(nodes[:6]) + (" > …" if len(nodes) > 6 else "") if nodes else \
-        _short(d.stages[rep]["name"])
-    if group[0] == "query":
-        return f"{label} (query {group[1][:8]}, {len(sids)} micro-batch stages)"
-    return f"{label} (stage {rep})"
-
-
-def _operator_ids(d: Digest, members: dict[Group, list[int]]) -> dict[Group, str]:
-    """``s<stage>`` for a stage, ``<query>.<position>`` for a micro-batch position."""
-    names: dict[str, str] = {}
-    for query, name, *_ in sorted(d.progress):
-        names.setdefault(query, name)
-    labels: dict[str, str] = {}
-    for group in members:
-        if group[0] == "query" and group[1] not in labels:
-            given = re.sub(r"[^A-Za-z0-9_-]+", "-", names.get(group[1], "")).strip("-")
-            labels[group[1]] = given or f"q{len(labels)}"
-    ids = {}
-    for group, sids in members.items():
-        if group[0] == "stage":
-            ids[group] = f"s{sids[0]}"
-        else:
-            _, query, ordinal, position = group
-            job = f"j{ordinal}." if ordinal else ""
-            ids[group] = f"{labels[query]}.{job}{position}"
-    return ids
 
 
 def _hosts(d: Digest) -> dict[str, int]:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from streamplace.io.eventlog.digest import WRITE_BYTES, WRITE_REC, Digest
+from streamplace.io.eventlog.digest import Digest
+from streamplace.io.eventlog.records import WRITE_BYTES, WRITE_REC, PlanNode
 
 # Plan nodes that carry data between stages, or only wrap other nodes: never part of a name.
 _BOUNDARY = ("Exchange", "BroadcastExchange", "ReusedExchange", "ShuffleQueryStage",
@@ -47,10 +47,10 @@ def _structural(name: str) -> bool:
     return name.startswith(_BOUNDARY) or name.startswith(_WRAPPERS)
 
 
-def _walk(tree: list[Any], ancestors: tuple[list[Any], ...] = ()
-          ) -> Iterator[tuple[list[Any], tuple[list[Any], ...]]]:
+def _walk(tree: PlanNode, ancestors: tuple[PlanNode, ...] = ()
+          ) -> Iterator[tuple[PlanNode, tuple[PlanNode, ...]]]:
     """Plan nodes children first (data-flow order), each with its ancestors, nearest first."""
-    for child in tree[2]:
+    for child in tree.children:
         yield from _walk(child, (tree, *ancestors))
     yield tree, ancestors
 
@@ -79,14 +79,14 @@ def _shuffle_streams(d: Digest, ran: set[int]) -> tuple[list[StageStream], int]:
     for sid in ran:
         rdds = d.stages[sid]["rdds"]
         if rdds:
-            by_top[rdds[0][0]].append(sid)
+            by_top[rdds[0].id].append(sid)
         for rdd in rdds:
-            containing[rdd[0]].append(sid)
+            containing[rdd.id].append(sid)
     found: list[StageStream] = []
     unresolved = 0
     for reader in sorted(ran):
-        own = {rdd[0] for rdd in d.stages[reader]["rdds"]}
-        parents = {p for rdd in d.stages[reader]["rdds"] for p in rdd[3] if p not in own}
+        own = {rdd.id for rdd in d.stages[reader]["rdds"]}
+        parents = {p for rdd in d.stages[reader]["rdds"] for p in rdd.parents if p not in own}
         for parent in sorted(parents):
             writer = _writer(d, reader, by_top.get(parent) or containing.get(parent) or [])
             if writer is None:
@@ -109,25 +109,25 @@ def _writer(d: Digest, reader: int, candidates: list[int]) -> int | None:
     return max(earlier, key=lambda c: (d.stages[c]["submitted"], c))
 
 
-def _owners_of(node: list[Any], acc_stage: dict[int, set[int]]) -> set[int]:
-    return {sid for acc_id, _ in node[1] for sid in acc_stage.get(acc_id, ())}
+def _owners_of(node: PlanNode, acc_stage: dict[int, set[int]]) -> set[int]:
+    return {sid for acc_id, _ in node.metrics for sid in acc_stage.get(acc_id, ())}
 
 
-def _below(node: list[Any], acc_stage: dict[int, set[int]]) -> set[int]:
+def _below(node: PlanNode, acc_stage: dict[int, set[int]]) -> set[int]:
     """Stages computing the subtree under ``node``, not crossing another exchange."""
     stages: set[int] = set()
-    for child in node[2]:
-        if child[0].startswith(_BOUNDARY):
+    for child in node.children:
+        if child.name.startswith(_BOUNDARY):
             continue
         stages |= _owners_of(child, acc_stage) | _below(child, acc_stage)
     return stages
 
 
-def _above(ancestors: tuple[list[Any], ...], acc_stage: dict[int, set[int]]) -> set[int]:
+def _above(ancestors: tuple[PlanNode, ...], acc_stage: dict[int, set[int]]) -> set[int]:
     stages: set[int] = set()
     for i, node in enumerate(ancestors):
-        wrapper = node[0].endswith("QueryStage") and i == 0
-        if node[0].startswith(_BOUNDARY) and not wrapper:
+        wrapper = node.name.endswith("QueryStage") and i == 0
+        if node.name.startswith(_BOUNDARY) and not wrapper:
             break
         stages |= _owners_of(node, acc_stage)
     return stages
@@ -138,9 +138,9 @@ def _broadcast_streams(d: Digest, acc_stage: dict[int, set[int]]) -> list[StageS
     for trees in d.plans.values():
         for tree in trees:
             for node, ancestors in _walk(tree):
-                if node[0] != "BroadcastExchange":
+                if node.name != "BroadcastExchange":
                     continue
-                metrics = {name: d.driver_accums.get(acc_id) for acc_id, name in node[1]}
+                metrics = {name: d.driver_accums.get(acc_id) for acc_id, name in node.metrics}
                 rows = metrics.get("number of output rows") or 0.0
                 size = metrics.get("data size") or 0.0
                 for writer in _below(node, acc_stage):
@@ -155,11 +155,11 @@ def _sql_names(d: Digest, acc_stage: dict[int, set[int]]) -> dict[int, list[str]
     for trees in d.plans.values():
         for tree in trees:
             for node, _ in _walk(tree):
-                if _structural(node[0]):
+                if _structural(node.name):
                     continue
-                key_ids = tuple(acc_id for acc_id, _ in node[1])
+                key_ids = tuple(acc_id for acc_id, _ in node.metrics)
                 for sid in sorted(_owners_of(node, acc_stage)):
-                    if (sid, node[0], key_ids) not in seen:
-                        seen.add((sid, node[0], key_ids))
-                        names[sid].append(node[0])
+                    if (sid, node.name, key_ids) not in seen:
+                        seen.add((sid, node.name, key_ids))
+                        names[sid].append(node.name)
     return dict(names)

@@ -12,7 +12,8 @@ from collections import defaultdict
 from streamplace.model.application import Operator
 from streamplace.model.evaluate.report import OdrpMetrics, OperatorMetrics, PathStep, StreamMetrics
 from streamplace.model.graph import AppGraph
-from streamplace.model.network import LogicalLink, Network
+from streamplace.model.links import LogicalLink
+from streamplace.model.network import Network
 
 
 def operator_latency(op: Operator, input_rate: float, replicas: dict[str, int],

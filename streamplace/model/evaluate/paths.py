@@ -19,7 +19,8 @@ from streamplace.model.evaluate.constraints import over
 from streamplace.model.evaluate.odrp import pair_traffic
 from streamplace.model.evaluate.report import PathMetrics, Subject, Usage, Violation
 from streamplace.model.graph import AppGraph
-from streamplace.model.network import LogicalLink, Network
+from streamplace.model.links import LogicalLink
+from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 
 RouteKey = tuple[str, str, str, str]  # stream source, stream target, from node, to node

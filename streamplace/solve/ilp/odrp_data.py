@@ -15,7 +15,8 @@ from streamplace.model.application import Operator
 from streamplace.model.evaluate import resolve_bounds
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, ResolvedStream, build_graph
-from streamplace.model.network import LogicalLink, Network
+from streamplace.model.links import LogicalLink
+from streamplace.model.network import Network
 from streamplace.model.objective import TERMS, Term
 from streamplace.model.replicas import fewest_stable, per_node_cap, replica_ranges
 from streamplace.solve.linear import LinearModel
