@@ -103,3 +103,41 @@ def test_generated_tables_in_the_docs_are_current(doc, name, body):
     found = re.search(f"<!-- {name}:start -->\n(.*?)<!-- {name}:end -->", text, re.S)
     assert found is not None and found.group(1) == body(), \
         f"docs/{doc}'s {name} table drifted: run `make golden`"
+
+
+def test_the_adding_a_method_example_works_as_documented(tmp_path, monkeypatch):
+    """docs/cli.md's example module, plus one catalog line, is a method of the CLI."""
+    import importlib.util
+    import json
+
+    from typer.testing import CliRunner
+
+    from streamplace.cli.app import app
+    from streamplace.solve import catalog, registry
+
+    from .conftest import sample
+
+    text = (ROOT / "docs" / "cli.md").read_text()
+    section = text.split("## Adding a method", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    (tmp_path / "least_loaded.py").write_text(code)
+    spec = importlib.util.spec_from_file_location("least_loaded", tmp_path / "least_loaded.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(catalog, "CATALOG", (*catalog.CATALOG, *module.METHODS))
+    registry.methods.cache_clear()
+    try:
+        debs = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
+        runner = CliRunner()
+        result = runner.invoke(app, ["solve", *debs, "--method", "least-loaded",
+                                     "--solver-option", "spread=2", "--json", "-q"])
+        assert result.exit_code == 0, result.stderr
+        doc = json.loads(result.stdout)
+        assert doc["status"] == "feasible" and doc["plan"]["model"] == "baseline"
+        typo = runner.invoke(app, ["solve", *debs, "--method", "least-loaded",
+                                   "--solver-option", "sprad=2"])
+        assert typo.exit_code == 2 and "did you mean 'spread'?" in typo.stderr
+        listed = runner.invoke(app, ["methods"])
+        assert "least-loaded" in listed.stdout and "spread=int" in listed.stdout
+    finally:
+        registry.methods.cache_clear()
