@@ -110,7 +110,8 @@ def best_feasible(instance: Any, sizes: Callable[[Operator], Iterable[int]],
     finds feasible (None if none is)."""
     best = None
     for plan in placements(instance.app, instance.infra, sizes, model):
-        ev = evaluate(instance.app, instance.infra, plan, instance.objective)
+        ev = evaluate(instance.app, instance.infra, plan, instance.objective,
+                      getattr(instance, "current", None))
         if ev.violations:
             continue
         v = value(ev)

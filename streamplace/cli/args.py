@@ -20,6 +20,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document o
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No tables on stderr.")]
 OutputOpt = Annotated[str | None, typer.Option(
     "-o", "--output", help="Write here (- = stdout; default: stdout).")]
+CurrentOpt = Annotated[str | None, typer.Option(
+    "--current", help="The plan that runs now: re-plan with the cost of moving replicas.")]
 TimeLimitOpt = Annotated[float | None, typer.Option(
     help="Seconds for the whole command; the best plan so far is written with status "
          "time_limit.")]

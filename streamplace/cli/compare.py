@@ -10,6 +10,7 @@ import typer
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
     AppArg,
+    CurrentOpt,
     InfraArg,
     JsonOpt,
     MetricOpt,
@@ -43,11 +44,11 @@ def compare_command(
     time_limit: Annotated[float | None, typer.Option(help="Seconds per method.")] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed for every method.")] = None,
     csv: Annotated[str | None, typer.Option("--csv", help="Also write the table as CSV.")] =
-    None,
+    None, current: CurrentOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Run several methods and show one table: every metric, time, status, gap to the bound."""
-    check_outputs([csv], [application, infrastructure, objective], json_)
+    check_outputs([csv], [application, infrastructure, objective, current], json_)
     opts.check_settings(time_limit, None, None, seed)
     names = [m.strip() for m in methods_.split(",") if m.strip()]
     if not names:
@@ -59,7 +60,8 @@ def compare_command(
     except InputError as exc:
         raise InputError([replace(p, path="--methods") for p in exc.problems]) from None
     app_, infra = read_instance(application, infrastructure)
-    instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric))
+    instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
+                        opts.read_current(current, None, app_, infra))
     chosen = [get_method(name, instance) for name in names]
     con = console()
     stop = StopRequest()

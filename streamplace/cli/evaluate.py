@@ -5,6 +5,7 @@ from __future__ import annotations
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
     AppArg,
+    CurrentOpt,
     InfraArg,
     JsonOpt,
     MetricOpt,
@@ -25,14 +26,14 @@ from streamplace.model.evaluate import evaluate
 @handle_errors
 def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg,
                      objective: ObjectiveOpt = None, weights: WeightsOpt = None,
-                     network_metric: MetricOpt = None, json_: JsonOpt = False,
-                     quiet: QuietOpt = False) -> None:
+                     network_metric: MetricOpt = None, current: CurrentOpt = None,
+                     json_: JsonOpt = False, quiet: QuietOpt = False) -> None:
     """Compute every metric of PLAN and every constraint it violates."""
-    check_outputs([], [application, infrastructure, plan, objective])
+    check_outputs([], [application, infrastructure, plan, objective, current])
     app_, infra = read_instance(application, infrastructure)
     plan_ = opts.read_plan(plan, app_, infra)
     objective_ = opts.build_objective(objective, weights, network_metric)
-    ev = evaluate(app_, infra, plan_, objective_)
+    ev = evaluate(app_, infra, plan_, objective_, opts.read_current(current, None, app_, infra))
     warnings = application_warnings(app_) + ev.warnings
     emit(Emission(
         document={"command": "evaluate", "application": app_.name, "infrastructure": infra.name,

@@ -9,6 +9,7 @@ import typer
 
 from streamplace.cli.args import JsonOpt
 from streamplace.cli.console import handle_errors, stdout_console
+from streamplace.cli.options import FLAGS
 from streamplace.cli.render import render_methods
 from streamplace.io.outputs import write_output
 from streamplace.io.schema import json_schema
@@ -48,13 +49,10 @@ def methods_command(json_: JsonOpt = False) -> None:
 
 def methods_markdown() -> str:
     """The catalog as the Markdown table of docs/cli.md (kept in step by ``make golden``)."""
-    flags = {"time_limit": "--time-limit", "gap": "--gap", "seed": "--seed",
-             "threads": "--threads", "formulation": "--formulation", "solver": "--solver",
-             "start": "--start"}
     lines = ["| method | model | kind | settings | parameters (`--solver-option`) | summary |",
              "|---|---|---|---|---|---|"]
     for m in methods():
-        settings = ", ".join(f"`{flags[s.value]}`" for s in sorted(m.settings))
+        settings = ", ".join(f"`{FLAGS[s]}`" for s in sorted(m.settings))
         params = [f"`{p.signature}` (default {p.default if p.default is not None else 'auto'})"
                   .replace("|", "\\|") for p in m.params]
         if m.highs:

@@ -17,18 +17,21 @@ from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import NetworkMetric, Objective, Weights
 from streamplace.model.plan import Plan
+from streamplace.model.reconfiguration import Current
 from streamplace.model.units import Dimension, UnitError, parse_quantity
 from streamplace.solve.method import Method, Setting, Value
 from streamplace.solve.registry import model_of, read_options
 from streamplace.solve.result import HighsValue, MipSolver
 
 _WEIGHT_KEYS = {"r": "response_time", "a": "availability", "c": "cost", "z": "network",
-                "response_time": "response_time", "availability": "availability",
-                "cost": "cost", "network": "network"}
+                "m": "reconfiguration", "response_time": "response_time",
+                "availability": "availability", "cost": "cost", "network": "network",
+                "reconfiguration": "reconfiguration"}
 
 FLAGS = {Setting.TIME_LIMIT: "--time-limit", Setting.GAP: "--gap", Setting.SEED: "--seed",
          Setting.THREADS: "--threads", Setting.FORMULATION: "--formulation",
-         Setting.SOLVER: "--solver", Setting.START: "--start"}
+         Setting.SOLVER: "--solver", Setting.START: "--start",
+         Setting.CURRENT: "--current"}
 MAX_SEED = 2**31 - 1  # HiGHS's random_seed range
 
 
@@ -44,8 +47,9 @@ def parse_weights(text: str) -> Weights:
         term = _WEIGHT_KEYS.get(key.strip())
         if not sep or term is None:
             raise InputError.single(f"cannot read weight {part!r}",
-                                    "write r=..,a=..,c=..,z=.. (response time, availability, "
-                                    "cost, network)", path="--weights")
+                                    "write r=..,a=..,c=..,z=..,m=.. (response time, "
+                                    "availability, cost, network, reconfiguration)",
+                                    path="--weights")
         if term in values:
             raise InputError.single(f"the {term} weight is given twice",
                                     "give each term once", path="--weights")
@@ -57,9 +61,9 @@ def parse_weights(text: str) -> Weights:
         if not math.isfinite(values[term]) or values[term] < 0:
             raise InputError.single(f"weight {key} is {values[term]:g}",
                                     "use finite weights >= 0", path="--weights")
-    if sum(values.values()) <= 0:
-        raise InputError.single("every weight is 0", "give one term a positive weight",
-                                path="--weights")
+    if sum(v for t, v in values.items() if t != "reconfiguration") <= 0:
+        raise InputError.single("every weight of r, a, c and z is 0",
+                                "give one of them a positive weight", path="--weights")
     return Weights(**values)
 
 
@@ -148,6 +152,22 @@ def model_format(path: str | None) -> str | None:
         raise InputError.single(f"cannot tell the model format of {path!r}",
                                 "name the file *.mps or *.lp", path="--dump-model")
     return suffix
+
+
+def read_current(path: str | None, max_moves: float | None, app: Application,
+                 infra: Infrastructure) -> Current | None:
+    """The plan that runs now (``--current``) and the reconfiguration budget."""
+    if max_moves is not None and not (math.isfinite(max_moves) and max_moves >= 0):
+        raise InputError.single(f"--max-moves {max_moves:g} is not a budget >= 0",
+                                "write e.g. --max-moves 2", path="--max-moves")
+    if path is None:
+        if max_moves is not None:
+            raise InputError.single("--max-moves needs the plan that runs now",
+                                    "add --current PLAN", path="--max-moves")
+        return None
+    plan = read_plan_for(path, app, infra)
+    return Current({op: plan.replicas(op) for op in app.operator_ids}, max_moves,
+                   source=f"the current plan {path}")
 
 
 def read_plan(path: str, app: Application, infra: Infrastructure) -> Plan:

@@ -9,6 +9,7 @@ import typer
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
     AppArg,
+    CurrentOpt,
     FormatOpt,
     InfraArg,
     JsonOpt,
@@ -57,6 +58,10 @@ def solve_command(
     solver_option: Annotated[list[str] | None, typer.Option(
         "--solver-option", help="name=value (repeatable): a parameter of the method (see "
                                 "`streamplace methods`) or a HiGHS option.")] = None,
+    current: CurrentOpt = None,
+    max_moves: Annotated[float | None, typer.Option(
+        "--max-moves", help="With --current: the most reconfiguration a plan may cost "
+                            "(0 keeps every running replica where it is).")] = None,
     dump_model: Annotated[str | None, typer.Option(
         "--dump-model", help="Also write the integer program (odrp, odp, benoit) as HiGHS "
                              "writes it: FILE.mps or FILE.lp.")] = None,
@@ -64,17 +69,19 @@ def solve_command(
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Solve: choose replicas and nodes for every operator, write the plan."""
-    check_outputs([output, dump_model], [application, infrastructure, objective, start], json_)
+    check_outputs([output, dump_model], [application, infrastructure, objective, start, current],
+                  json_)
     dump_format = opts.model_format(dump_model)
     opts.check_settings(time_limit, gap, threads, seed)
     app_, infra = read_instance(application, infrastructure)
-    instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric))
+    instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
+                        opts.read_current(current, max_moves, app_, infra))
     try:
         chosen = applicable(method, instance)
         opts.check_applies(chosen, {
             Setting.TIME_LIMIT: None, Setting.GAP: gap, Setting.SEED: seed,
             Setting.THREADS: threads, Setting.FORMULATION: formulation,
-            Setting.SOLVER: solver, Setting.START: start})
+            Setting.SOLVER: solver, Setting.START: start, Setting.CURRENT: current})
         params, highs = opts.method_options(chosen, solver_option or [],
                                             solver or MipSolver.HIGHS)
         if dump_model and not chosen.highs:

@@ -10,7 +10,15 @@ import typer
 from rich.console import Console
 
 from streamplace.cli import options as opts
-from streamplace.cli.args import AppArg, InfraArg, JsonOpt, ObjectiveOpt, PlanArg, QuietOpt
+from streamplace.cli.args import (
+    AppArg,
+    CurrentOpt,
+    InfraArg,
+    JsonOpt,
+    ObjectiveOpt,
+    PlanArg,
+    QuietOpt,
+)
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.render import render_checks
@@ -34,11 +42,15 @@ def validate_command(
         help="Fail when T exceeds this (bytes/s, or e.g. '2 MB/s').")] = None,
     junit_xml_: Annotated[str | None, typer.Option(
         "--junit-xml", help="Write the checks as JUnit XML for CI systems.")] = None,
+    current: CurrentOpt = None,
+    max_moves: Annotated[float | None, typer.Option(
+        "--max-moves", help="With --current: fail when the plan starts replicas costing more "
+                            "than this.")] = None,
     objective: ObjectiveOpt = None, json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Check PLAN: every constraint, plus thresholds. Exit 0 if all pass, 1 if any fails."""
     started = time.perf_counter()
-    check_outputs([junit_xml_], [application, infrastructure, plan, objective], json_)
+    check_outputs([junit_xml_], [application, infrastructure, plan, objective, current], json_)
     thresholds = Thresholds(
         max_response_time=opts.parse_limit(max_response_time, "--max-response-time", "time"),
         min_availability=opts.parse_limit(min_availability, "--min-availability", "plain",
@@ -49,7 +61,8 @@ def validate_command(
     objective_ = opts.build_objective(objective, None, None)
     app_, infra = read_instance(application, infrastructure)
     plan_ = opts.read_plan(plan, app_, infra)
-    ev = evaluate(app_, infra, plan_, objective_)
+    ev = evaluate(app_, infra, plan_, objective_,
+                  opts.read_current(current, max_moves, app_, infra))
     checks = run_checks(ev, thresholds, plan_, app_, infra)
     passed = all(c.passed for c in checks)
     warnings = application_warnings(app_) + ev.warnings

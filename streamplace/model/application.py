@@ -51,6 +51,11 @@ class Operator(StrictModel):
     output_size: Bytes | None = Field(None, description="Bytes per result (Benoit delta_i).")
     objects: list[Identifier] = Field(default_factory=list,
                                       description="Basic objects it downloads (Benoit).")
+    migration_cost: Money = Field(1.0, description="Cost of starting one replica somewhere it "
+                                                   "does not run now (re-planning).")
+    engine_id: str | None = Field(None, description="The operator's id in the engine: a "
+                                                    "Flink job vertex id, a Storm or Heron "
+                                                    "component, a Kubernetes workload.")
 
     @model_validator(mode="after")
     def _exclusive_fields(self) -> Operator:

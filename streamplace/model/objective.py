@@ -11,8 +11,17 @@ from streamplace.model.base import Document, StrictModel
 from streamplace.model.fields import Bandwidth, Money, NonNegative, Probability, Seconds
 
 NetworkMetric = Literal["traffic", "network_usage", "elastic_energy"]
-Term = Literal["response_time", "availability", "cost", "network"]
+Term = Literal["response_time", "availability", "cost", "network", "reconfiguration"]
 TERMS: tuple[Term, ...] = ("response_time", "availability", "cost", "network")
+"""The four SAW terms of ODRP (eq. 21)."""
+RECONFIGURATION: Term = "reconfiguration"
+"""The fifth term, present only when re-planning against a running plan (``--current``)."""
+DEFAULT_RECONFIGURATION_WEIGHT = 0.2
+
+
+def terms(replanning: bool) -> tuple[Term, ...]:
+    """The terms of F: the four of ODRP, and reconfiguration when re-planning."""
+    return (*TERMS, RECONFIGURATION) if replanning else TERMS
 OBJECTIVE_SCHEMA = "streamplace/objective/v1"
 
 
@@ -36,16 +45,33 @@ class Weights(StrictModel):
     availability: NonNegative = 0.0
     cost: NonNegative = 0.0
     network: NonNegative = 0.0
+    reconfiguration: NonNegative = Field(0.0, description=(
+        "Weight of moving running replicas (only when re-planning against a current plan); "
+        f"left out, {DEFAULT_RECONFIGURATION_WEIGHT} with the others scaled to keep their "
+        "ratios."))
 
     @model_validator(mode="after")
     def _not_all_zero(self) -> Weights:
         if self.response_time + self.availability + self.cost + self.network <= 0:
-            raise ValueError("every weight is 0 — give at least one term a positive weight")
+            raise ValueError("every weight of the four ODRP terms is 0 — give response time, "
+                             "availability, cost or network a positive weight")
         return self
 
-    def normalised(self) -> dict[Term, float]:
-        total = self.response_time + self.availability + self.cost + self.network
-        return {t: getattr(self, t) / total for t in TERMS}
+    def normalised(self, replanning: bool = False) -> dict[Term, float]:
+        """Weights of the terms in play, summing to 1. Re-planning without an explicit
+        reconfiguration weight gives it the default share, the others keeping their ratios."""
+        four = {t: float(getattr(self, t)) for t in TERMS}
+        if not replanning:
+            total = sum(four.values())
+            return {t: w / total for t, w in four.items()}
+        share = self.reconfiguration if "reconfiguration" in self.model_fields_set \
+            else None
+        if share is None:
+            scale = (1 - DEFAULT_RECONFIGURATION_WEIGHT) / sum(four.values())
+            return {**{t: w * scale for t, w in four.items()},
+                    RECONFIGURATION: DEFAULT_RECONFIGURATION_WEIGHT}
+        total = sum(four.values()) + share
+        return {**{t: w / total for t, w in four.items()}, RECONFIGURATION: share / total}
 
 
 def balanced_weights() -> Weights:
@@ -59,10 +85,11 @@ class Bounds(StrictModel):
     availability: ProbabilityPair | None = None
     cost: MoneyPair | None = None
     network: NetworkPair | None = None
+    reconfiguration: MoneyPair | None = None
 
     @model_validator(mode="after")
     def _ordered(self) -> Bounds:
-        for term in TERMS:
+        for term in terms(True):
             pair = getattr(self, term)
             if pair is not None and not pair[0] < pair[1]:
                 raise ValueError(f"{term}: lo {pair[0]:g} is not below hi {pair[1]:g} — "
@@ -70,7 +97,7 @@ class Bounds(StrictModel):
         return self
 
     def as_dict(self) -> dict[Term, tuple[float, float]]:
-        return {t: getattr(self, t) for t in TERMS if getattr(self, t) is not None}
+        return {t: getattr(self, t) for t in terms(True) if getattr(self, t) is not None}
 
 
 class Objective(StrictModel):

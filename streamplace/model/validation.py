@@ -53,6 +53,8 @@ def run_checks(evaluation: Evaluation, thresholds: Thresholds, plan: Plan,
         names += PATH_CONSTRAINTS
     if plan.model == "ecker":
         names.append("ecker.headroom")
+    if evaluation.reconfiguration is not None:
+        names.append("reconfiguration.max_moves")
     names += sorted({v.constraint for v in evaluation.violations} - set(names))
     for name in names:
         hits = [v for v in evaluation.violations if v.constraint == name]

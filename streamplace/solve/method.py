@@ -42,6 +42,7 @@ class Setting(enum.StrEnum):
     FORMULATION = "formulation"
     SOLVER = "solver"
     START = "start"
+    CURRENT = "current"
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,8 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
     except InfeasibleError as exc:
         return SolveResult.infeasible(method, exc.reasons, budget.elapsed())
     _refuse_huge(data, formulation)
-    start_plan = options.start or _baseline_start(instance, data)
+    start_plan = options.start or _current_start(instance, data) or \
+        _baseline_start(instance, data)
     try:
         built = build_compact(data, budget) if formulation == FormulationName.COMPACT \
             else build_multiset(data, budget)
@@ -89,6 +90,19 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
                     started=budget.started,
                     bound=outcome.bound, gap=outcome.gap, info=info,
                     model_objective=outcome.objective)
+
+
+def _current_start(instance: Instance, data: OdrpData) -> Plan | None:
+    """The plan that runs now, when re-planning and it still holds on this instance: it
+    costs no reconfiguration, so it is often close to the optimum and always within
+    ``--max-moves``."""
+    if instance.current is None:
+        return None
+    placement = {op.id: dict(instance.current.placement.get(op.id, {})) for op in data.ops}
+    if any(sum(reps.values()) not in data.counts[op] for op, reps in placement.items()):
+        return None
+    plan = Plan.model_validate({"placement": placement})
+    return None if placement_violations(data.graph, data.network, plan) else plan
 
 
 def _baseline_start(instance: Instance, data: OdrpData) -> Plan | None:
@@ -161,7 +175,8 @@ def _run_mip(model: LinearModel, options: SolveOptions, start: Sequence[float | 
 
 
 _SETTINGS = frozenset({Setting.TIME_LIMIT, Setting.GAP, Setting.SEED, Setting.THREADS,
-                       Setting.FORMULATION, Setting.SOLVER, Setting.START})
+                       Setting.FORMULATION, Setting.SOLVER, Setting.START,
+                       Setting.CURRENT})
 
 METHODS = (
     Method("odrp", "odrp", exact=True, replication=True, highs=True, settings=_SETTINGS,

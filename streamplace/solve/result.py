@@ -19,6 +19,7 @@ from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.plan import SolveStatus as SolveStatus  # one status type, shared
+from streamplace.model.reconfiguration import Current
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.progress import ProgressFn, no_progress
@@ -29,11 +30,13 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Instance:
-    """One problem to solve: the application, the infrastructure and the objective."""
+    """One problem to solve: the application, the infrastructure and the objective, and
+    when re-planning, the plan that runs now (docs/models.md sec. 2)."""
 
     app: Application
     infra: Infrastructure
     objective: Objective = field(default_factory=Objective)
+    current: Current | None = None
 
 
 class FormulationName(enum.StrEnum):

@@ -65,7 +65,8 @@ def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
         plan = None
         if outcome.values is not None:
             plan = built.decode(outcome.values)
-            ev = evaluate(instance.app, instance.infra, plan, instance.objective)
+            ev = evaluate(instance.app, instance.infra, plan, instance.objective,
+                          instance.current)
             overloaded = [v for v in ev.violations if v.constraint == "benoit.processor_link"]
             if not overloaded:
                 return conclude("benoit", instance, plan, outcome.status, model="benoit",

@@ -8,26 +8,29 @@ from __future__ import annotations
 import math
 
 from streamplace.model.application import Application
-from streamplace.model.evaluate.constraints import placement_violations
+from streamplace.model.evaluate.constraints import over, placement_violations
 from streamplace.model.evaluate.ecker import ecker_score
 from streamplace.model.evaluate.odrp import odrp_metrics
 from streamplace.model.evaluate.paths import path_metrics, routed_links
-from streamplace.model.evaluate.report import Evaluation
+from streamplace.model.evaluate.report import Evaluation, Subject, Violation
 from streamplace.model.evaluate.trees import benoit_evaluation
 from streamplace.model.evaluate.utility import derive_bounds, utility
 from streamplace.model.graph import AppGraph, build_graph, cyclic_order
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.network import Network
-from streamplace.model.objective import TERMS, Objective, Term
+from streamplace.model.objective import Objective, Term, terms
 from streamplace.model.plan import Plan
+from streamplace.model.reconfiguration import Current
 
 __all__ = ["Evaluation", "evaluate", "resolve_bounds"]
 
 
 def evaluate(app: Application, infra: Infrastructure, plan: Plan,
-             objective: Objective | None = None) -> Evaluation:
+             objective: Objective | None = None, current: Current | None = None,
+             ) -> Evaluation:
     """Evaluate ``plan``: ODRP metrics and utility, Benoit constraints and cost (when the
-    application sets a ``throughput``), the Ecker score, and every violated constraint.
+    application sets a ``throughput``), the Ecker score, and every violated constraint;
+    against a ``current`` plan, the reconfiguration it costs too.
 
     Metrics are ``None`` when some operator has no replica: they would not mean anything.
     """
@@ -47,11 +50,18 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     placement = {op: plan.replicas(op) for op in app.operator_ids}
     complete = all(placement.values())
     odrp = util = ecker = paths = None
+    moves = current.moves(app.operators, placement) if current is not None else None
+    if moves is not None and current is not None and current.max_moves is not None \
+            and over(moves, current.max_moves):
+        violations.append(Violation(
+            "reconfiguration.max_moves", Subject("plan", ("reconfiguration",)),
+            f"starting replicas costs {moves:g} against {current.source}, at most "
+            f"{current.max_moves:g} allowed", moves - current.max_moves))
     routed = routed_links(network, plan)
     if complete:
         odrp = odrp_metrics(graph, network, placement, routed)
-        bounds, derived = resolve_bounds(graph, network, objective, plan)
-        util = utility(odrp, objective, bounds, derived)
+        bounds, derived = resolve_bounds(graph, network, objective, plan, moves is not None)
+        util = utility(odrp, objective, bounds, derived, moves)
         ecker, headroom = ecker_score(graph, network, placement)
         if plan.model == "ecker":  # the 95% rule is part of Ecker's model only
             violations += headroom
@@ -69,11 +79,12 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     if plan.infrastructure not in (None, infra.name):
         warnings.append(f"the plan was made for infrastructure {plan.infrastructure!r}, "
                         f"not {infra.name!r}")
-    return Evaluation(complete, odrp, util, benoit, ecker, paths, violations, warnings)
+    return Evaluation(complete, odrp, util, benoit, ecker, paths, violations, warnings,
+                      reconfiguration=moves)
 
 
 def resolve_bounds(graph: AppGraph, network: Network, objective: Objective,
-                   plan: Plan | None = None,
+                   plan: Plan | None = None, replanning: bool = False,
                    ) -> tuple[dict[Term, tuple[float, float]], set[Term]]:
     """Bounds per term: the objective's, else the plan's ``bounds_used``, else derived."""
     given = objective.bounds.as_dict()
@@ -81,7 +92,7 @@ def resolve_bounds(graph: AppGraph, network: Network, objective: Objective,
     derived_all = derive_bounds(graph, network, objective.network_metric)
     bounds: dict[Term, tuple[float, float]] = {}
     derived: set[Term] = set()
-    for term in TERMS:
+    for term in terms(replanning):
         if term in given:
             bounds[term] = given[term]
         elif term in recorded:
@@ -96,7 +107,7 @@ def _recorded_bounds(plan: Plan | None) -> dict[Term, tuple[float, float]]:
     out: dict[Term, tuple[float, float]] = {}
     if plan is None or not plan.bounds_used:
         return out
-    for term in TERMS:
+    for term in terms(True):
         pair = plan.bounds_used.get(term)
         if (isinstance(pair, list | tuple) and len(pair) == 2
                 and all(isinstance(x, int | float) and not math.isnan(x) for x in pair)):

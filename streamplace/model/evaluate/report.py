@@ -193,6 +193,7 @@ class Evaluation:
     paths: PathMetrics | None = None
     violations: list[Violation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    reconfiguration: float | None = None  # M against a current plan, when re-planning
 
     @property
     def feasible(self) -> bool:
@@ -213,6 +214,8 @@ class Evaluation:
             out["ecker_score"] = self.ecker.score
         if self.paths is not None:
             out["path_cost"] = self.paths.cost
+        if self.reconfiguration is not None:
+            out["reconfiguration"] = self.reconfiguration
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -26,7 +26,8 @@ from streamplace.model.application import Operator
 from streamplace.model.evaluate.report import OdrpMetrics, Utility, UtilityTerm
 from streamplace.model.graph import AppGraph
 from streamplace.model.network import Network
-from streamplace.model.objective import TERMS, Objective, Term
+from streamplace.model.objective import Objective, Term
+from streamplace.model.objective import terms as terms_of
 from streamplace.model.replicas import replica_ranges
 
 METRIC_OF_TERM = {"response_time": "response_time", "availability": "availability",
@@ -44,7 +45,7 @@ def derive_bounds(graph: AppGraph, network: Network,
     nodes = network.nodes
     lat_lo: dict[str, float] = {}
     lat_hi: dict[str, float] = {}
-    cost_lo = cost_hi = 0.0
+    cost_lo = cost_hi = moves_hi = 0.0
     ranges = replica_ranges(app.operators, graph.input_rates, cands, network)
     for op in app.operators:
         rate = graph.input_rates[op.id]
@@ -55,6 +56,7 @@ def derive_bounds(graph: AppGraph, network: Network,
         lat_hi[op.id] = _latency(op, rate, counts[0]) / slow
         cost_lo += op.cost * op.billing_units * counts[0]
         cost_hi += op.cost * op.billing_units * counts[-1]
+        moves_hi += op.migration_cost * counts[-1]
     d_lo: dict[tuple[str, str], float] = {}
     d_hi: dict[tuple[str, str], float] = {}
     z_lo = z_hi = 0.0
@@ -80,7 +82,8 @@ def derive_bounds(graph: AppGraph, network: Network,
     a_hi = min(min(max(nodes[u].availability for u in c) for c in cands.values()),
                math.prod(nodes[u].availability for u in pinned))
     return {"response_time": (r_lo, r_hi), "availability": (a_lo, a_hi),
-            "cost": (cost_lo, cost_hi), "network": (z_lo, z_hi)}
+            "cost": (cost_lo, cost_hi), "network": (z_lo, z_hi),
+            "reconfiguration": (0.0, moves_hi)}
 
 
 @dataclass(frozen=True)
@@ -132,26 +135,30 @@ def _longest(graph: AppGraph, weight: dict[str, float],
 
 
 def utility(metrics: OdrpMetrics, objective: Objective,
-            bounds: dict[Term, tuple[float, float]], derived: set[Term]) -> Utility:
-    """F = sum of weighted normalised terms (eq. 21); availability on a log scale."""
-    weights = objective.weights.normalised()
+            bounds: dict[Term, tuple[float, float]], derived: set[Term],
+            reconfiguration: float | None = None) -> Utility:
+    """F = sum of weighted normalised terms (eq. 21); availability on a log scale; with a
+    current plan, the reconfiguration term too (lower is better, like cost)."""
+    replanning = reconfiguration is not None
+    weights = objective.weights.normalised(replanning)
     network_metric = objective.network_metric
     values = {"response_time": metrics.response_time, "availability": metrics.availability,
-              "cost": metrics.cost, "network": metrics.metric(network_metric)}
-    terms = []
-    for term in TERMS:
+              "cost": metrics.cost, "network": metrics.metric(network_metric),
+              "reconfiguration": reconfiguration or 0.0}
+    parts = []
+    for term in terms_of(replanning):
         lo, hi = bounds[term]
         value = values[term]
         if term == "availability":
             normalised = _scaled(_log(value) - _log(lo), _log(hi) - _log(lo))
         else:
             normalised = _scaled(hi - value, hi - lo)
-        terms.append(UtilityTerm(
+        parts.append(UtilityTerm(
             term=term, metric=network_metric if term == "network" else term,
             weight=weights[term], value=value, lo=lo, hi=hi, normalised=normalised,
             contribution=weights[term] * normalised if weights[term] else 0.0,
             derived_bound=term in derived))
-    return Utility(sum(t.contribution for t in terms), network_metric, terms)
+    return Utility(sum(t.contribution for t in parts), network_metric, parts)
 
 
 def _scaled(numerator: float, span: float) -> float:

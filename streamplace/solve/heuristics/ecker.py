@@ -11,6 +11,7 @@ import random
 from collections import defaultdict
 
 from streamplace.model.evaluate.ecker import HEADROOM
+from streamplace.model.reconfiguration import Current
 from streamplace.solve.budget import Budget
 from streamplace.solve.heuristics.common import PlacementState, finish, stopped_before_a_plan
 from streamplace.solve.heuristics.ecker_search import Score, hill_climb
@@ -87,8 +88,9 @@ def adopt(state: PlacementState, placement: dict[str, dict[str, int]]) -> None:
                 state.place(op, u)
 
 
-def _start(state: PlacementState) -> str:
-    """The initial placement, inside Ecker's 95% rule where possible: roomiest-first near
+def _start(state: PlacementState, current: Current | None = None) -> str:
+    """The initial placement, inside Ecker's 95% rule where possible: the replicas that run
+    now, where they run (when re-planning), then for the rest roomiest-first near
     neighbours; if that strands an instance, tight first-fit packing; if even that fails,
     an even deal whose overloads the penalty then steers away from. Returns which."""
     from streamplace.solve.heuristics.common import PlacementFailure
@@ -99,15 +101,36 @@ def _start(state: PlacementState) -> str:
     )
 
     state.headroom = HEADROOM
-    for name, place in (("resource-aware", resource_aware),
-                        ("first-fit-decreasing", first_fit_decreasing)):
-        try:
-            place(state)
-            return name
-        except PlacementFailure:
-            adopt(state, {op: {} for op in state.nodes})
-    round_robin(state)
-    return "round-robin"
+    kept = _keep_running(state, current) if current is not None else {}
+    counts = dict(state.counts)
+    state.counts = {op: counts[op] - sum(kept.get(op, {}).values()) for op in counts}
+    try:
+        for name, place in (("resource-aware", resource_aware),
+                            ("first-fit-decreasing", first_fit_decreasing)):
+            try:
+                place(state)
+                return ("current plan, then " if kept else "") + name
+            except PlacementFailure:
+                adopt(state, kept)
+        round_robin(state)
+        return "round-robin"
+    finally:
+        state.counts = counts
+
+
+def _keep_running(state: PlacementState, current: Current) -> dict[str, dict[str, int]]:
+    """Place the replicas that run now where they run (up to each operator's count, within
+    the 95% rule and the candidates; pinned operators first, as they have no choice);
+    returns what was kept."""
+    order = state.graph.topological_order()
+    for op in sorted(order, key=lambda o: (len(state.cands[o]) > 1, order.index(o))):
+        for node, count in sorted(current.placement.get(op, {}).items()):
+            for _ in range(count):
+                if sum(state.nodes[op].values()) >= state.counts[op] or \
+                        node not in state.cands[op] or not state.fits(op, node):
+                    break
+                state.place(op, node)
+    return {op: dict(reps) for op, reps in state.nodes.items() if reps}
 
 
 def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResult:
@@ -117,13 +140,19 @@ def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResu
     rng = random.Random(options.seed)
     state = PlacementState.empty(instance)
     info: dict[str, object] = {"seed": options.seed, "time_limit": limit}
+    current = instance.current
+    weight = instance.objective.weights.normalised(True)["reconfiguration"] if current else 0.0
+
+    def score() -> Score:
+        return Score(state, current=current, moves_weight=weight)
+
     if method == "hill-climbing":
-        info["start"] = _start(state)
+        info["start"] = _start(state, current)
         # the final evaluation costs about what the start did (both instances x candidates):
         # keep that much of the limit for it, so the whole run stays within the limit
         search = search.until(budget.deadline - FINISH_PER_START * budget.elapsed())
-        info["start_score"] = Score(state).total()
-        info["moves"] = hill_climb(Score(state), rng, search)
+        info["start_score"] = score().total()
+        info["moves"] = hill_climb(score(), rng, search)
     else:
         ants = search if method == "ant-system" else \
             search.until(budget.started + limit * SEARCH_SHARE / 2)
@@ -131,13 +160,13 @@ def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResu
             return stopped_before_a_plan(method, budget)
         adopt(state, ant_system(state, rng, ants))
         if method == "hybrid":
-            info["moves"] = hill_climb(Score(state), rng, search)
-    score = Score(state)
-    info.update(score=score.total(), violations=score.violations)
-    if score.violations:
+            info["moves"] = hill_climb(score(), rng, search)
+    final = Score(state)  # the evaluator's s(x): reconfiguration is the utility's term
+    info.update(score=final.total(), violations=final.violations)
+    if final.violations:
         return SolveResult(SolveStatus.ERROR, method, seconds=budget.elapsed(),
                            message=f"{method} failed: its best placement still uses more "
-                                   f"than 95% of a resource on {score.violations} node(s)")
+                                   f"than 95% of a resource on {final.violations} node(s)")
     return finish(method, instance, state.nodes, budget, info, model="ecker")
 
 
@@ -160,5 +189,6 @@ def _bound(name: str) -> SolveFn:
 
 METHODS = tuple(
     Method(name, "ecker", exact=False, cycles=True, solve=_bound(name), summary=summary,
-           settings=frozenset({Setting.TIME_LIMIT, Setting.SEED}), paper="Ecker et al.")
+           settings=frozenset({Setting.TIME_LIMIT, Setting.SEED, Setting.CURRENT}),
+           paper="Ecker et al.")
     for name, summary in _SUMMARIES.items())

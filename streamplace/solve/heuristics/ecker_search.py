@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from streamplace.model.evaluate.ecker import DEFAULT_WEIGHTS, HEADROOM
 from streamplace.model.graph import cyclic_order
+from streamplace.model.reconfiguration import Current
 from streamplace.solve.budget import Budget
 from streamplace.solve.heuristics.common import PlacementState
 
@@ -28,12 +29,20 @@ class Move:
 
 
 class Score:
-    """The Ecker score of a placement, updated move by move."""
+    """The Ecker score of a placement, updated move by move. Re-planning against a
+    ``current`` plan adds its reconfiguration, normalised by the most it can be and weighed
+    like the utility weighs it, so the search prefers plans that leave replicas running."""
 
     def __init__(self, state: PlacementState, weights: tuple[float, float, float, float]
-                 = DEFAULT_WEIGHTS) -> None:
+                 = DEFAULT_WEIGHTS, current: Current | None = None,
+                 moves_weight: float = 0.0) -> None:
         self.state = state
         self.weights = weights
+        self.current = current
+        ops = {op.id: op for op in state.graph.app.operators}
+        top = sum(ops[o].migration_cost * c for o, c in state.counts.items())
+        self.moves_scale = moves_weight / top if current is not None and top > 0 else 0.0
+        self.moves = current.moves(list(ops.values()), state.nodes) if current else 0.0
         graph = state.graph
         self.order, feedback = cyclic_order(graph.digraph)
         dropped = set(feedback)
@@ -94,7 +103,8 @@ class Score:
         used = sum(1 for c in self.on_node.values() if c > 0)
         s_co = sum(self.remote_edges) / self.edges if self.edges else 0.0
         s_event = sum(self.remote_events) / self.events if self.events else 0.0
-        return w2 * used / max(1, self.processors) + w3 * s_co + w4 * s_event
+        return (w2 * used / max(1, self.processors) + w3 * s_co + w4 * s_event
+                + self.moves_scale * self.moves)
 
     def s_lat(self) -> float:
         delay = self.state.network.delay
@@ -113,6 +123,13 @@ class Score:
         return self.total() + PENALTY * self.violations
 
     def apply(self, move: Move) -> None:
+        if self.current is not None:
+            cost = self.state.op(move.op).migration_cost
+            here = self.state.nodes[move.op]
+            if here.get(move.source, 0) > self.current.count(move.op, move.source):
+                self.moves -= cost  # one started replica fewer there
+            if here.get(move.target, 0) >= self.current.count(move.op, move.target):
+                self.moves += cost
         self.state.remove(move.op, move.source)
         self.state.place(move.op, move.target)
         self.on_node[move.source] -= 1

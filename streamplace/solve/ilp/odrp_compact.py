@@ -117,7 +117,37 @@ def build_compact(data: OdrpData, budget: Budget | None = None) -> CompactModel:
             _availability(data, m_, z)
     with m_.family("traffic products (eqs. 5, 17-20)"):
         _network(data, out, check)
+    if data.instance.current is not None:
+        with m_.family("reconfiguration"):
+            _reconfiguration(data, out)
     return out
+
+
+def _reconfiguration(data: OdrpData, out: CompactModel) -> None:
+    """M = sum migration_cost_i * max(0, U_i(u) - c_i(u)) through e[i,u] >= U_i(u) - c_i(u),
+    e >= 0, charged to F (minimised, so e is the max at the optimum); ``--max-moves`` bounds
+    the sum, which the smallest such e meets exactly when M does."""
+    current = data.instance.current
+    assert current is not None
+    slope = data.scales["reconfiguration"].slope if "reconfiguration" in data.scales else 0.0
+    m_ = out.model
+    cols: list[int] = []
+    vals: list[float] = []
+    for op in data.ops:
+        if op.migration_cost <= 0:
+            continue
+        for u in data.cands[op.id]:
+            cells = out.cells.get((op.id, u), [])
+            held = current.count(op.id, u)
+            if not cells or max(a for _m, a, _c in cells) <= held:
+                continue  # never more replicas there than run now
+            e = m_.var(f"e[{op.id},{u}]", cost=slope * op.migration_cost)
+            m_.row([e, *(col for _m, _a, col in cells)], [1.0] + [-1.0] * len(cells),
+                   lo=-float(held))
+            cols.append(e)
+            vals.append(op.migration_cost)
+    if current.max_moves is not None and cols:
+        m_.row(cols, vals, hi=current.max_moves, family="max moves")
 
 
 def _never() -> None:

@@ -17,7 +17,7 @@ from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, ResolvedStream, build_graph
 from streamplace.model.links import LogicalLink
 from streamplace.model.network import Network
-from streamplace.model.objective import TERMS, Term
+from streamplace.model.objective import Term, terms
 from streamplace.model.replicas import fewest_stable, per_node_cap, replica_ranges
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.result import Instance
@@ -59,6 +59,14 @@ class OdrpData:
     def bounds_used(self) -> dict[str, list[float]]:
         """The normalisation bounds of F, as a plan records them."""
         return {term: list(pair) for term, pair in self.bounds.items()}
+
+    def moves_cost(self, op: Operator, node: str, m: int) -> float:
+        """What starting the ``m``-th replica of ``op`` on ``node`` costs, 0 while the
+        current plan already runs that many there (the reconfiguration term)."""
+        current = self.instance.current
+        if current is None or m <= current.count(op.id, node):
+            return 0.0
+        return op.migration_cost
 
     def latency(self, op: Operator, m: int) -> float:
         """R_i(lambda_i / m) on the reference node (eq. 1 before the speed-up)."""
@@ -132,9 +140,10 @@ def prepare(instance: Instance, single_replica: bool = False) -> OdrpData:
         raise InfeasibleError(reasons)
     for op in ops:  # a node that cannot hold even one replica is no candidate at all
         cands[op.id] = [u for u in cands[op.id] if per_node_cap(op, network, u) != 0]
-    bounds, derived = resolve_bounds(graph, network, instance.objective)
-    weights = instance.objective.weights.normalised()
-    scales = {t: _scale(t, weights[t], bounds[t], t in derived) for t in TERMS}
+    replanning = instance.current is not None
+    bounds, derived = resolve_bounds(graph, network, instance.objective, replanning=replanning)
+    weights = instance.objective.weights.normalised(replanning)
+    scales = {t: _scale(t, weights[t], bounds[t], t in derived) for t in terms(replanning)}
     return OdrpData(instance, graph, network, list(ops), cands, counts, graph.streams,
                     dims, bounds, scales)
 

@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from streamplace.errors import InputError
+from streamplace.model.application import Operator
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
-from streamplace.solve.ilp.odrp_data import OdrpData
+from streamplace.solve.ilp.odrp_data import OdrpData, TermScale
 from streamplace.solve.linear import LinearModel
 
 MAX_PATHS = 100_000
+_NO_TERM = TermScale(0.0, 0.0, 0.0, 0.0, 0.0, False)
 Multiset = tuple[str, ...]
 
 
@@ -36,6 +38,7 @@ class MultisetModel:
     model: LinearModel
     bounds_used: dict[str, list[float]]
     x: dict[tuple[str, Multiset], int] = field(default_factory=dict)
+    moves: dict[tuple[str, Multiset], float] = field(default_factory=dict)  # M of each x
 
     def decode(self, values: Sequence[float]) -> Plan:
         placement = {op: dict(Counter(u)) for (op, u), col in self.x.items()
@@ -77,8 +80,12 @@ def build_multiset(data: OdrpData, budget: Budget | None = None) -> MultisetMode
                 multisets[op.id].append(u)
                 # eq. 1: the slowest node of U bounds the operator's latency; eq. 2: cost
                 response[(op.id, u)] = data.latency(op, m) / min(data.speedup(n) for n in u)
-                out.x[(op.id, u)] = m_.binary(f"x[{op.id},{','.join(u)}]",
-                                              data.count_cost(op, m))
+                moves = _moves(data, op, u)
+                out.x[(op.id, u)] = m_.binary(
+                    f"x[{op.id},{','.join(u)}]", data.count_cost(op, m)
+                    + data.scales.get("reconfiguration", _NO_TERM).slope * moves)
+                if moves:
+                    out.moves[(op.id, u)] = moves
         cols = [out.x[(op.id, u)] for u in multisets[op.id]]
         m_.row(cols, [1.0] * len(cols), 1.0, 1.0, family="one multiset (eq. 26)")
     with m_.family("stream linking (eqs. 27-28)"):
@@ -87,10 +94,23 @@ def build_multiset(data: OdrpData, budget: Budget | None = None) -> MultisetMode
         _capacity(data, out)
     with m_.family("activation (eqs. 24-25)"):
         _activations(data, out, y)
+    current = data.instance.current
+    if current is not None and current.max_moves is not None and out.moves:
+        m_.row([out.x[key] for key in out.moves], list(out.moves.values()),
+               hi=current.max_moves, family="max moves")
     if data.scales["response_time"].slope != 0:
         with m_.family("paths (eq. 22)"):
             _paths(data, out, y, response)
     return out
+
+
+def _moves(data: OdrpData, op: Operator, multiset: Multiset) -> float:
+    """The reconfiguration a multiset costs against the current plan (0 without one)."""
+    if data.instance.current is None:
+        return 0.0
+    placed = Counter(multiset)
+    return float(sum(data.moves_cost(op, u, k) for u, c in placed.items()
+                     for k in range(1, c + 1)))
 
 
 def _streams(data: OdrpData, out: MultisetModel, multisets: dict[str, list[Multiset]],
