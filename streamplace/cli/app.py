@@ -9,8 +9,10 @@ import typer
 from streamplace import __version__
 from streamplace.cli import runtime
 from streamplace.cli.compare import compare_command
+from streamplace.cli.diff import diff_command
 from streamplace.cli.evaluate import evaluate_command
 from streamplace.cli.explain import explain_command
+from streamplace.cli.export import export_command
 from streamplace.cli.extract import extract_command
 from streamplace.cli.listing import methods_command, schema_command
 from streamplace.cli.solve import solve_command
@@ -43,7 +45,9 @@ def _root(version: Annotated[bool, typer.Option(
 
 for _name, _command in (("solve", solve_command), ("compare", compare_command),
                         ("evaluate", evaluate_command), ("validate", validate_command),
-                        ("explain", explain_command), ("extract", extract_command),
+                        ("explain", explain_command), ("diff", diff_command),
+                        ("export", export_command),
+                        ("extract", extract_command),
                         ("schema", schema_command), ("methods", methods_command)):
     app.command(_name)(_command)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from streamplace.model.application import Application
+from streamplace.model.application import Application, Operator
 from streamplace.model.evaluate import evaluate
 from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.evaluate.utility import candidates
@@ -78,29 +78,48 @@ def explain(app: Application, infra: Infrastructure, plan: Plan,
     if ev.odrp is None or ev.utility is None:
         out.notes.append("some operator has no replica: nothing to explain beyond violations")
         return out
+    out.operators, out.binding = roles(app, ev), bindings(app, ev)
     graph = build_graph(app)
+    out.what_if = _what_if(app, infra, plan, objective, ev, graph.input_rates, out.notes)
+    return out
+
+
+def roles(app: Application, ev: Evaluation) -> list[OperatorRole]:
+    """Each operator's part in a complete plan: latency, critical path, cost, traffic, load."""
+    assert ev.odrp is not None
     critical = set(ev.odrp.critical_path)
     traffic = {op.id: 0.0 for op in app.operators}
     for s in ev.odrp.streams:
         traffic[s.source] += s.traffic
+    return [OperatorRole(op.id, m.replicas, m.latency, op.id in critical, m.cost,
+                         traffic[op.id], _utilisation(op, m.load_per_replica))
+            for op, m in zip(app.operators, ev.odrp.operators, strict=True)]
+
+
+def bindings(app: Application, ev: Evaluation) -> list[Binding]:
+    """The constraints that bind a complete plan: pinned operators, replica caps reached,
+    replicas near saturation, nodes full."""
+    assert ev.odrp is not None
+    out: list[Binding] = []
     for op, m in zip(app.operators, ev.odrp.operators, strict=True):
-        util = (m.load_per_replica / op.service_rate) if op.service_rate else None
-        out.operators.append(OperatorRole(op.id, m.replicas, m.latency, op.id in critical,
-                                          m.cost, traffic[op.id], util))
+        util = _utilisation(op, m.load_per_replica)
         if op.candidates is not None and len(op.candidates) == 1:
-            out.binding.append(Binding("pinned", op.id, f"only candidate {op.candidates[0]}"))
+            out.append(Binding("pinned", op.id, f"only candidate {op.candidates[0]}"))
         if op.replicas is None and m.count == op.replica_cap and op.replica_cap > 1:
-            out.binding.append(Binding("replica cap", op.id,
-                                       f"{m.count} replicas, max_replicas {op.replica_cap}"))
+            out.append(Binding("replica cap", op.id,
+                               f"{m.count} replicas, max_replicas {op.replica_cap}"))
         if util is not None and util > SATURATION:
-            out.binding.append(Binding("near saturation", op.id,
-                                       f"each replica at {util:.0%} of its service rate"))
+            out.append(Binding("near saturation", op.id,
+                               f"each replica at {util:.0%} of its service rate"))
     for node, dims in ev.odrp.node_usage.items():
         for dim, (used, cap) in dims.items():
             if used >= cap - 1e-9:
-                out.binding.append(Binding("node full", node, f"{used:g} of {cap:g} {dim}"))
-    out.what_if = _what_if(app, infra, plan, objective, ev, graph.input_rates, out.notes)
+                out.append(Binding("node full", node, f"{used:g} of {cap:g} {dim}"))
     return out
+
+
+def _utilisation(op: Operator, load_per_replica: float) -> float | None:
+    return load_per_replica / op.service_rate if op.service_rate else None
 
 
 def _what_if(app: Application, infra: Infrastructure, plan: Plan, objective: Objective,

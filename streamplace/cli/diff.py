@@ -1,0 +1,48 @@
+"""``streamplace diff``: what a new plan changes against the plan that runs now."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from streamplace.cli import options as opts
+from streamplace.cli.args import (
+    AppArg,
+    InfraArg,
+    JsonOpt,
+    MetricOpt,
+    ObjectiveOpt,
+    QuietOpt,
+    WeightsOpt,
+)
+from streamplace.cli.console import handle_errors
+from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
+from streamplace.cli.render_diff import render_diff
+from streamplace.io.readers import read_instance
+from streamplace.model.plandiff import diff_plans
+
+
+@handle_errors
+def diff_command(
+    application: AppArg, infrastructure: InfraArg,
+    current: Annotated[str, typer.Argument(help="The plan that runs now.")],
+    new: Annotated[str, typer.Argument(help="The plan to move to.")],
+    fail_on_change: Annotated[bool, typer.Option(
+        "--fail-on-change", help="Exit 1 when the plans differ (for CI).")] = False,
+    objective: ObjectiveOpt = None, weights: WeightsOpt = None,
+    network_metric: MetricOpt = None, json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Per operator, the replicas NEW adds and removes against CURRENT; the metric deltas
+    and the constraints that bind differently."""
+    check_outputs([], [application, infrastructure, current, new, objective])
+    app_, infra = read_instance(application, infrastructure)
+    before, after = opts.read_plan(current, app_, infra), opts.read_plan(new, app_, infra)
+    diff = diff_plans(app_, infra, before, after,
+                      opts.build_objective(objective, weights, network_metric))
+    emit(Emission(
+        document={"command": "diff", "application": app_.name, "infrastructure": infra.name,
+                  **diff.to_json()},
+        show=lambda con: render_diff(con, diff, f"{app_.name} on {infra.name}: {current} -> "
+                                                f"{new}"),
+        code=EXIT_NO if fail_on_change and diff.changed else 0), json_=json_, quiet=quiet)

@@ -1,0 +1,97 @@
+"""``streamplace export``: what an engine takes to run a plan (docs/engines.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from streamplace.cli import options as opts
+from streamplace.cli.args import AppArg, InfraArg, JsonOpt, OutputOpt, PlanArg, QuietOpt
+from streamplace.cli.console import handle_errors
+from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.render import table
+from streamplace.errors import InputError
+from streamplace.io.engines import Export, ExportOptions, Target, export
+from streamplace.io.loader import load_path
+from streamplace.io.outputs import STDOUT, Output
+from streamplace.io.readers import read_instance
+from streamplace.model.evaluate import evaluate
+
+
+@handle_errors
+def export_command(
+    application: AppArg, infrastructure: InfraArg, plan: PlanArg,
+    to: Annotated[Target, typer.Option("--to", help="The engine.", case_sensitive=False)],
+    artifact: Annotated[str | None, typer.Option(
+        "--artifact", help="Which artifact to write (default: the target's first; the "
+                           "tables name them all).")] = None,
+    output: OutputOpt = None,
+    flink_job: Annotated[str | None, typer.Option(
+        "--flink-job", help="flink: the JSON of GET /jobs/:jobid, for the job vertex ids.")]
+    = None,
+    flux: Annotated[str | None, typer.Option(
+        "--flux", help="storm: the topology's Flux YAML, to merge the plan into.")] = None,
+    topology: Annotated[str | None, typer.Option(
+        help="storm, heron: the topology name (default: the application's).")] = None,
+    cluster: Annotated[str, typer.Option(
+        help="heron: cluster[/role[/env]].")] = "local",
+    image: Annotated[str, typer.Option(
+        help="kubernetes: the container image; {application} and {operator} are filled "
+             "in.")] = ExportOptions.image,
+    namespace: Annotated[str, typer.Option(help="kubernetes: the namespace.")] = "default",
+    node_label: Annotated[str, typer.Option(
+        help="kubernetes: the node label whose values are the plan's node ids.")] =
+    ExportOptions.node_label,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Write what TARGET takes to run PLAN: configuration, commands or manifests."""
+    check_outputs([output], [application, infrastructure, plan, flink_job, flux], json_)
+    _only_for(to, {"--flink-job": (flink_job, Target.FLINK), "--flux": (flux, Target.STORM)})
+    app_, infra = read_instance(application, infrastructure)
+    plan_ = opts.read_plan(plan, app_, infra)
+    options = ExportOptions(
+        flink_job=load_path(flink_job)[0] if flink_job else None,
+        flink_job_file=flink_job or "--flink-job",
+        flux=load_path(flux)[0] if flux else None, flux_file=flux or "--flux",
+        topology=topology, cluster=cluster, image=image, namespace=namespace,
+        node_label=node_label)
+    result = export(to, app_, infra, plan_, options)
+    chosen = result.artifact(artifact)
+    violations = evaluate(app_, infra, plan_).violations
+    warnings = [f"the plan violates {len(violations)} constraint(s): streamplace validate "
+                "says which"] if violations else []
+    outputs = [] if json_ and output in (None, STDOUT) else \
+        [Output(output or STDOUT, chosen.text)]
+    emit(Emission(
+        document={"command": "export", "application": app_.name,
+                  "infrastructure": infra.name, **result.to_json(), "warnings": warnings},
+        outputs=outputs, show=lambda con: _show(con, result, chosen.name),
+        notes=[f"{chosen.name} written to {output}"] if output not in (None, STDOUT) else [],
+        warnings=warnings), json_=json_, quiet=quiet)
+
+
+def _only_for(target: Target, given: dict[str, tuple[str | None, Target]]) -> None:
+    for flag, (value, wanted) in given.items():
+        if value is not None and target != wanted:
+            raise InputError.single(f"{flag} applies to --to {wanted.value} only",
+                                    f"drop {flag}", path=flag)
+
+
+def _show(con: Console, result: Export, chosen: str) -> None:
+    t = table(con, f"Export to {result.target}", "operator", "component", "parallelism",
+              "nodes", "cpu", "memory (MiB)")
+    for row in result.rows:
+        nodes = ", ".join(f"{u}×{n}" if n > 1 else u for u, n in row["nodes"].items())
+        t.add_row(row["operator"], row["component"], str(row["parallelism"]), nodes,
+                  "-" if row["cpu"] is None else f"{row['cpu']:g}",
+                  "-" if row["memory_mib"] is None else f"{row['memory_mib']:g}")
+    con.print(t)
+    a = table(con, "Artifacts (--artifact NAME)", "artifact", "what")
+    for item in result.artifacts:
+        a.add_row(item.name + (" (written)" if item.name == chosen else ""), item.description)
+    con.print(a)
+    for note in result.notes:
+        con.print(f"[dim]note: {escape(note)}[/]")
