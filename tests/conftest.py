@@ -111,7 +111,7 @@ def best_feasible(instance: Any, sizes: Callable[[Operator], Iterable[int]],
     best = None
     for plan in placements(instance.app, instance.infra, sizes, model):
         ev = evaluate(instance.app, instance.infra, plan, instance.objective,
-                      getattr(instance, "current", None))
+                      getattr(instance, "current", None), getattr(instance, "limits", None))
         if ev.violations:
             continue
         v = value(ev)

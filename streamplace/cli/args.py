@@ -36,3 +36,9 @@ class OutputFormat(enum.StrEnum):
 
 FormatOpt = Annotated[OutputFormat | None, typer.Option(
     "--format", help="yaml or json (default: from -o's extension, else yaml).")]
+MaxResponseTimeOpt = Annotated[str | None, typer.Option(
+    help="At most this response time R (seconds, or e.g. '200 ms').")]
+MinAvailabilityOpt = Annotated[str | None, typer.Option(help="At least this availability A.")]
+MaxCostOpt = Annotated[str | None, typer.Option(help="At most this cost C.")]
+MaxTrafficOpt = Annotated[str | None, typer.Option(
+    help="At most this traffic T (bytes/s, or e.g. '2 MB/s').")]

@@ -15,6 +15,7 @@ from streamplace.errors import InputError, Problem
 from streamplace.io.readers import read_objective, read_plan_for
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.limits import MetricLimits
 from streamplace.model.objective import NetworkMetric, Objective, Weights
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
@@ -31,7 +32,7 @@ _WEIGHT_KEYS = {"r": "response_time", "a": "availability", "c": "cost", "z": "ne
 FLAGS = {Setting.TIME_LIMIT: "--time-limit", Setting.GAP: "--gap", Setting.SEED: "--seed",
          Setting.THREADS: "--threads", Setting.FORMULATION: "--formulation",
          Setting.SOLVER: "--solver", Setting.START: "--start",
-         Setting.CURRENT: "--current"}
+         Setting.CURRENT: "--current", Setting.LIMITS: "--max-*/--min-availability"}
 MAX_SEED = 2**31 - 1  # HiGHS's random_seed range
 
 
@@ -101,6 +102,18 @@ def parse_limit(text: str | None, option: str, dimension: Dimension,
         span = f"between 0 and {high:g}" if high is not None else "a finite number >= 0"
         raise InputError.single(f"{text!r} is out of range", f"write {span}", path=option)
     return value
+
+
+def read_limits(max_response_time: str | None, min_availability: str | None,
+                max_cost: str | None, max_traffic: str | None) -> MetricLimits | None:
+    """Hard limits on metrics from the threshold flags (the same as ``validate``'s)."""
+    upper = {metric: value for metric, value in (
+        ("response_time", parse_limit(max_response_time, "--max-response-time", "time")),
+        ("cost", parse_limit(max_cost, "--max-cost", "money")),
+        ("traffic", parse_limit(max_traffic, "--max-traffic", "bandwidth"))) if value is not None}
+    floor = parse_limit(min_availability, "--min-availability", "plain", high=1.0)
+    limits = MetricLimits(upper, floor)
+    return limits if limits else None
 
 
 def check_settings(time_limit: float | None, gap: float | None, threads: int | None,

@@ -13,7 +13,11 @@ from streamplace.cli.args import (
     FormatOpt,
     InfraArg,
     JsonOpt,
+    MaxCostOpt,
+    MaxResponseTimeOpt,
+    MaxTrafficOpt,
     MetricOpt,
+    MinAvailabilityOpt,
     ObjectiveOpt,
     OutputOpt,
     QuietOpt,
@@ -62,6 +66,8 @@ def solve_command(
     max_moves: Annotated[float | None, typer.Option(
         "--max-moves", help="With --current: the most reconfiguration a plan may cost "
                             "(0 keeps every running replica where it is).")] = None,
+    max_response_time: MaxResponseTimeOpt = None, min_availability: MinAvailabilityOpt = None,
+    max_cost: MaxCostOpt = None, max_traffic: MaxTrafficOpt = None,
     dump_model: Annotated[str | None, typer.Option(
         "--dump-model", help="Also write the integer program (odrp, odp, benoit) as HiGHS "
                              "writes it: FILE.mps or FILE.lp.")] = None,
@@ -74,14 +80,16 @@ def solve_command(
     dump_format = opts.model_format(dump_model)
     opts.check_settings(time_limit, gap, threads, seed)
     app_, infra = read_instance(application, infrastructure)
+    limits = opts.read_limits(max_response_time, min_availability, max_cost, max_traffic)
     instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
-                        opts.read_current(current, max_moves, app_, infra))
+                        opts.read_current(current, max_moves, app_, infra), limits)
     try:
         chosen = applicable(method, instance)
         opts.check_applies(chosen, {
             Setting.TIME_LIMIT: None, Setting.GAP: gap, Setting.SEED: seed,
             Setting.THREADS: threads, Setting.FORMULATION: formulation,
-            Setting.SOLVER: solver, Setting.START: start, Setting.CURRENT: current})
+            Setting.SOLVER: solver, Setting.START: start, Setting.CURRENT: current,
+            Setting.LIMITS: limits})
         params, highs = opts.method_options(chosen, solver_option or [],
                                             solver or MipSolver.HIGHS)
         if dump_model and not chosen.highs:

@@ -15,6 +15,10 @@ from streamplace.cli.args import (
     CurrentOpt,
     InfraArg,
     JsonOpt,
+    MaxCostOpt,
+    MaxResponseTimeOpt,
+    MaxTrafficOpt,
+    MinAvailabilityOpt,
     ObjectiveOpt,
     PlanArg,
     QuietOpt,
@@ -33,13 +37,8 @@ from streamplace.model.validation import Thresholds, run_checks
 @handle_errors
 def validate_command(
     application: AppArg, infrastructure: InfraArg, plan: PlanArg,
-    max_response_time: Annotated[str | None, typer.Option(
-        help="Fail when R exceeds this (seconds, or e.g. '200 ms').")] = None,
-    min_availability: Annotated[str | None, typer.Option(
-        help="Fail when A is below this (0-1).")] = None,
-    max_cost: Annotated[str | None, typer.Option(help="Fail when C exceeds this.")] = None,
-    max_traffic: Annotated[str | None, typer.Option(
-        help="Fail when T exceeds this (bytes/s, or e.g. '2 MB/s').")] = None,
+    max_response_time: MaxResponseTimeOpt = None, min_availability: MinAvailabilityOpt = None,
+    max_cost: MaxCostOpt = None, max_traffic: MaxTrafficOpt = None,
     junit_xml_: Annotated[str | None, typer.Option(
         "--junit-xml", help="Write the checks as JUnit XML for CI systems.")] = None,
     current: CurrentOpt = None,

@@ -33,7 +33,7 @@ def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *
     if (plan.method, plan.model) != (method, model):
         plan = plan.model_copy(update={"method": method, "model": model})
     ev = evaluation or evaluate(instance.app, instance.infra, plan, instance.objective,
-                                instance.current)
+                                instance.current, instance.limits)
     info = info or SolverReport(method)
     seconds = time.perf_counter() - started
     if ev.violations:  # never hand out a plan the evaluator rejects

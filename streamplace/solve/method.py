@@ -43,6 +43,7 @@ class Setting(enum.StrEnum):
     SOLVER = "solver"
     START = "start"
     CURRENT = "current"
+    LIMITS = "limits"
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,9 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
     except InfeasibleError as exc:
         return SolveResult.infeasible(method, exc.reasons, budget.elapsed())
     _refuse_huge(data, formulation)
+    if instance.limits and formulation != FormulationName.COMPACT:
+        raise InputError.single("metric limits are rows of the compact formulation only",
+                                "drop --formulation multiset", path="formulation")
     start_plan = options.start or _current_start(instance, data) or \
         _baseline_start(instance, data)
     try:
@@ -75,8 +78,11 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
     info = replace(outcome.report, build_seconds=round(build_seconds, 3)).counting(
         formulation=options.formulation.value)
     if outcome.status == SolveStatus.INFEASIBLE:
-        return SolveResult.infeasible(method, ["no plan satisfies the capacity, candidate, "
-                                               "stability and routing constraints together"],
+        what = "capacity, candidate, stability and routing constraints"
+        if instance.limits:
+            what += " and the metric limits (" + ", ".join(
+                f"{label} {bound:g}" for label, bound in instance.limits.items()) + ")"
+        return SolveResult.infeasible(method, [f"no plan satisfies the {what} together"],
                                       budget.elapsed(), info)
     if outcome.values is None and outcome.status.stopped_early:
         return _stopped(method, instance, budget, start_plan, info, outcome.bound,
@@ -176,7 +182,7 @@ def _run_mip(model: LinearModel, options: SolveOptions, start: Sequence[float | 
 
 _SETTINGS = frozenset({Setting.TIME_LIMIT, Setting.GAP, Setting.SEED, Setting.THREADS,
                        Setting.FORMULATION, Setting.SOLVER, Setting.START,
-                       Setting.CURRENT})
+                       Setting.CURRENT, Setting.LIMITS})
 
 METHODS = (
     Method("odrp", "odrp", exact=True, replication=True, highs=True, settings=_SETTINGS,

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from streamplace.model.application import Application
 from streamplace.model.evaluate import Evaluation
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.limits import MetricLimits
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.plan import SolveStatus as SolveStatus  # one status type, shared
@@ -37,6 +38,7 @@ class Instance:
     infra: Infrastructure
     objective: Objective = field(default_factory=Objective)
     current: Current | None = None
+    limits: MetricLimits | None = None  # hard bounds on metrics (docs/models.md sec. 2)
 
 
 class FormulationName(enum.StrEnum):

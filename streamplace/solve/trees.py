@@ -66,7 +66,7 @@ def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
         if outcome.values is not None:
             plan = built.decode(outcome.values)
             ev = evaluate(instance.app, instance.infra, plan, instance.objective,
-                          instance.current)
+                          instance.current, instance.limits)
             overloaded = [v for v in ev.violations if v.constraint == "benoit.processor_link"]
             if not overloaded:
                 return conclude("benoit", instance, plan, outcome.status, model="benoit",

@@ -17,6 +17,7 @@ from streamplace.model.evaluate.trees import benoit_evaluation
 from streamplace.model.evaluate.utility import derive_bounds, utility
 from streamplace.model.graph import AppGraph, build_graph, cyclic_order
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.limits import MetricLimits
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective, Term, terms
 from streamplace.model.plan import Plan
@@ -27,10 +28,11 @@ __all__ = ["Evaluation", "evaluate", "resolve_bounds"]
 
 def evaluate(app: Application, infra: Infrastructure, plan: Plan,
              objective: Objective | None = None, current: Current | None = None,
-             ) -> Evaluation:
+             limits: MetricLimits | None = None) -> Evaluation:
     """Evaluate ``plan``: ODRP metrics and utility, Benoit constraints and cost (when the
     application sets a ``throughput``), the Ecker score, and every violated constraint;
-    against a ``current`` plan, the reconfiguration it costs too.
+    against a ``current`` plan, the reconfiguration it costs too; with ``limits``, the
+    metrics over them.
 
     Metrics are ``None`` when some operator has no replica: they would not mean anything.
     """
@@ -60,6 +62,8 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     routed = routed_links(network, plan)
     if complete:
         odrp = odrp_metrics(graph, network, placement, routed)
+        if limits:
+            violations += limits.violations(odrp)
         bounds, derived = resolve_bounds(graph, network, objective, plan, moves is not None)
         util = utility(odrp, objective, bounds, derived, moves)
         ecker, headroom = ecker_score(graph, network, placement)

@@ -28,11 +28,14 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from streamplace.model.limits import MetricLimits
 from streamplace.model.plan import Plan
 from streamplace.model.replicas import per_node_cap
 from streamplace.solve.budget import Budget
 from streamplace.solve.ilp.odrp_cuts import landmark_potentials, transport_bound
 from streamplace.solve.ilp.odrp_data import OdrpData
+from streamplace.solve.ilp.odrp_limits import add_limits
+from streamplace.solve.ilp.odrp_reconfiguration import add_reconfiguration
 from streamplace.solve.linear import LinearModel
 
 
@@ -72,8 +75,9 @@ def build_compact(data: OdrpData, budget: Budget | None = None) -> CompactModel:
     out = CompactModel(data.new_model(), data.bounds_used())
     m_ = out.model
     scales = data.scales
-    need_latency = scales["response_time"].slope != 0
-    need_avail = scales["availability"].slope != 0
+    limits = data.instance.limits or MetricLimits()
+    need_latency = scales["response_time"].slope != 0 or "response_time" in limits.upper
+    need_avail = scales["availability"].slope != 0 or limits.min_availability is not None
     z: dict[tuple[str, str], int] = {}
     for op in data.ops:
         check()
@@ -109,45 +113,21 @@ def build_compact(data: OdrpData, budget: Budget | None = None) -> CompactModel:
     with m_.family("unreachable pairs"):
         _unreachable_pairs(data, m_, z)
     check()
-    if need_latency:
-        _response_time(data, out, z)
+    r = _response_time(data, out, z) if need_latency else None
     check()
+    log_a: list[tuple[int, float]] = []
     if need_avail:
         with m_.family("availability (eqs. 15-16)"):
-            _availability(data, m_, z)
+            log_a = _availability(data, m_, z)
     with m_.family("traffic products (eqs. 5, 17-20)"):
         _network(data, out, check)
     if data.instance.current is not None:
         with m_.family("reconfiguration"):
-            _reconfiguration(data, out)
+            add_reconfiguration(data, out.model, out.cells)
+    if limits:
+        with m_.family("metric limits"):
+            add_limits(data, out.model, out.c, out.cells, limits, r, log_a, check)
     return out
-
-
-def _reconfiguration(data: OdrpData, out: CompactModel) -> None:
-    """M = sum migration_cost_i * max(0, U_i(u) - c_i(u)) through e[i,u] >= U_i(u) - c_i(u),
-    e >= 0, charged to F (minimised, so e is the max at the optimum); ``--max-moves`` bounds
-    the sum, which the smallest such e meets exactly when M does."""
-    current = data.instance.current
-    assert current is not None
-    slope = data.scales["reconfiguration"].slope if "reconfiguration" in data.scales else 0.0
-    m_ = out.model
-    cols: list[int] = []
-    vals: list[float] = []
-    for op in data.ops:
-        if op.migration_cost <= 0:
-            continue
-        for u in data.cands[op.id]:
-            cells = out.cells.get((op.id, u), [])
-            held = current.count(op.id, u)
-            if not cells or max(a for _m, a, _c in cells) <= held:
-                continue  # never more replicas there than run now
-            e = m_.var(f"e[{op.id},{u}]", cost=slope * op.migration_cost)
-            m_.row([e, *(col for _m, _a, col in cells)], [1.0] + [-1.0] * len(cells),
-                   lo=-float(held))
-            cols.append(e)
-            vals.append(op.migration_cost)
-    if current.max_moves is not None and cols:
-        m_.row(cols, vals, hi=current.max_moves, family="max moves")
 
 
 def _never() -> None:
@@ -200,7 +180,8 @@ def _unreachable_pairs(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str],
                     m_.row([z[(s.source, u)], z[(s.target, v)]], [1.0, 1.0], hi=1.0)
 
 
-def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], int]) -> None:
+def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], int]) -> int:
+    """R's rows; returns the column of r >= every sink's arrival time."""
     m_ = out.model
     lat, arrival = {}, {}
     for op in data.ops:
@@ -243,16 +224,22 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
                [1.0, -1.0, -1.0, -1.0], lo=0.0, family="arrival times (eqs. 8-9)")
     for sink in data.graph.sinks:
         m_.row([r, arrival[sink]], [1.0, -1.0], lo=0.0, family="response time (eq. 22)")
+    return r
 
 
-def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]) -> None:
+def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int],
+                  ) -> list[tuple[int, float]]:
+    """log A's rows; returns its terms (column, log availability): y[u] per node used,
+    w[u,v] per link used, each pushed to its indicator by F or bounded by a limit."""
     slope = data.scales["availability"].slope
+    terms: list[tuple[int, float]] = []
     used: dict[str, int] = {}
     for (_op, u), col in z.items():
         a_u = math.log(data.availability(u))
         if a_u < 0:
             if u not in used:
                 used[u] = m_.var(f"y[{u}]", 0.0, 1.0, cost=slope * a_u)
+                terms.append((used[u], a_u))
             m_.row([used[u], col], [1.0, -1.0], lo=0.0)
     links: dict[tuple[str, str], int] = {}
     for s in data.streams:
@@ -266,8 +253,10 @@ def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]
                 if (u, v) not in links:
                     links[(u, v)] = m_.var(f"w[{u},{v}]", 0.0, 1.0,
                                            cost=slope * math.log(link.availability))
+                    terms.append((links[(u, v)], math.log(link.availability)))
                 m_.row([links[(u, v)], z[(s.source, u)], z[(s.target, v)]], [1.0, -1.0, -1.0],
                        lo=-1.0)
+    return terms
 
 
 def _network(data: OdrpData, out: CompactModel, check: Callable[[], None]) -> None:

@@ -1,0 +1,59 @@
+"""Hard bounds on a plan's ODRP metrics: at most so much response time, cost or network
+load, at least so much availability (docs/models.md sec. 2, "Metric limits"). The compact
+ODRP program enforces them as rows; every method's plan is checked against them by the
+evaluator, so a plan over a limit is never handed out as feasible.
+
+>>> limits = MetricLimits({"response_time": 0.1}, min_availability=0.99)
+>>> [label for label, _bound in limits.items()]
+['max_response_time', 'min_availability']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from streamplace.model.evaluate.constraints import TOLERANCE
+from streamplace.model.evaluate.report import OdrpMetrics, Subject, Violation
+
+CAPPED = ("response_time", "cost", "traffic", "network_usage", "elastic_energy")
+"""The metrics an upper limit may bound (lower is better for each)."""
+
+
+@dataclass(frozen=True)
+class MetricLimits:
+    upper: Mapping[str, float] = field(default_factory=dict)
+    min_availability: float | None = None
+
+    def __post_init__(self) -> None:
+        unknown = set(self.upper) - set(CAPPED)
+        if unknown:
+            raise ValueError(f"no upper limit on {', '.join(sorted(unknown))}")
+        floor = self.min_availability
+        if floor is not None and not 0 <= floor <= 1:
+            raise ValueError(f"min_availability {floor:g} is not in [0, 1]")
+
+    def __bool__(self) -> bool:
+        return bool(self.upper) or self.min_availability is not None
+
+    def items(self) -> Iterator[tuple[str, float]]:
+        for metric, bound in self.upper.items():
+            yield f"max_{metric}", bound
+        if self.min_availability is not None:
+            yield "min_availability", self.min_availability
+
+    def violations(self, metrics: OdrpMetrics) -> list[Violation]:
+        out = []
+        for metric, bound in self.upper.items():
+            value = metrics.metric(metric)
+            if math.isnan(value) or value > bound + TOLERANCE * max(1.0, abs(bound)):
+                out.append(Violation(f"limit.max_{metric}", Subject("plan", (metric,)),
+                                     f"{metric} is {value:.6g}, above its limit {bound:.6g}",
+                                     value - bound))
+        floor = self.min_availability
+        if floor is not None and not metrics.availability >= floor - TOLERANCE:
+            out.append(Violation("limit.min_availability", Subject("plan", ("availability",)),
+                                 f"availability is {metrics.availability:.6g}, below its "
+                                 f"limit {floor:.6g}", floor - metrics.availability))
+        return out
