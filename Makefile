@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-BENCH  := $(VENV)/.installed-bench
 SAMPLE := samples/debs2015
 
 .PHONY: run test lint typecheck bench golden clean
@@ -13,10 +12,6 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
-
-$(BENCH): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
-	touch $(BENCH)
 
 ## run: the main job on the bundled DEBS 2015 sample: solve, validate, explain
 run: $(STAMP)
@@ -39,7 +34,7 @@ lint: $(STAMP)
 typecheck: lint
 
 ## bench: every benchmark script, printing ratios against its baseline
-bench: $(BENCH)
+bench: $(STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 ## golden: regenerate the checked-in JSON Schemas

@@ -73,7 +73,7 @@ def to_plain(rolling: Path, target: Path) -> Path:
 def measure(engine: str, path: str, master: str) -> dict[str, Any]:
     """One extraction in this process: seconds, peak RSS, JVM heap, the document."""
     from streamplace.io.eventlog import extract
-    from streamplace.io.eventlog.session import spark_session
+    from streamplace.io.spark import spark_session
 
     jvm_mb = startup = None
     if engine == "spark":

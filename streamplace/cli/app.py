@@ -16,6 +16,7 @@ from streamplace.cli.export import export_command
 from streamplace.cli.extract import extract_command
 from streamplace.cli.listing import methods_command, schema_command
 from streamplace.cli.solve import solve_command
+from streamplace.cli.sweep import sweep_command
 from streamplace.cli.validate import validate_command
 
 app = typer.Typer(
@@ -46,7 +47,7 @@ def _root(version: Annotated[bool, typer.Option(
 for _name, _command in (("solve", solve_command), ("compare", compare_command),
                         ("evaluate", evaluate_command), ("validate", validate_command),
                         ("explain", explain_command), ("diff", diff_command),
-                        ("export", export_command),
+                        ("export", export_command), ("sweep", sweep_command),
                         ("extract", extract_command),
                         ("schema", schema_command), ("methods", methods_command)):
     app.command(_name)(_command)

@@ -22,6 +22,7 @@ class SchemaKind(enum.StrEnum):
     infrastructure = "infrastructure"
     plan = "plan"
     objective = "objective"
+    sweep = "sweep"
 
 
 @handle_errors

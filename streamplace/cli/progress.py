@@ -5,12 +5,20 @@ nothing, so callers never check."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.live import Live
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.text import Text
 
 from streamplace.cli import fmt
@@ -61,6 +69,28 @@ def reading_progress(con: Console, label: str, enabled: bool) -> Iterator[ReadPr
         task = bar.add_task(label, total=None)
 
         def update(done: float, total: float) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def _no_count(done: int, total: int) -> None:
+    return None
+
+
+@contextlib.contextmanager
+def count_progress(con: Console, label: str, enabled: bool,
+                   ) -> Iterator[Callable[[int, int], None]]:
+    """A bar over counted work (a sweep's scenarios): done / total, elapsed, time left."""
+    if not enabled or not con.is_terminal:
+        yield _no_count
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=con, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
         yield update

@@ -1,4 +1,4 @@
-"""JSON Schemas of the four file kinds, generated from the models (the single source).
+"""JSON Schemas of the file kinds, generated from the models (the single source).
 
 The checked-in copies under ``schemas/`` are golden files: ``make golden`` regenerates them,
 and a test says what drifted.
@@ -13,12 +13,14 @@ from streamplace.model.base import Document
 from streamplace.model.infrastructure import INFRASTRUCTURE_SCHEMA, Infrastructure
 from streamplace.model.objective import OBJECTIVE_SCHEMA, ObjectiveFile
 from streamplace.model.plan import PLAN_SCHEMA, Plan
+from streamplace.model.sweep import SWEEP_SCHEMA, SweepFile
 
 KINDS: dict[str, tuple[type[Document], str]] = {
     "application": (Application, APPLICATION_SCHEMA),
     "infrastructure": (Infrastructure, INFRASTRUCTURE_SCHEMA),
     "objective": (ObjectiveFile, OBJECTIVE_SCHEMA),
     "plan": (Plan, PLAN_SCHEMA),
+    "sweep": (SweepFile, SWEEP_SCHEMA),
 }
 
 

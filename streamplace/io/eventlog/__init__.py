@@ -34,7 +34,7 @@ def extract(paths: list[str], *, app_id: str | None = None, master: str | None =
     the JVM a session starts from writing to stderr.
     """
     from streamplace.io.eventlog.build import extract_application
-    from streamplace.io.eventlog.session import spark_session
+    from streamplace.io.spark import spark_session
 
     if engine not in ENGINES:
         raise InputError.single(f"unknown engine {engine!r}", f"use one of {', '.join(ENGINES)}",
@@ -45,7 +45,7 @@ def extract(paths: list[str], *, app_id: str | None = None, master: str | None =
     elif spark is not None:
         digest = read_with_spark(log, spark, progress)
     else:
-        with spark_session(master, quiet=quiet) as session:
+        with spark_session(master, quiet=quiet, name="streamplace-extract") as session:
             digest = read_with_spark(log, session, progress)
     result = extract_application(digest, log)
     # built once, and checked as a file would be: solvers get exactly what files give them

@@ -1,4 +1,5 @@
-"""The Spark session the extraction runs on: ``local[*]`` by default, any master on request.
+"""The Spark session extraction and sweeps run on: ``local[*]`` by default, any master on
+request.
 
 Inside ``spark-submit`` (or a notebook that already has a session) the session in place is
 used as it is and left running; a session started here is stopped when the work is done.
@@ -20,14 +21,15 @@ from streamplace.errors import EngineError
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-# The extraction's own session: no UI, no console progress bar (it would interleave with
+# The session started here: no UI, no console progress bar (it would interleave with
 # the Rich progress on stderr), and no event log of its own.
 _QUIET = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
           "spark.eventLog.enabled": "false"}
 
 
 @contextlib.contextmanager
-def spark_session(master: str | None = None, quiet: bool = False) -> Iterator[SparkSession]:
+def spark_session(master: str | None = None, quiet: bool = False,
+                  name: str = "streamplace") -> Iterator[SparkSession]:
     """The session to run on; ``master=None`` means the one in place, else ``local[*]``.
     ``quiet`` starts the JVM with its stderr on /dev/null (it announces its incubator
     modules there before any log configuration applies); failures still reach Python."""
@@ -40,7 +42,7 @@ def spark_session(master: str | None = None, quiet: bool = False) -> Iterator[Sp
         yield active
         return
     # a fresh builder: SparkSession.builder is shared and keeps earlier options
-    builder = SparkSession.Builder().appName("streamplace-extract")
+    builder = SparkSession.Builder().appName(name)
     for key, value in _QUIET.items():
         builder = builder.config(key, value)
     quiet_log = Path(__file__).with_name("log4j2.properties").as_uri()
@@ -94,8 +96,8 @@ def _remote_workers(master: str) -> bool:
 
 
 def _ship_package(spark: SparkSession) -> None:
-    """Executors on other machines need this package to decode and digest the log."""
-    root = Path(__file__).resolve().parents[2]
+    """Executors on other machines need this package (to digest a log, to solve)."""
+    root = Path(__file__).resolve().parents[1]
     folder = tempfile.mkdtemp(prefix="streamplace-")
     archive = shutil.make_archive(os.path.join(folder, "streamplace"), "zip",
                                   root_dir=root.parent, base_dir=root.name)

@@ -1,0 +1,71 @@
+"""``streamplace sweep``: families of scenarios on Spark (docs/cli.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from streamplace.cli.args import JsonOpt, QuietOpt
+from streamplace.cli.console import console, handle_errors
+from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.progress import count_progress
+from streamplace.cli.render_sweep import render_sweep
+from streamplace.cli.runtime import stop_on_signals
+from streamplace.errors import InputError
+from streamplace.solve.budget import StopRequest
+from streamplace.sweep import ENGINES, SweepReport, run_sweep
+
+
+@handle_errors
+def sweep_command(
+    sweep: Annotated[str, typer.Argument(help="The sweep file (docs/formats.md).")],
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="The results folder (default: sweep-<file name>).")] = None,
+    master: Annotated[str | None, typer.Option(
+        help="Spark master URL (default: the session spark-submit provides, else "
+             "local[*]).")] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue the sweep the folder holds: run only what it lacks.")]
+    = False,
+    engine: Annotated[str, typer.Option(
+        help="spark (default) or python (one scenario after another, no JVM; CSV only).")]
+    = "spark",
+    json_: JsonOpt = False, quiet: QuietOpt = False,
+) -> None:
+    """Solve every scenario of SWEEP: tables, plans and plots in one folder."""
+    check_outputs([], [sweep], json_)
+    if engine not in ENGINES:
+        raise InputError.single(f"unknown engine {engine!r}", f"use one of {', '.join(ENGINES)}",
+                                path="--engine")
+    folder = output or f"sweep-{Path(sweep).stem}"
+    stop = StopRequest()
+    con = console()
+    with count_progress(con, "scenarios", enabled=not quiet) as progress, \
+            stop_on_signals(stop):
+        report = run_sweep(sweep, folder, master=master, engine=engine, resume=resume,
+                           quiet=quiet, progress=progress, stop=stop)
+    emit(Emission(
+        document=_document(report),
+        show=lambda c: render_sweep(c, report),
+        notes=[f"results in {report.folder}/"],
+        verdict=_verdict(report),
+        code=128 + (stop.signum or 2) if report.interrupted else 0),
+        json_=json_, quiet=quiet)
+
+
+def _document(report: SweepReport) -> dict[str, object]:
+    return {"command": "sweep", "folder": str(report.folder), "analysis": report.analysis,
+            "scenarios": report.total, "skipped": report.skipped, "ran": report.ran,
+            "seconds": round(report.seconds, 3), "interrupted": report.interrupted,
+            "files": [str(p) for p in report.files], "columns": list(report.columns),
+            "rows": report.rows}
+
+
+def _verdict(report: SweepReport) -> list[str]:
+    if not report.interrupted:
+        return []
+    left = report.total - report.skipped - report.ran
+    return [f"[yellow]interrupted:[/] {left} scenario(s) not run; --resume continues"]
+

@@ -1,0 +1,87 @@
+"""Scenario sweeps (docs/cli.md, ``sweep``): a base instance, axes whose every combination
+is one scenario, each solved as ``streamplace solve`` would, on Spark (``local[*]`` by
+default) or in this process; rows, plans, tables and plots in one folder."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamplace.io.readers import read_document
+from streamplace.model.sweep import SweepFile
+from streamplace.solve.budget import StopRequest
+from streamplace.sweep.rows import Outcome, Settings
+from streamplace.sweep.scenarios import Scenario, expand, read_inputs
+from streamplace.sweep.store import Store
+
+ENGINES = ("spark", "python")
+Progress = Callable[[int, int], None]  # (scenarios done, total)
+
+
+@dataclass
+class SweepReport:
+    folder: Path
+    analysis: str
+    total: int
+    skipped: int  # already in the folder (--resume)
+    ran: int = 0
+    seconds: float = 0.0
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    columns: tuple[str, ...] = ()
+    files: list[Path] = field(default_factory=list)
+    interrupted: bool = False
+
+
+def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
+              engine: str = "spark", resume: bool = False, quiet: bool = False,
+              progress: Progress | None = None, stop: StopRequest | None = None,
+              plots: bool = True) -> SweepReport:
+    """Run every scenario the folder does not hold yet, then write the tables and plots."""
+    stop = stop if stop is not None else StopRequest()
+    sweep = read_document(SweepFile, sweep_path)
+    inputs = read_inputs(sweep, sweep_path)
+    scenarios = expand(sweep, inputs)
+    settings = Settings.of(sweep)
+    store = Store(folder)
+    store.open(sweep_path, scenarios, resume)
+    finished = store.done()
+    todo = [s for s in scenarios if s.id not in finished]
+    report = SweepReport(store.root, sweep.analysis, len(scenarios),
+                         len(scenarios) - len(todo), columns=settings.columns)
+    started = time.perf_counter()
+
+    def done(scenario: Scenario, outcomes: list[Outcome]) -> None:
+        store.save(scenario, outcomes)
+        report.ran += 1
+        if progress is not None:
+            progress(report.skipped + report.ran, report.total)
+
+    if progress is not None:
+        progress(report.skipped, report.total)
+    if engine == "python":
+        from streamplace.sweep.runner import run_locally
+
+        run_locally(inputs, settings, todo, done, stop)
+        report.rows = store.rows(scenarios)
+        store.write_csv(report.rows, settings.columns)
+        report.files.append(store.root / "results.csv")
+    else:
+        from streamplace.io.spark import spark_session
+        from streamplace.sweep.runner import run_on_spark
+
+        with spark_session(master, quiet=quiet, name="streamplace-sweep") as spark:
+            if todo:
+                run_on_spark(spark, inputs, settings, todo, done, stop)
+            report.rows = store.rows(scenarios)
+            report.files += [store.write_csv(report.rows, settings.columns),
+                             store.write_parquet(spark, report.rows, settings.columns)]
+    report.seconds = time.perf_counter() - started
+    report.interrupted = bool(stop)
+    if plots and report.rows:
+        from streamplace.sweep.plots import draw
+
+        report.files += draw(report.rows, store.root / "plots", sweep.analysis)
+    return report

@@ -1,0 +1,100 @@
+"""A sweep's rows: their columns, the row of one result, and the solve every scenario and
+probe runs, the way ``streamplace solve`` runs it (the same method lookup, options and
+evaluation)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.io.writers import dumps, plan_document
+from streamplace.model.limits import MetricLimits
+from streamplace.model.sweep import SweepFile
+from streamplace.solve.registry import applicable
+from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+from streamplace.sweep.scenarios import Scenario
+
+METRICS = ("response_time", "cost", "availability", "traffic", "network_usage",
+           "elastic_energy")
+COLUMNS = ("scenario_id", "method", "rate_scale", "failure", "weights", "seed",
+           "infrastructure", "status", "objective", "bound", "gap", *METRICS, "seconds",
+           "plan", "error")
+ANALYSIS_COLUMNS = {
+    "grid": (),
+    "max-rate": ("max_rate_scale", "max_rate_upper", "max_rate_proven", "probes"),
+    "pareto": ("point", "pareto_first", "pareto_second", "pareto_first_limit",
+               "pareto_second_limit"),
+}
+
+
+@dataclass
+class Outcome:
+    """A row of results.csv, and the plan it names (YAML text, or None)."""
+
+    row: dict[str, Any]
+    plan_text: str | None = None
+    plan_name: str | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every scenario of a sweep shares (plain data for the executors)."""
+
+    analysis: str
+    time_limit: float | None
+    max_rate: dict[str, Any] | None = None
+    pareto: dict[str, Any] | None = None
+    columns: tuple[str, ...] = field(default=COLUMNS)
+
+    @classmethod
+    def of(cls, sweep: SweepFile) -> Settings:
+        return cls(sweep.analysis, sweep.time_limit,
+                   sweep.max_rate.model_dump() if sweep.max_rate else None,
+                   sweep.pareto.model_dump() if sweep.pareto else None,
+                   COLUMNS + ANALYSIS_COLUMNS[sweep.analysis])
+
+
+def solve(instance: Instance, scenario: Scenario, time_limit: float | None,
+          limits: MetricLimits | None = None, gap: float | None = None) -> SolveResult:
+    """What ``streamplace solve -m METHOD --seed SEED --time-limit T`` runs."""
+    if limits:
+        instance = Instance(instance.app, instance.infra, instance.objective,
+                            instance.current, limits)
+    method = applicable(scenario.method, instance)
+    return method.solve(instance, SolveOptions(time_limit=time_limit, seed=scenario.seed,
+                                               gap=gap))
+
+
+def outcome(scenario: Scenario, result: SolveResult, settings: Settings,
+            extra: dict[str, Any] | None = None, suffix: str = "") -> Outcome:
+    """The row of one result; the plan as ``solve`` writes it."""
+    row = base_row(scenario, settings)
+    ev = result.evaluation
+    metrics = ev.metrics() if ev is not None else {}
+    row.update(status=result.status.value, objective=result.objective, bound=result.bound,
+               gap=result.gap, seconds=round(result.seconds, 4),
+               **{m: metrics.get(m) for m in METRICS})
+    if result.plan is None or result.status in (SolveStatus.INFEASIBLE, SolveStatus.ERROR):
+        row["error"] = result.message or result.status.value
+    row.update(extra or {})
+    if result.plan is None:
+        return Outcome(row)
+    name = f"plans/{scenario.id}{suffix}.yaml"
+    row["plan"] = name
+    return Outcome(row, dumps(plan_document(result.plan, ev), "yaml"), name)
+
+
+def base_row(scenario: Scenario, settings: Settings) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(settings.columns)
+    row.update(scenario.axes())
+    row["plan"] = row["error"] = ""
+    return row
+
+
+def failed(scenario: Scenario, settings: Settings, status: SolveStatus, message: str,
+           started: float) -> Outcome:
+    row = base_row(scenario, settings)
+    row.update(status=status.value, error=message,
+               seconds=round(time.perf_counter() - started, 4))
+    return Outcome(row)

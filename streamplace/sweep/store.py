@@ -1,0 +1,142 @@
+"""The sweep's folder: one file of rows per finished scenario (what ``--resume`` reads),
+its plans, then the tables and plots of the whole sweep (docs/cli.md, ``sweep``).
+
+    DIR/sweep.json            what the folder holds: the sweep file, its scenario ids
+    DIR/rows/<id>.json        the rows of one finished scenario (written when it finishes)
+    DIR/plans/<id>[-k].yaml   their plans, as ``streamplace solve`` writes them
+    DIR/results.csv           every row, in the sweep's order
+    DIR/results.parquet/      the same rows, written by Spark
+    DIR/plots/*.png, *.svg
+
+Every file is written atomically: an interrupted sweep leaves whole files only, and a
+scenario counts as done exactly when its rows file exists.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from streamplace.errors import InputError
+from streamplace.io.outputs import Output, write_outputs
+from streamplace.sweep.rows import Outcome
+from streamplace.sweep.scenarios import Scenario
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+MARKER = "sweep.json"
+
+
+class Store:
+    def __init__(self, folder: str) -> None:
+        self.root = Path(folder)
+
+    def open(self, sweep_path: str, scenarios: Sequence[Scenario], resume: bool) -> None:
+        """Make the folder ready; an earlier sweep's results are kept unless resumed."""
+        marker = self.root / MARKER
+        if self.root.exists() and not self.root.is_dir():
+            raise InputError.single(f"{self.root} is not a folder", "give a folder with -o",
+                                    path="-o")
+        if marker.exists() and not resume:
+            raise InputError.single(
+                f"{self.root} holds the results of a sweep", "add --resume to continue it, "
+                "or give another folder with -o", path="-o")
+        if not marker.exists() and self.root.exists() and any(self.root.iterdir()):
+            raise InputError.single(f"{self.root} is not empty and holds no sweep",
+                                    "give an empty or new folder with -o", path="-o")
+        (self.root / "rows").mkdir(parents=True, exist_ok=True)
+        (self.root / "plans").mkdir(exist_ok=True)
+        write_outputs([Output(str(marker), json.dumps(
+            {"sweep": str(sweep_path), "scenarios": [s.id for s in scenarios]},
+            indent=1) + "\n")])
+
+    def done(self) -> set[str]:
+        return {p.stem for p in (self.root / "rows").glob("*.json")}
+
+    def save(self, scenario: Scenario, outcomes: Sequence[Outcome]) -> None:
+        """A finished scenario: its plans first, then its rows (which mark it done)."""
+        plans = [Output(str(self.root / o.plan_name), o.plan_text) for o in outcomes
+                 if o.plan_name and o.plan_text is not None]
+        if plans:
+            write_outputs(plans)
+        rows = json.dumps([o.row for o in outcomes], default=_plain) + "\n"
+        write_outputs([Output(str(self.root / "rows" / f"{scenario.id}.json"), rows)])
+
+    def rows(self, scenarios: Iterable[Scenario]) -> list[dict[str, Any]]:
+        """Every saved row of these scenarios, in their order."""
+        out: list[dict[str, Any]] = []
+        for s in scenarios:
+            path = self.root / "rows" / f"{s.id}.json"
+            if path.exists():
+                out += json.loads(path.read_text())
+        return out
+
+    def write_csv(self, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> Path:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n",
+                                extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: "" if row.get(k) is None else row[k] for k in columns})
+        path = self.root / "results.csv"
+        write_outputs([Output(str(path), buffer.getvalue())])
+        return path
+
+    def write_parquet(self, spark: SparkSession, rows: Sequence[dict[str, Any]],
+                      columns: Sequence[str]) -> Path:
+        """results.parquet, written by Spark with one typed column per field (a folder, as
+        Spark writes it; on a cluster DIR must be storage every executor can write to)."""
+        from pyspark.sql.types import (
+            BooleanType,
+            DoubleType,
+            LongType,
+            StringType,
+            StructField,
+            StructType,
+        )
+
+        kinds = {"double": DoubleType(), "long": LongType(), "boolean": BooleanType(),
+                 "string": StringType()}
+        schema = StructType([StructField(c, kinds[column_type(c)], True) for c in columns])
+        data = [tuple(_typed(row.get(c), column_type(c)) for c in columns) for row in rows]
+        path = self.root / "results.parquet"
+        frame = spark.createDataFrame(data, schema)
+        frame.coalesce(1).write.mode("overwrite").parquet(str(path))
+        return path
+
+
+_LONG = {"seed", "point", "probes"}
+_BOOLEAN = {"max_rate_proven"}
+_STRING = {"scenario_id", "method", "failure", "weights", "infrastructure", "status", "plan",
+           "error", "pareto_first", "pareto_second"}
+
+
+def column_type(column: str) -> str:
+    if column in _STRING:
+        return "string"
+    if column in _LONG:
+        return "long"
+    if column in _BOOLEAN:
+        return "boolean"
+    return "double"
+
+
+def _typed(value: Any, kind: str) -> Any:
+    if value is None or (value == "" and kind != "string"):
+        return None
+    if kind == "double":
+        return float(value)
+    if kind == "long":
+        return int(value)
+    if kind == "boolean":
+        return bool(value)
+    return str(value)
+
+
+def _plain(value: Any) -> Any:
+    return str(value)

@@ -1,0 +1,255 @@
+"""``streamplace sweep`` on a real Spark session (the one the Spark tests share), on a
+``local-cluster`` master with executor JVMs of their own, and in one process; rows checked
+against direct solves, analyses against a linear scan and brute force."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from streamplace.model.evaluate import evaluate
+from streamplace.solve import Instance, SolveOptions, get_method
+from streamplace.sweep import run_sweep
+
+from .conftest import make_app, make_infra, placements, sample
+from .test_cli import run
+
+DEBS_APP = Path(sample("debs2015", "application.yaml"))
+DEBS_INFRA = Path(sample("debs2015", "infrastructure.yaml"))
+NUMBERS = ("objective", "response_time", "cost", "availability", "traffic")
+
+
+def write_sweep(folder: Path, body: dict[str, Any], app: dict[str, Any] | None = None,
+                infra: dict[str, Any] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "app.yaml").write_text(DEBS_APP.read_text() if app is None
+                                     else yaml.safe_dump(app))
+    (folder / "infra.yaml").write_text(DEBS_INFRA.read_text() if infra is None
+                                       else yaml.safe_dump(infra))
+    path = folder / "sweep.yaml"
+    path.write_text(yaml.safe_dump({"schema": "streamplace/sweep/v1", "application": "app.yaml",
+                                    "infrastructure": "infra.yaml", **body}))
+    return path
+
+
+def direct(app_doc: dict[str, Any], infra_doc: dict[str, Any], method: str, scale: float,
+           failed: str) -> Any:
+    """The scenario built by hand from the documents, solved as `streamplace solve` does."""
+    app_doc, infra_doc = json.loads(json.dumps(app_doc)), json.loads(json.dumps(infra_doc))
+    for stream in app_doc["streams"]:
+        stream["rate"] = float(stream["rate"]) * scale
+    if failed != "none":
+        infra_doc["nodes"] = [n for n in infra_doc["nodes"] if n["id"] != failed]
+        infra_doc["links"] = [lk for lk in infra_doc.get("links", [])
+                              if failed not in (lk["from"], lk["to"])]
+        for op in app_doc["operators"]:
+            if op.get("candidates"):
+                op["candidates"] = [u for u in op["candidates"] if u != failed]
+                if not op["candidates"]:
+                    return None
+    instance = Instance(make_app(app_doc), make_infra(infra_doc))
+    return get_method(method).solve(instance, SolveOptions(time_limit=60, seed=0))
+
+
+def read_rows(folder: Path) -> list[dict[str, str]]:
+    with (folder / "results.csv").open() as f:
+        return list(csv.DictReader(f))
+
+
+def test_sweep_on_spark_rows_equal_direct_solves(spark: Any, tmp_path: Path) -> None:
+    path = write_sweep(tmp_path, {"methods": ["odrp", "hill-climbing"], "time_limit": 60,
+                                  "axes": {"rate_scale": [1, 2],
+                                           "failures": ["none", "each-node"]}})
+    report = run_sweep(str(path), str(tmp_path / "out"), quiet=True)
+    assert report.total == 2 * 7 * 2 and report.ran == report.total
+    rows = read_rows(tmp_path / "out")
+    assert len(rows) == report.total
+    app_doc, infra_doc = yaml.safe_load(DEBS_APP.read_text()), \
+        yaml.safe_load(DEBS_INFRA.read_text())
+    for row in rows:
+        result = direct(app_doc, infra_doc, row["method"], float(row["rate_scale"]),
+                        row["failure"])
+        if result is None:  # n1 holds the pinned source: no plan survives its failure
+            assert row["status"] == "infeasible" and "no candidate left" in row["error"]
+            continue
+        assert row["status"] == result.status.value, row
+        metrics = result.evaluation.metrics()
+        assert float(row["objective"]) == pytest.approx(result.objective, rel=1e-9)
+        for name in NUMBERS[1:]:
+            assert float(row[name]) == pytest.approx(metrics[name], rel=1e-9), (row, name)
+        plan = yaml.safe_load((tmp_path / "out" / row["plan"]).read_text())
+        assert plan["placement"] == {op: dict(r) for op, r in result.plan.placement.items()
+                                     if r}
+    parquet = spark.read.parquet(str(tmp_path / "out" / "results.parquet"))
+    assert parquet.count() == len(rows)
+    assert dict(parquet.dtypes)["response_time"] == "double"
+    assert {r["scenario_id"] for r in parquet.collect()} == {r["scenario_id"] for r in rows}
+    assert (tmp_path / "out" / "plots" / "failure-impact.svg").exists()
+
+
+def test_local_cluster_gives_the_rows_of_one_process(spark_logs: Any, tmp_path: Path) -> None:
+    """Executors in JVMs of their own, their Python workers importing the shipped package."""
+    from .spark_jobs import CLUSTER
+
+    path = write_sweep(tmp_path, {"methods": ["odrp"], "time_limit": 60,
+                                  "axes": {"rate_scale": [1, 1.5, 2],
+                                           "failures": ["none", "each-node"]}})
+    done = subprocess.run([sys.executable, "-m", "streamplace", "sweep", str(path), "--master",
+                           CLUSTER, "-o", str(tmp_path / "cluster"), "--quiet"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    local = run_sweep(str(path), str(tmp_path / "local"), engine="python", plots=False)
+    cluster_rows = read_rows(tmp_path / "cluster")
+    assert [r["scenario_id"] for r in cluster_rows] == [r["scenario_id"] for r in local.rows]
+    for a, b in zip(cluster_rows, local.rows, strict=True):
+        assert a["status"] == b["status"]
+        if b["objective"] is not None:
+            assert float(a["objective"]) == pytest.approx(b["objective"], rel=1e-9)
+    assert (tmp_path / "cluster" / "results.parquet").is_dir()
+
+
+def test_failures_are_rows_and_resume_runs_only_what_is_missing(tmp_path: Path) -> None:
+    path = write_sweep(tmp_path, {"methods": ["odrp", "benoit"], "time_limit": 30,
+                                  "axes": {"failures": ["none", "each-node"]}})
+    out = tmp_path / "out"
+    first = run_sweep(str(path), str(out), engine="python", plots=False)
+    assert first.ran == first.total == 14
+    by = {(r["method"], r["failure"]): r for r in first.rows}
+    assert by["benoit", "none"]["status"] == "error"  # not an operator tree
+    assert "does not apply" in by["benoit", "none"]["error"]
+    assert by["odrp", "n1"]["status"] == "infeasible"
+    assert by["odrp", "n2"]["status"] == "optimal"
+
+    again = run_sweep(str(path), str(out), engine="python", resume=True, plots=False)
+    assert again.ran == 0 and again.skipped == 14 and again.rows == first.rows
+
+    rows_dir = out / "rows"
+    removed = sorted(rows_dir.glob("*.json"))[:3]
+    kept = {p: p.stat().st_mtime_ns for p in rows_dir.glob("*.json") if p not in removed}
+    for p in removed:
+        p.unlink()
+    partial = run_sweep(str(path), str(out), engine="python", resume=True, plots=False)
+    assert partial.ran == 3 and partial.skipped == 11
+    assert all(p.stat().st_mtime_ns == t for p, t in kept.items())
+    assert [r["scenario_id"] for r in partial.rows] == [r["scenario_id"] for r in first.rows]
+
+    refused = run("sweep", str(path), "-o", str(out), "--engine", "python")
+    assert refused.exit_code == 2 and "--resume" in refused.output
+
+
+def tiny(seed: int = 3) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Three nodes, a pinned source and sink, two replicable operators."""
+    nodes = [{"id": f"n{u}", "resources": 4, "speedup": [1.0, 1.5, 2.0][u],
+              "availability": [0.99, 0.98, 1.0][u]} for u in range(3)]
+    links = [{"from": f"n{u}", "to": f"n{v}", "delay": 0.004 * (u + v + 1), "cost": 0.001}
+             for u, v in itertools.combinations(range(3), 2)]
+    ops = [{"id": "src", "service_rate": 200, "candidates": ["n0"]},
+           {"id": "a", "service_rate": 45, "max_replicas": 3, "cost": 1},
+           {"id": "b", "service_rate": 60, "max_replicas": 2, "cost": 2},
+           {"id": "sink", "latency": 0.002, "candidates": ["n2"]}]
+    streams = [{"from": x, "to": y, "rate": 40, "tuple_size": 100}
+               for x, y in itertools.pairwise(["src", "a", "b", "sink"])]
+    return ({"name": f"tiny{seed}", "operators": ops, "streams": streams},
+            {"name": "three", "nodes": nodes, "links": links})
+
+
+def test_max_rate_agrees_with_a_linear_scan(tmp_path: Path) -> None:
+    app_doc, infra_doc = tiny()
+    limit = 0.08
+    path = write_sweep(tmp_path, {"methods": ["odrp"], "analysis": "max-rate", "max_rate": {
+        "low": 0.25, "high": 8, "tolerance": 0.005, "max_response_time": limit}},
+        app_doc, infra_doc)
+    (row,) = run_sweep(str(path), str(tmp_path / "out"), engine="python", plots=False).rows
+    assert row["max_rate_proven"] is True and row["status"] == "optimal"
+    scale, upper = row["max_rate_scale"], row["max_rate_upper"]
+    assert upper - scale <= 0.005 * scale + 1e-12
+
+    def feasible(s: float) -> bool:
+        doc = json.loads(json.dumps(app_doc))
+        for stream in doc["streams"]:
+            stream["rate"] *= s
+        instance = Instance(make_app(doc), make_infra(infra_doc))
+        best = None
+        for plan in placements(instance.app, instance.infra,
+                               lambda op: range(op.min_replicas, op.replica_cap + 1)):
+            ev = evaluate(instance.app, instance.infra, plan)
+            if not ev.violations and ev.odrp.response_time <= limit:
+                best = plan
+                break
+        return best is not None
+
+    steps = [0.25 + 0.0025 * k for k in range(int((8 - 0.25) / 0.0025) + 1)]
+    scanned = max(s for s in steps[::8] if feasible(s))  # every 0.02, then refined
+    scanned = max(s for s in steps if scanned <= s < scanned + 0.02 and feasible(s))
+    # the scan brackets the largest feasible scale in [scanned, scanned + step), the
+    # bisection in [scale, upper): the two brackets overlap, and each end is what it says
+    assert scale < scanned + 0.0025 and upper > scanned
+    assert feasible(scale) and not feasible(upper)
+
+
+def test_pareto_front_equals_brute_force(tmp_path: Path) -> None:
+    app_doc, infra_doc = tiny()
+    path = write_sweep(tmp_path, {"methods": ["odrp"], "analysis": "pareto",
+                                  "pareto": {"metrics": ["response_time", "cost"]}},
+                       app_doc, infra_doc)
+    rows = run_sweep(str(path), str(tmp_path / "out"), engine="python").rows
+    assert all(r["status"] == "optimal" for r in rows)
+    front = sorted((r["response_time"], r["cost"]) for r in rows)
+
+    instance = Instance(make_app(app_doc), make_infra(infra_doc))
+    points = []
+    for plan in placements(instance.app, instance.infra,
+                           lambda op: range(op.min_replicas, op.replica_cap + 1)):
+        ev = evaluate(instance.app, instance.infra, plan)
+        if not ev.violations and math.isfinite(ev.odrp.response_time):
+            points.append((ev.odrp.response_time, ev.odrp.cost))
+    best: list[tuple[float, float]] = []
+    for r, c in sorted(points):  # by R, then C: keep each point cheaper than all before it
+        if not best or c < best[-1][1] - 1e-9:
+            best.append((r, c))
+    assert len(front) == len(best) > 1
+    for (r1, c1), (r2, c2) in zip(front, best, strict=True):
+        assert r1 == pytest.approx(r2, rel=1e-6) and c1 == pytest.approx(c2, rel=1e-9)
+    assert (tmp_path / "out" / "plots" / "pareto.png").exists()
+
+
+def test_bad_sweep_files_exit_2_with_the_field(tmp_path: Path) -> None:
+    path = write_sweep(tmp_path, {"methods": ["odrp"], "analysis": "max-rate",
+                                  "axes": {"rate_scale": [1, 2], "failures": ["each-rack"]}})
+    result = run("sweep", str(path), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert "failures" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_interrupted_sweep_keeps_what_finished_and_resumes(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    path = write_sweep(tmp_path, {"methods": ["odrp"], "time_limit": 30,
+                                  "axes": {"rate_scale": [1, 1.5, 2],
+                                           "failures": ["none", "each-node"]}})
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "streamplace", "sweep", str(path), "-o",
+                             str(out), "--engine", "python", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(list((out / "rows").glob("*.json"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    finished = len(list((out / "rows").glob("*.json")))
+    assert 3 <= finished < 21
+    assert len(read_rows(out)) == finished
+    rest = run_sweep(str(path), str(out), engine="python", resume=True, plots=False)
+    assert rest.ran == 21 - finished and len(rest.rows) == 21
