@@ -15,6 +15,8 @@ from streamplace.cli.explain import explain_command
 from streamplace.cli.export import export_command
 from streamplace.cli.extract import extract_command
 from streamplace.cli.listing import methods_command, schema_command
+from streamplace.cli.render_plan import render_command
+from streamplace.cli.report import report_command
 from streamplace.cli.solve import solve_command
 from streamplace.cli.sweep import sweep_command
 from streamplace.cli.validate import validate_command
@@ -48,6 +50,7 @@ for _name, _command in (("solve", solve_command), ("compare", compare_command),
                         ("evaluate", evaluate_command), ("validate", validate_command),
                         ("explain", explain_command), ("diff", diff_command),
                         ("export", export_command), ("sweep", sweep_command),
+                        ("render", render_command), ("report", report_command),
                         ("extract", extract_command),
                         ("schema", schema_command), ("methods", methods_command)):
     app.command(_name)(_command)

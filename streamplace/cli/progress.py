@@ -21,7 +21,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from streamplace.cli import fmt
+from streamplace import fmt
 from streamplace.solve.progress import ProgressFn, SolverProgress, no_progress
 
 if TYPE_CHECKING:  # the event-log package loads only when extract runs

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from streamplace.cli import fmt
+from streamplace import fmt
 from streamplace.cli.console import table_box
 from streamplace.model.evaluate.report import Evaluation, Usage
 from streamplace.model.explain import Explanation

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.markup import escape
 
-from streamplace.cli import fmt
+from streamplace import fmt
 from streamplace.cli.render import table
 from streamplace.model.plandiff import PlanDiff
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from streamplace.cli import fmt
+from streamplace import fmt
 from streamplace.cli.render import table
 from streamplace.io.eventlog import Extraction
 

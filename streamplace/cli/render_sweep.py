@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from streamplace.cli import fmt
+from streamplace import fmt
 from streamplace.cli.render import table
 from streamplace.sweep import SweepReport
 

@@ -41,6 +41,9 @@ def validate_command(
     max_cost: MaxCostOpt = None, max_traffic: MaxTrafficOpt = None,
     junit_xml_: Annotated[str | None, typer.Option(
         "--junit-xml", help="Write the checks as JUnit XML for CI systems.")] = None,
+    html_: Annotated[str | None, typer.Option(
+        "--html", help="Write the report (streamplace report) with the checks, failed "
+                       "first: a CI artifact.")] = None,
     current: CurrentOpt = None,
     max_moves: Annotated[float | None, typer.Option(
         "--max-moves", help="With --current: fail when the plan starts replicas costing more "
@@ -49,7 +52,8 @@ def validate_command(
 ) -> None:
     """Check PLAN: every constraint, plus thresholds. Exit 0 if all pass, 1 if any fails."""
     started = time.perf_counter()
-    check_outputs([junit_xml_], [application, infrastructure, plan, objective, current], json_)
+    check_outputs([junit_xml_, html_], [application, infrastructure, plan, objective, current],
+                  json_)
     thresholds = Thresholds(
         max_response_time=opts.parse_limit(max_response_time, "--max-response-time", "time"),
         min_availability=opts.parse_limit(min_availability, "--min-availability", "plain",
@@ -69,6 +73,12 @@ def validate_command(
     if junit_xml_:
         outputs.append(Output(junit_xml_, junit_xml(
             checks, f"streamplace validate {Path(plan).name}", time.perf_counter() - started)))
+    if html_:
+        from streamplace.draw.report import report_html
+
+        outputs.append(Output(html_, report_html(
+            app_, infra, [(plan, plan_)], objective_, checks=checks,
+            title=f"validate {Path(plan).name}: {app_.name} on {infra.name}")))
 
     def show(con: Console) -> None:
         con.print(f"[bold]{app_.name} on {infra.name}: validate {plan}[/]")

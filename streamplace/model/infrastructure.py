@@ -35,6 +35,8 @@ class Node(StrictModel):
     id: Identifier
     description: str | None = None
     role: Role = Field("processor", description="processor | server | router")
+    zone: str | None = Field(None, description=(
+        "A group of nodes (edge, fog, cloud, a rack, a region): drawings group nodes by it."))
     resources: Resources | None = Field(None, description="Res_u; default unbounded.")
     speedup: Positive = Field(1.0, description="S_u relative to the reference node.")
     availability: Probability = Field(1.0, description="A_u in (0, 1].")

@@ -81,7 +81,7 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
     report.seconds = time.perf_counter() - started
     report.interrupted = bool(stop)
     if plots and report.rows:
-        from streamplace.sweep.plots import draw
+        from streamplace.draw.charts import draw
 
         report.files += draw(report.rows, store.root / "plots", sweep.analysis)
     return report

@@ -1,4 +1,4 @@
-"""A sweep's pictures (matplotlib, PNG and SVG): each metric against the rate scale, the
+"""Charts (matplotlib, PNG and SVG) of a sweep: each metric against the rate scale, the
 impact of each failure, the methods side by side, the largest feasible rate, the Pareto
 front. A plot is drawn only where the sweep varies what it shows."""
 
@@ -157,9 +157,20 @@ def _save(fig: Any, stem: Path) -> list[Path]:
 
     fig.tight_layout()
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    for path in paths:  # atomically, like every file streamplace writes
-        partial = path.with_name(f".{path.name}.partial")
-        fig.savefig(partial, dpi=110, format=path.suffix[1:])
-        os.replace(partial, path)
+    for path in paths:
+        save(fig, path, dpi=110)
     plt.close(fig)
     return paths
+
+
+def save(fig: Any, path: Path, dpi: int) -> None:
+    """Write a figure atomically, like every file streamplace writes: SVG text stays text,
+    and carries no date (the same drawing gives the same file)."""
+    import matplotlib
+
+    partial = path.with_name(f".{path.name}.partial")
+    kind = path.suffix[1:].lower()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "streamplace"}):
+        fig.savefig(partial, dpi=dpi, format=kind,
+                    metadata={"Date": None} if kind == "svg" else None)
+    os.replace(partial, path)

@@ -1,0 +1,50 @@
+"""``streamplace report``: plans (and sweeps) as one self-contained HTML file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from streamplace.cli import options as opts
+from streamplace.cli.args import AppArg, InfraArg, MetricOpt, ObjectiveOpt, QuietOpt, WeightsOpt
+from streamplace.cli.console import handle_errors
+from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.draw.report import report_html
+from streamplace.errors import InputError
+from streamplace.io.outputs import Output
+from streamplace.io.readers import read_instance
+from streamplace.sweep.store import MARKER
+
+
+@handle_errors
+def report_command(
+    application: AppArg, infrastructure: InfraArg,
+    inputs: Annotated[list[str], typer.Argument(
+        help="Plan files, and sweep folders (as `streamplace sweep` writes them).")],
+    output: Annotated[str, typer.Option("-o", "--output", help="The HTML file to write.")],
+    title: Annotated[str | None, typer.Option(help="The report's title.")] = None,
+    objective: ObjectiveOpt = None, weights: WeightsOpt = None,
+    network_metric: MetricOpt = None, quiet: QuietOpt = False,
+) -> None:
+    """One HTML file, self-contained: each plan's metrics, utility, drawing, binding
+    constraints and best changes; a comparison of several plans; a sweep's plots."""
+    sweeps = [Path(p) for p in inputs if Path(p).is_dir()]
+    for folder in sweeps:
+        if not (folder / MARKER).exists():
+            raise InputError.single(f"{folder} is a folder but holds no sweep",
+                                    "give plan files, or folders written by streamplace sweep",
+                                    path=str(folder))
+    plan_files = [p for p in inputs if not Path(p).is_dir()]
+    if not plan_files and not sweeps:
+        raise InputError.single("nothing to report", "give at least one plan or sweep folder")
+    check_outputs([output], [application, infrastructure, objective, *plan_files])
+    app_, infra = read_instance(application, infrastructure)
+    plans = [(path, opts.read_plan(path, app_, infra)) for path in plan_files]
+    text = report_html(app_, infra, plans, opts.build_objective(objective, weights,
+                                                                 network_metric),
+                       sweeps=sweeps, title=title)
+    emit(Emission(outputs=[Output(output, text)],
+                  notes=[f"report written to {output} ({len(text) / 1024:.0f} KiB, "
+                         f"{len(plans)} plan(s), {len(sweeps)} sweep(s))"]), quiet=quiet)
