@@ -42,3 +42,6 @@ MinAvailabilityOpt = Annotated[str | None, typer.Option(help="At least this avai
 MaxCostOpt = Annotated[str | None, typer.Option(help="At most this cost C.")]
 MaxTrafficOpt = Annotated[str | None, typer.Option(
     help="At most this traffic T (bytes/s, or e.g. '2 MB/s').")]
+TargetUtilizationOpt = Annotated[float | None, typer.Option(
+    "--target-utilization", help="rho in (0, 1]: a replica may run at most at rho x its "
+                                 "service rate (default 1: strictly below it).")]

@@ -16,6 +16,7 @@ from streamplace.cli.args import (
     MetricOpt,
     ObjectiveOpt,
     QuietOpt,
+    TargetUtilizationOpt,
     WeightsOpt,
 )
 from streamplace.cli.console import console, handle_errors
@@ -45,6 +46,7 @@ def compare_command(
     seed: Annotated[int | None, typer.Option(help="Random seed for every method.")] = None,
     csv: Annotated[str | None, typer.Option("--csv", help="Also write the table as CSV.")] =
     None, current: CurrentOpt = None,
+    target_utilization_: TargetUtilizationOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Run several methods and show one table: every metric, time, status, gap to the bound."""
@@ -60,6 +62,7 @@ def compare_command(
     except InputError as exc:
         raise InputError([replace(p, path="--methods") for p in exc.problems]) from None
     app_, infra = read_instance(application, infrastructure)
+    app_ = opts.target_utilization(app_, target_utilization_)
     instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
                         opts.read_current(current, None, app_, infra))
     chosen = [get_method(name, instance) for name in names]

@@ -14,6 +14,7 @@ from streamplace.cli.args import (
     MetricOpt,
     ObjectiveOpt,
     QuietOpt,
+    TargetUtilizationOpt,
     WeightsOpt,
 )
 from streamplace.cli.console import handle_errors
@@ -31,12 +32,15 @@ def diff_command(
     fail_on_change: Annotated[bool, typer.Option(
         "--fail-on-change", help="Exit 1 when the plans differ (for CI).")] = False,
     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
-    network_metric: MetricOpt = None, json_: JsonOpt = False, quiet: QuietOpt = False,
+    network_metric: MetricOpt = None,
+    target_utilization_: TargetUtilizationOpt = None,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Per operator, the replicas NEW adds and removes against CURRENT; the metric deltas
     and the constraints that bind differently."""
     check_outputs([], [application, infrastructure, current, new, objective])
     app_, infra = read_instance(application, infrastructure)
+    app_ = opts.target_utilization(app_, target_utilization_)
     before, after = opts.read_plan(current, app_, infra), opts.read_plan(new, app_, infra)
     diff = diff_plans(app_, infra, before, after,
                       opts.build_objective(objective, weights, network_metric))

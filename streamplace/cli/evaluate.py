@@ -12,6 +12,7 @@ from streamplace.cli.args import (
     ObjectiveOpt,
     PlanArg,
     QuietOpt,
+    TargetUtilizationOpt,
     WeightsOpt,
 )
 from streamplace.cli.console import handle_errors
@@ -27,10 +28,12 @@ from streamplace.model.evaluate import evaluate
 def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg,
                      objective: ObjectiveOpt = None, weights: WeightsOpt = None,
                      network_metric: MetricOpt = None, current: CurrentOpt = None,
+                     target_utilization_: TargetUtilizationOpt = None,
                      json_: JsonOpt = False, quiet: QuietOpt = False) -> None:
     """Compute every metric of PLAN and every constraint it violates."""
     check_outputs([], [application, infrastructure, plan, objective, current])
     app_, infra = read_instance(application, infrastructure)
+    app_ = opts.target_utilization(app_, target_utilization_)
     plan_ = opts.read_plan(plan, app_, infra)
     objective_ = opts.build_objective(objective, weights, network_metric)
     ev = evaluate(app_, infra, plan_, objective_, opts.read_current(current, None, app_, infra))

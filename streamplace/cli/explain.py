@@ -11,6 +11,7 @@ from streamplace.cli.args import (
     ObjectiveOpt,
     PlanArg,
     QuietOpt,
+    TargetUtilizationOpt,
     WeightsOpt,
 )
 from streamplace.cli.console import handle_errors
@@ -24,11 +25,14 @@ from streamplace.model.explain import explain
 @handle_errors
 def explain_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg,
                     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
-                    network_metric: MetricOpt = None, json_: JsonOpt = False,
+                    network_metric: MetricOpt = None,
+                    target_utilization_: TargetUtilizationOpt = None,
+                    json_: JsonOpt = False,
                     quiet: QuietOpt = False) -> None:
     """Why this plan: objective by term and operator, binding constraints, what-if moves."""
     check_outputs([], [application, infrastructure, plan, objective])
     app_, infra = read_instance(application, infrastructure)
+    app_ = opts.target_utilization(app_, target_utilization_)
     plan_ = opts.read_plan(plan, app_, infra)
     ex = explain(app_, infra, plan_, opts.build_objective(objective, weights, network_metric))
     ev = ex.evaluation

@@ -116,6 +116,15 @@ def read_limits(max_response_time: str | None, min_availability: str | None,
     return limits if limits else None
 
 
+def target_utilization(app: Application, rho: float | None) -> Application:
+    """The application held to ``--target-utilization`` (every operator), checked."""
+    if rho is not None and not (math.isfinite(rho) and 0 < rho <= 1):
+        raise InputError.single(f"--target-utilization {rho:g} is not in (0, 1]",
+                                "write e.g. --target-utilization 0.7 (Flink's autoscaler "
+                                "default)", path="--target-utilization")
+    return app.with_target_utilization(rho)
+
+
 def check_settings(time_limit: float | None, gap: float | None, threads: int | None,
                    seed: int | None) -> None:
     """The general solver settings, each within its range."""

@@ -21,6 +21,7 @@ from streamplace.cli.args import (
     ObjectiveOpt,
     OutputOpt,
     QuietOpt,
+    TargetUtilizationOpt,
     TimeLimitOpt,
     WeightsOpt,
 )
@@ -72,6 +73,7 @@ def solve_command(
         "--dump-model", help="Also write the integer program (odrp, odp, benoit) as HiGHS "
                              "writes it: FILE.mps or FILE.lp.")] = None,
     output: OutputOpt = None, format_: FormatOpt = None,
+    target_utilization_: TargetUtilizationOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Solve: choose replicas and nodes for every operator, write the plan."""
@@ -80,6 +82,7 @@ def solve_command(
     dump_format = opts.model_format(dump_model)
     opts.check_settings(time_limit, gap, threads, seed)
     app_, infra = read_instance(application, infrastructure)
+    app_ = opts.target_utilization(app_, target_utilization_)
     limits = opts.read_limits(max_response_time, min_availability, max_cost, max_traffic)
     instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
                         opts.read_current(current, max_moves, app_, infra), limits)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from streamplace.cli.args import JsonOpt, QuietOpt
+from streamplace.cli.args import JsonOpt, QuietOpt, TargetUtilizationOpt
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.progress import count_progress
@@ -32,6 +32,7 @@ def sweep_command(
     engine: Annotated[str, typer.Option(
         help="spark (default) or python (one scenario after another, no JVM; CSV only).")]
     = "spark",
+    target_utilization_: TargetUtilizationOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Solve every scenario of SWEEP: tables, plans and plots in one folder."""
@@ -39,13 +40,18 @@ def sweep_command(
     if engine not in ENGINES:
         raise InputError.single(f"unknown engine {engine!r}", f"use one of {', '.join(ENGINES)}",
                                 path="--engine")
+    if target_utilization_ is not None and not 0 < target_utilization_ <= 1:
+        raise InputError.single(f"--target-utilization {target_utilization_:g} is not in "
+                                "(0, 1]", "write e.g. --target-utilization 0.7",
+                                path="--target-utilization")
     folder = output or f"sweep-{Path(sweep).stem}"
     stop = StopRequest()
     con = console()
     with count_progress(con, "scenarios", enabled=not quiet) as progress, \
             stop_on_signals(stop):
         report = run_sweep(sweep, folder, master=master, engine=engine, resume=resume,
-                           quiet=quiet, progress=progress, stop=stop)
+                           quiet=quiet, progress=progress, stop=stop,
+                           target_utilization=target_utilization_)
     emit(Emission(
         document=_document(report),
         show=lambda c: render_sweep(c, report),

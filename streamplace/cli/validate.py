@@ -22,6 +22,7 @@ from streamplace.cli.args import (
     ObjectiveOpt,
     PlanArg,
     QuietOpt,
+    TargetUtilizationOpt,
 )
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
@@ -48,7 +49,9 @@ def validate_command(
     max_moves: Annotated[float | None, typer.Option(
         "--max-moves", help="With --current: fail when the plan starts replicas costing more "
                             "than this.")] = None,
-    objective: ObjectiveOpt = None, json_: JsonOpt = False, quiet: QuietOpt = False,
+    objective: ObjectiveOpt = None,
+    target_utilization_: TargetUtilizationOpt = None,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Check PLAN: every constraint, plus thresholds. Exit 0 if all pass, 1 if any fails."""
     started = time.perf_counter()
@@ -63,6 +66,7 @@ def validate_command(
     )
     objective_ = opts.build_objective(objective, None, None)
     app_, infra = read_instance(application, infrastructure)
+    app_ = opts.target_utilization(app_, target_utilization_)
     plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, objective_,
                   opts.read_current(current, max_moves, app_, infra))

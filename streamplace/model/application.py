@@ -56,6 +56,9 @@ class Operator(StrictModel):
     engine_id: str | None = Field(None, description="The operator's id in the engine: a "
                                                     "Flink job vertex id, a Storm or Heron "
                                                     "component, a Kubernetes workload.")
+    target_utilization: Annotated[float, Field(gt=0.0, le=1.0)] = Field(
+        1.0, description="rho: a replica is stable only at a load of at most rho x "
+                         "service_rate (1: strictly below it, the paper's rule).")
 
     @model_validator(mode="after")
     def _exclusive_fields(self) -> Operator:
@@ -66,6 +69,15 @@ class Operator(StrictModel):
             raise ValueError("sets both service_rate and latency — keep one: service_rate for "
                              "a load-dependent (M/M/1) latency, latency for a fixed one")
         return self
+
+    def stable_at(self, load: float) -> bool:
+        """Whether one replica keeps up with ``load`` tuples/s: ``load < mu`` at the default
+        target, ``load <= rho mu`` below it (docs/models.md sec. 2)."""
+        if self.service_rate is None:
+            return True
+        if self.target_utilization >= 1.0:
+            return load < self.service_rate
+        return load <= self.target_utilization * self.service_rate * (1 + 1e-12)
 
     @property
     def min_replicas(self) -> int:
@@ -117,6 +129,16 @@ class Application(Document):
     operators: list[Operator] = Field(min_length=1)
     streams: list[Stream] = Field(default_factory=list)
     objects: list[DataObject] = Field(default_factory=list)
+
+    def with_target_utilization(self, rho: float | None) -> Application:
+        """This application with every operator held to utilisation ``rho`` (the
+        ``--target-utilization`` flag; None keeps each operator's own)."""
+        if rho is None:
+            return self
+        out = self.model_copy(update={"operators": [
+            op.model_copy(update={"target_utilization": rho}) for op in self.operators]})
+        out.attach_source(self.source)
+        return out
 
     def operator(self, op_id: str) -> Operator:
         for op in self.operators:

@@ -24,23 +24,27 @@ ROUNDING = 1e-9  # capacities and amounts are floats: 8 / (8 / 3) must give 3
 
 
 def fewest_stable(op: Operator, rate: float) -> int:
-    """The fewest replicas (at least the operator's minimum) at which a replica is stable,
-    ``rate / m < service_rate``; ignores ``k_i`` (callers compare).
+    """The fewest replicas (at least the operator's minimum) at which a replica is stable
+    (:meth:`Operator.stable_at`: ``rate / m < mu``, or ``<= rho mu`` with a utilisation
+    target); ignores ``k_i`` (callers compare).
+
+    >>> fewest_stable(Operator(id="a", service_rate=10, target_utilization=0.7), 21.0)
+    3
     """
     least = op.min_replicas
     if op.service_rate is None or op.replicas is not None:
         return least
-    need = max(least, math.floor(rate / op.service_rate) + 1)
+    need = max(least, math.floor(rate / (op.service_rate * op.target_utilization)))
     # floor() of a float quotient can be one off either way at the boundary
-    while need > least and rate / (need - 1) < op.service_rate:
+    while need > least and op.stable_at(rate / (need - 1)):
         need -= 1
-    while rate / need >= op.service_rate:
+    while not op.stable_at(rate / need):
         need += 1
     return need
 
 
 def is_stable(op: Operator, rate: float, count: int) -> bool:
-    return op.service_rate is None or rate / count < op.service_rate
+    return op.stable_at(rate / count)
 
 
 def capacity_caps(ops: Sequence[Operator], cands: Mapping[str, Sequence[str]],

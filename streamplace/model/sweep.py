@@ -102,6 +102,8 @@ class SweepFile(Document):
     time_limit: Positive | None = Field(
         30.0, description="Seconds per scenario (per probe for analyses).")
     analysis: Analysis = "grid"
+    target_utilization: Annotated[float, Field(gt=0.0, le=1.0)] | None = Field(
+        None, description="rho for every operator (as --target-utilization).")
     max_rate: MaxRate | None = None
     pareto: Pareto | None = None
     axes: Axes = Field(default_factory=Axes)

@@ -7,7 +7,7 @@ functions, so reading the catalog stays fast.
 """
 
 from streamplace.solve import exhaustive, odrp, pathmap, trees
-from streamplace.solve.heuristics import ecker, frameworks, sbon
+from streamplace.solve.heuristics import ds2, ecker, frameworks, sbon
 
 CATALOG = (
     *odrp.METHODS,
@@ -17,4 +17,5 @@ CATALOG = (
     *sbon.METHODS,
     *pathmap.METHODS,
     *frameworks.METHODS,
+    *ds2.METHODS,
 )

@@ -38,10 +38,12 @@ class SweepReport:
 def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
               engine: str = "spark", resume: bool = False, quiet: bool = False,
               progress: Progress | None = None, stop: StopRequest | None = None,
-              plots: bool = True) -> SweepReport:
+              plots: bool = True, target_utilization: float | None = None) -> SweepReport:
     """Run every scenario the folder does not hold yet, then write the tables and plots."""
     stop = stop if stop is not None else StopRequest()
     sweep = read_document(SweepFile, sweep_path)
+    if target_utilization is not None:  # the command line's, over the file's
+        sweep = sweep.model_copy(update={"target_utilization": target_utilization})
     inputs = read_inputs(sweep, sweep_path)
     scenarios = expand(sweep, inputs)
     settings = Settings.of(sweep)

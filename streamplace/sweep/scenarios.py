@@ -70,7 +70,8 @@ def read_inputs(sweep: SweepFile, sweep_path: str) -> Inputs:
     def path(name: str) -> str:
         return str(base / name)
 
-    app = read_application(path(sweep.application))
+    app = read_application(path(sweep.application)).with_target_utilization(
+        sweep.target_utilization)
     infras = {name: read_infrastructure(path(name)) for name in sweep.infrastructure_files}
     objective = None
     if sweep.objective is not None:
@@ -100,6 +101,7 @@ def expand(sweep: SweepFile, inputs: Inputs) -> list[Scenario]:
                         "application": inputs.digests.get(sweep.application),
                         "objective": inputs.digests.get(sweep.objective or ""),
                         "time_limit": sweep.time_limit, "analysis": sweep.analysis,
+                        "target_utilization": sweep.target_utilization,
                         "max_rate": sweep.max_rate.model_dump() if sweep.max_rate else None,
                         "pareto": sweep.pareto.model_dump() if sweep.pareto else None}
             digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()

@@ -56,11 +56,14 @@ def placement_violations(graph: AppGraph, network: Network, plan: Plan) -> list[
                 use[(u, dim)] += amount * c
         if op.service_rate is not None:
             load = graph.input_rates[op.id] / count
-            if load >= op.service_rate:
+            if not op.stable_at(load):
+                rho = op.target_utilization
+                limit = op.service_rate * rho
+                rule = f">= service rate {op.service_rate:g}" if rho >= 1 else \
+                    f"> {rho:g} x service rate {op.service_rate:g} (target utilisation)"
                 out.append(Violation("stability", Subject("operator", (op.id,)),
                                      f"{op.id}: {load:g} tuples/s per replica on "
-                                     f"{count} replica(s) >= service rate {op.service_rate:g}",
-                                     load - op.service_rate))
+                                     f"{count} replica(s) {rule}", load - limit))
     for (u, dim), used in sorted(use.items()):
         resources = nodes[u].resources
         capacity = math.inf if resources is None else resources.get(dim, math.inf)
