@@ -29,10 +29,11 @@ class Logs:
     stream: Path = field(init=False)
     many: Path = field(init=False)
     cluster: Path = field(init=False)
+    shuffle: Path = field(init=False)
     truth: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("sql", "rdd", "stream", "many", "cluster"):
+        for name in ("sql", "rdd", "stream", "many", "cluster", "shuffle"):
             folder = self.root / name
             folder.mkdir(parents=True, exist_ok=True)
             setattr(self, name, folder)
@@ -57,6 +58,15 @@ def _session(app: str, folder: Path, master: str = MASTER, **conf: str) -> Any:
     for key, value in conf.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+def shuffle_heavy(spark: Any) -> dict[str, Any]:
+    """400,000 records of 200 bytes grouped into 5,000 keys over 16 reducers: on executors in
+    JVMs of their own, reducers fetch shuffle blocks over the network and wait for them."""
+    pairs = spark.sparkContext.parallelize(range(400_000), 8).map(
+        lambda i: (i % 5000, "x" * 200))
+    groups = pairs.groupByKey(16).mapValues(len).count()
+    return {"records": 400_000, "groups": groups}
 
 
 def rdd_chain(spark: Any) -> dict[str, Any]:
@@ -148,5 +158,9 @@ def write_logs(root: Path) -> Logs:
     # executors in their own JVMs, as on a cluster: two executors of one core each
     spark = _session("rdd-cluster", logs.cluster, master=CLUSTER)
     logs.truth["cluster"] = rdd_chain(spark)
+    spark.stop()
+
+    spark = _session("shuffle-heavy", logs.shuffle, master=CLUSTER, **plain)
+    logs.truth["shuffle"] = shuffle_heavy(spark)
     spark.stop()
     return logs

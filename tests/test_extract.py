@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -101,9 +102,56 @@ def test_rdd_chain_record_ratios_and_task_counts(spark_logs: Any, spark: Any) ->
     # a parallelized collection reports no input: the source is rated by what it produced
     assert ops["s0"].consumed == 0 and ops["s0"].produced == truth["distinct_written"]
     assert ops["s0"].input_rate is None
+    # the service rate is per second of useful time, the observed one per second of run time
     assert ops["s1"].service_rate == pytest.approx(
+        truth["distinct_written"] / ops["s1"].useful_seconds)
+    assert ops["s1"].observed_rate == pytest.approx(
         truth["distinct_written"] / ops["s1"].run_seconds)
+    assert ops["s1"].service_rate >= ops["s1"].observed_rate
     assert x.hosts and all(cores == 8 for cores in x.hosts.values())
+
+
+def _by_hand(log: Path) -> dict[int, tuple[float, float, float, float]]:
+    """Straight from the log's task metrics, stage by stage: records consumed (shuffle
+    records read, or input records), run ms, fetch wait ms, and useful ms as models.md sec. 8
+    defines it, summed over successful tasks."""
+    out: dict[int, list[float]] = {}
+    for line in log.read_text().splitlines():
+        event = json.loads(line)
+        if event["Event"] != "SparkListenerTaskEnd" or \
+                event["Task End Reason"]["Reason"] != "Success":
+            continue
+        m = event["Task Metrics"]
+        run = m["Executor Run Time"]
+        wait = m["Shuffle Read Metrics"]["Fetch Wait Time"]
+        write = m["Shuffle Write Metrics"]["Shuffle Write Time"] / 1e6
+        useful = max(run - wait - write, 0.01 * run) if run > 0 else 0.0
+        records = m["Shuffle Read Metrics"]["Total Records Read"] + \
+            m["Input Metrics"]["Records Read"]
+        totals = out.setdefault(event["Stage ID"], [0.0, 0.0, 0.0, 0.0])
+        for i, value in enumerate((records, run, wait, useful)):
+            totals[i] += value
+    return {sid: (t[0], t[1], t[2], t[3]) for sid, t in out.items()}
+
+
+def test_true_rates_leave_out_shuffle_waits_on_a_shuffle_heavy_job(spark_logs: Any,
+                                                                   spark: Any) -> None:
+    log = _only(spark_logs.shuffle, "*")
+    x = extract([str(log)], spark=spark)
+    assert len(x.operators) == 2  # the map stage, and the reducers reading its shuffle
+    reduce = x.operators[1]
+    (sid,) = reduce.stages
+    records, run_ms, wait_ms, useful_ms = _by_hand(log)[sid]
+    assert wait_ms > 0.02 * run_ms  # reducers on other executors waited for their blocks
+    assert reduce.fetch_wait_seconds == pytest.approx(wait_ms / 1000)
+    assert reduce.service_rate == pytest.approx(records / (useful_ms / 1000))
+    assert reduce.observed_rate == pytest.approx(records / (run_ms / 1000))
+    assert reduce.service_rate > reduce.observed_rate
+    document = next(op for op in x.application_document()["operators"]
+                    if op["id"] == reduce.id)
+    assert document["service_rate"] == pytest.approx(reduce.service_rate, rel=1e-5)
+    report = next(op for op in x.report()["operators"] if op["id"] == reduce.id)
+    assert report["observed_rate"] == reduce.observed_rate
 
 
 def test_spark_and_single_process_readers_agree(spark_logs: Any, spark: Any) -> None:
@@ -137,6 +185,60 @@ def test_streaming_micro_batches_collapse(spark_logs: Any, spark: Any) -> None:
     assert source.consumed == rows
     assert source.input_rate == pytest.approx(rows / span)
     assert source.input_rate == pytest.approx(200, rel=0.35)   # rowsPerSecond
+
+
+def test_streaming_epochs_and_the_three_rate_statistics(spark_logs: Any, spark: Any) -> None:
+    """Epochs are the query's progress intervals; the file carries the statistic chosen."""
+    import numpy
+
+    log = _only(spark_logs.stream, "*.lz4")
+    progress = spark_logs.truth["stream"]["progress"]
+    stamps = [_stamp(p["timestamp"]) for p in progress]
+    by_hand = [p["rows"] / (b - a) for p, (a, b) in zip(progress[1:],
+                                                         itertools.pairwise(stamps),
+                                                         strict=True)]
+    span = stamps[-1] - stamps[0]
+    expected = {"mean": sum(p["rows"] for p in progress) / span,
+                "p95": float(numpy.percentile(by_hand, 95)), "max": max(by_hand)}
+    for statistic, rate in expected.items():
+        x = extract([str(log)], spark=spark, rate_statistic=statistic)
+        (stream,) = x.streams
+        source = _ops(x)[stream.source]
+        assert len(x.epochs) == len(progress) - 1
+        assert source.input_rate == pytest.approx(rate, rel=1e-6), statistic
+        report = x.report()
+        assert report["rate_statistic"] == statistic
+        assert [e["inputs"][source.id] for e in report["epochs"]] == pytest.approx(by_hand)
+        document = next(op for op in x.application_document()["operators"]
+                        if op["id"] == source.id)
+        assert document["input_rate"] == pytest.approx(rate, rel=1e-5)
+    assert expected["max"] >= expected["p95"] >= min(by_hand)
+
+
+def test_a_batch_log_on_two_slots_says_how_to_size_a_deployment(spark_logs: Any,
+                                                                 tmp_path: Path) -> None:
+    """Spark ran the stages one after another on 2 slots; side by side they need more. The
+    warning names --nodes and --cores, solve points there, and a sized skeleton solves."""
+    log = str(spark_logs.cluster)
+    app_file, infra_file = tmp_path / "app.yaml", tmp_path / "infra.yaml"
+    first = runner.invoke(app, ["extract", log, "--engine", "python", "-o", str(app_file),
+                                "--infrastructure-out", str(infra_file)])
+    assert first.exit_code == 0, first.output
+    assert "--nodes" in first.output and "--cores" in first.output
+    advice = re.search(r"--nodes (\d+) --cores (\d+)", first.output)
+    assert advice is not None
+    stuck = runner.invoke(app, ["solve", str(app_file), str(infra_file), "-q"])
+    assert stuck.exit_code == 1 and "--nodes N --cores C" in stuck.output
+    sized = runner.invoke(app, ["extract", log, "--engine", "python", "-o", str(app_file),
+                                "--infrastructure-out", str(infra_file),
+                                "--nodes", advice.group(1), "--cores", advice.group(2)])
+    assert sized.exit_code == 0 and "--nodes" not in sized.output.replace(
+        f"({advice.group(1)} nodes", "")
+    nodes = yaml.safe_load(infra_file.read_text())["nodes"]
+    assert len(nodes) == int(advice.group(1))
+    assert all(n["resources"] == int(advice.group(2)) for n in nodes)
+    solved = runner.invoke(app, ["solve", str(app_file), str(infra_file), "-q"])
+    assert solved.exit_code == 0, solved.output
 
 
 # layouts, codecs, damage ------------------------------------------------------------------

@@ -21,6 +21,12 @@ class Engine(enum.StrEnum):
     python = "python"
 
 
+class Statistic(enum.StrEnum):
+    mean = "mean"
+    p95 = "p95"
+    max = "max"
+
+
 @handle_errors
 def extract_command(
     eventlogs: Annotated[list[str], typer.Argument(
@@ -36,6 +42,14 @@ def extract_command(
         "--app-id", help="Which application, when the paths hold several.")] = None,
     engine: Annotated[Engine, typer.Option(
         help="spark: read on Spark (default); python: in this process, no JVM.")] = Engine.spark,
+    rate_statistic: Annotated[Statistic, typer.Option(
+        "--rate-statistic", help="Rates the application carries: mean over the log, or "
+                                 "the 95th percentile or maximum over its epochs.")]
+    = Statistic.mean,
+    nodes: Annotated[int | None, typer.Option(
+        help="With --cores: a skeleton of this many nodes, for the deployment you plan.")]
+    = None,
+    cores: Annotated[int | None, typer.Option(help="With --nodes: cores per node.")] = None,
     format_: FormatOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
@@ -47,17 +61,20 @@ def extract_command(
     con = console()
     with reading_progress(con, "reading event log", enabled=not quiet) as progress:
         result = extract(eventlogs, app_id=app_id, master=master, engine=engine.value,
-                         progress=progress, quiet=quiet)
+                         progress=progress, quiet=quiet, rate_statistic=rate_statistic.value,
+                         nodes=nodes, cores=cores)
     assert result.documents is not None
     application, infrastructure = result.documents
     requested = format_.value if format_ else None
     emission = Emission(document={"status": "ok", "application": application,
                                   "infrastructure": infrastructure, "report": result.report()},
-                        show=lambda c: render_extraction(c, result))
+                        show=lambda c: render_extraction(c, result),
+                        warnings=list(result.warnings))
     if infrastructure_out:
         emission.outputs.append(Output(infrastructure_out, dumps(
             infrastructure, format_for(infrastructure_out, requested))))
-        emission.notes.append(f"infrastructure skeleton written to {infrastructure_out}")
+        emission.notes.append(f"infrastructure skeleton written to {infrastructure_out}" +
+                              (f" ({nodes} nodes x {cores} cores)" if nodes else ""))
     if output or not json_:
         emission.outputs.append(Output(output or STDOUT,
                                        dumps(application, format_for(output, requested))))

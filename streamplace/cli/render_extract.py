@@ -7,6 +7,7 @@ from rich.console import Console
 from streamplace import fmt
 from streamplace.cli.render import table
 from streamplace.io.eventlog import Extraction
+from streamplace.io.eventlog.epochs import percentile
 
 
 def _count(value: float) -> str:
@@ -16,18 +17,28 @@ def _count(value: float) -> str:
 def render_extraction(con: Console, x: Extraction) -> None:
     con.print(f"[bold]{x.app_name}[/] ({x.app_id}): {len(x.operators)} operators, "
               f"{len(x.streams)} streams from {x.files} file(s), {x.log_bytes / 1e6:.3g} MB; "
-              f"rates over {fmt.seconds(x.window)} ({x.window_basis})")
-    ops = table(con, "Operators", "operator", "name", "tasks", "records in",
-                 "records out", "run time", "service rate", "input rate")
+              f"rates over {fmt.seconds(x.window)} ({x.window_basis}); "
+              f"{len(x.epochs)} epoch(s), the application carries the [bold]"
+              f"{x.rate_statistic}[/] rate")
+    ops = table(con, "Operators (service rate: records per second of useful time, i.e. run "
+                     "time less shuffle fetch wait and shuffle write)",
+                "operator", "name", "tasks", "records in", "records out", "run time",
+                "waiting", "observed rate", "service rate", "input rate")
     for op in x.operators:
         ops.add_row(op.id, op.name, str(op.tasks), _count(op.consumed), _count(op.produced),
                     fmt.seconds(op.run_seconds),
-                    f"{op.service_rate:.4g}/s" if op.service_rate is not None else "-",
-                    f"{op.input_rate:.4g}/s" if op.input_rate is not None else "-")
+                    _share(op.fetch_wait_seconds + op.write_seconds, op.run_seconds),
+                    _rate(op.observed_rate),
+                    _rate(op.service_rate), _rate(op.input_rate))
     con.print(ops)
-    streams = table(con, "Streams", "from", "to", "kind", "records", "rate", "tuple size")
+    streams = table(con, "Streams", "from", "to", "kind", "records", "mean", "p95", "max",
+                    "carried", "tuple size")
     for s in x.streams:
-        streams.add_row(s.source, s.target, s.kind, _count(s.records), f"{s.rate:.4g}/s",
+        per_epoch = list(s.per_epoch.values())
+        streams.add_row(s.source, s.target, s.kind, _count(s.records),
+                        _rate(s.records / x.window),
+                        _rate(percentile(per_epoch, 95)) if per_epoch else "-",
+                        _rate(max(per_epoch)) if per_epoch else "-", _rate(s.rate),
                         f"{s.tuple_size:.4g} B" if s.tuple_size is not None else "-")
     con.print(streams)
     left = [f"{x.skipped_stages} skipped stage(s) (never submitted)"]
@@ -44,5 +55,11 @@ def render_extraction(con: Console, x: Extraction) -> None:
     con.print("left aside: " + ", ".join(left))
     for note in x.damage[:5]:
         con.print(f"[yellow]damaged:[/] {note}")
-    for warning in x.warnings:
-        con.print(f"[yellow]warning:[/] {warning}")
+
+
+def _rate(value: float | None) -> str:
+    return f"{value:.4g}/s" if value is not None else "-"
+
+
+def _share(part: float, whole: float) -> str:
+    return f"{fmt.seconds(part)} ({part / whole:.0%})" if whole > 0 and part > 0 else "-"

@@ -23,6 +23,8 @@ from streamplace.model.fields import (
 )
 
 APPLICATION_SCHEMA = "streamplace/application/v1"
+EXTRACTED = "extracted from Spark event log"
+"""How the description of an application ``extract`` wrote begins."""
 
 
 class Operator(StrictModel):
@@ -145,6 +147,11 @@ class Application(Document):
             if op.id == op_id:
                 return op
         raise KeyError(op_id)
+
+    @property
+    def extracted(self) -> bool:
+        """Whether ``streamplace extract`` wrote it (from a Spark event log)."""
+        return (self.description or "").startswith(EXTRACTED)
 
     @property
     def operator_ids(self) -> list[str]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.errors import InputError
 from streamplace.io.eventlog.digest import Digest
+from streamplace.io.eventlog.epochs import Epoch, epoch_rates, find_epochs, pick
 from streamplace.io.eventlog.grouping import Group, operator_groups, operator_ids, operator_name
 from streamplace.io.eventlog.layout import EventLog
 from streamplace.io.eventlog.lineage import lineage
@@ -34,9 +35,13 @@ from streamplace.io.eventlog.records import (
     OUT_REC,
     READ_REC,
     RUN_MS,
+    SUMMED,
+    USEFUL_MS,
+    WAIT_MS,
+    WRITE_NS,
     WRITE_REC,
 )
-from streamplace.model.application import Application
+from streamplace.model.application import EXTRACTED, Application
 from streamplace.model.infrastructure import Infrastructure
 
 
@@ -49,8 +54,12 @@ class ExtractedOperator:
     consumed: float
     produced: float
     run_seconds: float
-    service_rate: float | None
+    service_rate: float | None  # per second of useful time: the true rate
     input_rate: float | None
+    observed_rate: float | None = None  # per second of run time, waiting included
+    useful_seconds: float = 0.0
+    fetch_wait_seconds: float = 0.0
+    write_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -60,8 +69,9 @@ class ExtractedStream:
     kind: str
     records: float
     bytes: float
-    rate: float
+    rate: float  # the statistic the application carries
     tuple_size: float | None
+    per_epoch: dict[str, float] = field(default_factory=dict)  # epoch label -> rate
 
 
 @dataclass
@@ -84,6 +94,9 @@ class Extraction:
     files: int
     log_bytes: int
     warnings: list[str]
+    rate_statistic: str = "mean"
+    epochs: list[Epoch] = field(default_factory=list)
+    input_epochs: dict[str, dict[str, float]] = field(default_factory=dict)  # op -> rates
     # the extracted files, made once: the documents written, and the models they read as
     documents: tuple[dict[str, Any], dict[str, Any]] | None = None
     application: Application | None = None
@@ -106,7 +119,7 @@ class Extraction:
                 entry["tuple_size"] = _round(s.tuple_size)
             streams.append(entry)
         return {"schema": "streamplace/application/v1", "name": self.app_name,
-                "description": f"extracted from Spark event log {self.app_id}: rates over "
+                "description": f"{EXTRACTED} {self.app_id}: rates over "
                                f"{self.window:.6g} s ({self.window_basis})",
                 "operators": ops, "streams": streams}
 
@@ -114,9 +127,21 @@ class Extraction:
         """What was read and what was left aside, for ``--json`` and scripts."""
         return {"app_id": self.app_id, "files": self.files, "bytes": self.log_bytes,
                 "window": self.window, "window_basis": self.window_basis,
+                "rate_statistic": self.rate_statistic,
+                "epochs": [{"label": e.label, "start_ms": e.start_ms, "seconds": e.seconds,
+                            "streams": {f"{s.source}->{s.target}": s.per_epoch.get(e.label)
+                                        for s in self.streams},
+                            "inputs": {op: rates.get(e.label)
+                                       for op, rates in self.input_epochs.items()}}
+                           for e in self.epochs],
                 "operators": [{"id": o.id, "stages": list(o.stages), "tasks": o.tasks,
                                "records_in": o.consumed, "records_out": o.produced,
-                               "run_seconds": o.run_seconds} for o in self.operators],
+                               "run_seconds": o.run_seconds,
+                               "useful_seconds": o.useful_seconds,
+                               "fetch_wait_seconds": o.fetch_wait_seconds,
+                               "shuffle_write_seconds": o.write_seconds,
+                               "service_rate": o.service_rate,
+                               "observed_rate": o.observed_rate} for o in self.operators],
                 "streams": [{"from": s.source, "to": s.target, "kind": s.kind,
                              "records": s.records, "bytes": s.bytes} for s in self.streams],
                 "skipped_stages": self.skipped_stages,
@@ -125,7 +150,15 @@ class Extraction:
                 "ignored_events": self.ignored_events, "damage": self.damage,
                 "warnings": self.warnings}
 
-    def infrastructure_document(self) -> dict[str, Any]:
+    def infrastructure_document(self, nodes: int | None = None, cores: int | None = None,
+                                ) -> dict[str, Any]:
+        """One processor per executor host with its cores; or, with ``nodes`` and
+        ``cores``, a skeleton sized for the deployment the user plans."""
+        if nodes is not None and cores is not None:
+            return {"schema": "streamplace/infrastructure/v1",
+                    "name": f"{self.app_id}-{nodes}x{cores}",
+                    "nodes": [{"id": f"node-{k + 1}", "role": "processor", "resources": cores}
+                              for k in range(nodes)]}
         return {"schema": "streamplace/infrastructure/v1", "name": f"{self.app_id}-executors",
                 "nodes": [{"id": host, "role": "processor", "resources": cores}
                           for host, cores in sorted(self.hosts.items())]}
@@ -135,7 +168,8 @@ def _round(value: float) -> float:
     return float(f"{value:.6g}")
 
 
-def extract_application(d: Digest, log: EventLog) -> Extraction:
+def extract_application(d: Digest, log: EventLog, rate_statistic: str = "mean",
+                        ) -> Extraction:
     app_id = log.app_id
     ran = {sid for sid, stage in d.stages.items() if stage["ran"]}
     if not ran:
@@ -156,7 +190,10 @@ def extract_application(d: Digest, log: EventLog) -> Extraction:
             "short)", file=app_id)
     ids = operator_ids(d, members)
 
+    epochs, stage_epoch = find_epochs(d)
     flows: dict[tuple[Group, Group, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    flow_epochs: dict[tuple[Group, Group, str], dict[str, float]] = defaultdict(
+        lambda: defaultdict(float))
     received: dict[Group, float] = defaultdict(float)
     for s in graph.streams:
         src, dst = groups[s.writer], groups[s.reader]
@@ -164,28 +201,45 @@ def extract_application(d: Digest, log: EventLog) -> Extraction:
             continue
         flows[src, dst, s.kind][0] += s.records
         flows[src, dst, s.kind][1] += s.bytes
+        if s.reader in stage_epoch:
+            flow_epochs[src, dst, s.kind][stage_epoch[s.reader]] += s.records
         if s.kind == "broadcast":
             received[dst] += s.records
     fed = {dst for _, dst, _ in flows}
 
     operators = []
+    input_epochs: dict[str, dict[str, float]] = {}
     for group, sids in members.items():
-        totals = [sum(d.tasks[s][i] for s in sids if s in d.tasks) for i in range(OUT_REC + 1)]
+        totals = [sum(d.tasks[s][i] for s in sids if s in d.tasks) for i in SUMMED]
         consumed = totals[IN_REC] + totals[READ_REC] + received[group]
         produced = totals[WRITE_REC] + totals[OUT_REC]
         basis_records = consumed or produced
-        run = totals[RUN_MS] / 1000.0
+        run, useful = totals[RUN_MS] / 1000.0, totals[USEFUL_MS] / 1000.0
+        source = group not in fed and totals[IN_REC] > 0
+        if source:
+            read: dict[str, float] = defaultdict(float)
+            for sid in sids:
+                if sid in stage_epoch and sid in d.tasks:
+                    read[stage_epoch[sid]] += d.tasks[sid][IN_REC]
+            input_epochs[ids[group]] = epoch_rates(read, epochs)
         operators.append(ExtractedOperator(
             id=ids[group], name=operator_name(d, graph.sql_names, group, sids),
             stages=tuple(sids), tasks=max(d.stages[s]["tasks"] for s in sids),
             consumed=consumed, produced=produced, run_seconds=run,
-            service_rate=basis_records / run if basis_records > 0 and run > 0 else None,
-            input_rate=(totals[IN_REC] / window
-                        if group not in fed and totals[IN_REC] > 0 else None)))
-    streams = [ExtractedStream(ids[src], ids[dst], kind, rec, size, rec / window,
-                               size / rec if rec > 0 else None)
-               for (src, dst, kind), (rec, size) in sorted(
-                   flows.items(), key=lambda kv: (ids[kv[0][0]], ids[kv[0][1]]))]
+            service_rate=basis_records / useful if basis_records > 0 and useful > 0 else None,
+            input_rate=pick(rate_statistic, totals[IN_REC] / window,
+                            list(input_epochs[ids[group]].values())) if source else None,
+            observed_rate=basis_records / run if basis_records > 0 and run > 0 else None,
+            useful_seconds=useful, fetch_wait_seconds=totals[WAIT_MS] / 1000.0,
+            write_seconds=totals[WRITE_NS] / 1e9))
+    streams = []
+    for (src, dst, kind), (rec, size) in sorted(
+            flows.items(), key=lambda kv: (ids[kv[0][0]], ids[kv[0][1]])):
+        per_epoch = epoch_rates(flow_epochs[src, dst, kind], epochs)
+        streams.append(ExtractedStream(
+            ids[src], ids[dst], kind, rec, size,
+            pick(rate_statistic, rec / window, list(per_epoch.values())),
+            size / rec if rec > 0 else None, per_epoch))
     counts = {k: int(v) for k, v in d.counts.items()}
     return Extraction(
         app_id=app_id, app_name=str(d.app.get("name") or app_id), window=window,
@@ -195,7 +249,8 @@ def extract_application(d: Digest, log: EventLog) -> Extraction:
         ignored_events=sum(d.ignored.values()), damage=list(d.damage), files=len(log.files),
         log_bytes=log.size, warnings=[
             "the log is still being written (.inprogress): events after its last complete "
-            "line are missing"] if log.in_progress else [])
+            "line are missing"] if log.in_progress else [],
+        rate_statistic=rate_statistic, epochs=epochs, input_epochs=input_epochs)
 
 
 def _window(d: Digest) -> tuple[float, str]:

@@ -22,7 +22,11 @@ from streamplace.io.eventlog.records import (
     READ_BYTES,
     READ_REC,
     RUN_MS,
+    USEFUL_FLOOR,
+    USEFUL_MS,
+    WAIT_MS,
     WRITE_BYTES,
+    WRITE_NS,
     WRITE_REC,
     Executor,
     JobStage,
@@ -118,7 +122,7 @@ def _task_end(d: Digest, e: dict[str, Any]) -> None:
     info = e.get("Task Info", {})
     totals = d.tasks.get(sid)
     if totals is None:
-        totals = d.tasks[sid] = [0.0] * (OUT_BYTES + 1) + [NEVER, -NEVER]
+        totals = d.tasks[sid] = [0.0] * (USEFUL_MS + 1) + [NEVER, -NEVER]
     reason = e.get("Task End Reason", {}).get("Reason")
     if reason != "Success":
         killed = reason == "TaskKilled" or bool(info.get("Killed"))
@@ -131,7 +135,14 @@ def _task_end(d: Digest, e: dict[str, Any]) -> None:
     inp = m.get("Input Metrics") or {}
     out = m.get("Output Metrics") or {}
     totals[OK] += 1
-    totals[RUN_MS] += m.get("Executor Run Time", 0)
+    run = float(m.get("Executor Run Time", 0))
+    wait = float(read.get("Fetch Wait Time", 0))
+    write_ns = float(write.get("Shuffle Write Time", 0))
+    totals[RUN_MS] += run
+    totals[WAIT_MS] += wait
+    totals[WRITE_NS] += write_ns
+    if run > 0:  # DS2's useful time: what the task spent neither fetching nor writing
+        totals[USEFUL_MS] += max(run - wait - write_ns / 1e6, USEFUL_FLOOR * run)
     totals[IN_REC] += inp.get("Records Read", 0)
     totals[IN_BYTES] += inp.get("Bytes Read", 0)
     totals[READ_REC] += read.get("Total Records Read", 0)

@@ -135,6 +135,12 @@ def prepare(instance: Instance, single_replica: bool = False) -> OdrpData:
         room = [f"the candidates of {op} cannot host the replicas it needs next to the other "
                 "operators' minimum needs — add capacity or candidates" for op in crowded]
     reasons += room
+    if room and instance.app.extracted:
+        reasons.append("this application was extracted from a Spark event log, whose stages "
+                       "Spark ran one after another on the executors' slots: size the "
+                       "infrastructure for a deployment running them side by side with "
+                       "`streamplace extract ... --nodes N --cores C --infrastructure-out "
+                       "FILE`")
     reasons += _route_reasons(graph, cands, network)
     if reasons:
         raise InfeasibleError(reasons)
