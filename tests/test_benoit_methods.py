@@ -224,3 +224,43 @@ def test_processor_names_with_separators_work_with_lazy_link_rows():
                       app, infra)
     [violation] = evaluate(app, infra, split).violations
     assert violation.key == ("benoit.processor_link", "rack - 1", "rack - 2")
+
+
+def split_tree(seed: int, link_limit: bool) -> Instance:
+    """Given processors none of which can run the whole tree (each has 45-75% of the work's
+    speed), joined by links that, with ``link_limit``, carry only the smaller half of the
+    operators' outputs: the optimum needs two or more processors, and where the links bind
+    it differs from the optimum without them."""
+    rng = random.Random(500 + seed)
+    app, infra = benoit_instance(4, alpha=1.7, n_types=3, n_servers=2, seed=seed)
+    total = sum(o["work"] for o in app["operators"])
+    del infra["catalog"]
+    infra["nodes"] += [{"id": f"q{j}", "speed": total * rng.uniform(0.45, 0.75),
+                        "bandwidth": 1e10, "cost": rng.choice([3, 4, 5])} for j in range(4)]
+    if link_limit:
+        sizes = sorted(o["output_size"] for o in app["operators"])
+        infra["defaults"]["link"]["bandwidth"] = sizes[len(sizes) // 2] * 1.01
+    return Instance(make_app(app), make_infra(infra))
+
+
+def test_split_trees_and_binding_links_match_brute_force():
+    binding = 0
+    for seed in range(10):
+        costs = []
+        for link_limit in (True, False):
+            instance = split_tree(seed, link_limit)
+            expected = brute_force(instance)
+            result = get_method("benoit").solve(instance, SolveOptions(gap=0.0))
+            if expected is None:
+                assert result.status == SolveStatus.INFEASIBLE, (seed, result.message)
+                costs.append(None)
+                continue
+            assert result.status == SolveStatus.OPTIMAL, (seed, result.message)
+            assert result.objective == pytest.approx(expected), (seed, link_limit)
+            hosts = {u for reps in result.plan.placement.values() for u in reps}
+            assert len(hosts) >= 2, "no processor runs the whole tree"
+            assert evaluate(instance.app, instance.infra, result.plan).violations == []
+            costs.append(expected)
+        if costs[0] is None or (costs[1] is not None and costs[0] > costs[1]):
+            binding += 1  # the link rows change the answer
+    assert binding >= 3

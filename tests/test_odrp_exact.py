@@ -106,3 +106,65 @@ def test_cbc_agrees_with_highs():
     cbc = get_method("odrp").solve(instance, SolveOptions(gap=0.0, solver=MipSolver.CBC))
     assert cbc.status == highs.status == SolveStatus.OPTIMAL
     assert cbc.objective == pytest.approx(highs.objective, abs=1e-7)
+
+
+def spread_instance(seed: int) -> Instance:
+    """3 nodes of 2 slots, operators needing 2-3 replicas (k = 3): an optimum must spread
+    replicas over nodes, which the random battery above rarely forces."""
+    rng = random.Random(1000 + seed)
+    nodes = [{"id": f"n{u}", "resources": 2, "speedup": rng.choice([1.0, 1.5]),
+              "availability": rng.choice([0.98, 0.995, 1.0])} for u in range(3)]
+    links = [{"from": f"n{u}", "to": f"n{v}", "delay": rng.uniform(0.002, 0.02),
+              "cost": rng.choice([0.0, 0.001])}
+             for u in range(3) for v in range(u + 1, 3)]
+    ops = [{"id": "src", "service_rate": 500, "candidates": ["n0"]},
+           {"id": "heavy", "service_rate": rng.uniform(21, 30), "max_replicas": 3},
+           {"id": "light", "service_rate": rng.uniform(45, 70), "max_replicas": 3},
+           {"id": "sink", "latency": 0.002, "candidates": ["n2"]}]
+    streams = [{"from": a, "to": b, "rate": 50, "tuple_size": 100}
+               for a, b in itertools.pairwise([o["id"] for o in ops])]
+    weights = [{"response_time": 1.0}, {"response_time": 1.0, "cost": 1.0},
+               {"response_time": 0.5, "availability": 0.5, "network": 1.0}][seed % 3]
+    return Instance(make_app({"name": f"spread{seed}", "operators": ops,
+                              "streams": streams}),
+                    make_infra({"name": "three", "nodes": nodes, "links": links}),
+                    Objective.model_validate({"weights": weights}))
+
+
+def test_forced_spreads_and_three_replicas_match_brute_force():
+    spread_seen = three_seen = False
+    for seed in range(6):
+        instance = spread_instance(seed)
+        expected = brute_force(instance)
+        for formulation in ("compact", "multiset"):
+            result = get_method("odrp").solve(
+                instance, SolveOptions(gap=0.0, formulation=FormulationName(formulation)))
+            if expected is None:
+                assert result.status == SolveStatus.INFEASIBLE, (seed, formulation)
+                continue
+            assert result.status == SolveStatus.OPTIMAL, (seed, formulation)
+            assert result.objective == pytest.approx(expected, abs=1e-7), (seed, formulation)
+            placement = result.plan.placement
+            spread_seen |= any(len([u for u, c in r.items() if c]) > 1
+                               for r in placement.values())
+            three_seen |= any(sum(r.values()) == 3 for r in placement.values())
+    assert spread_seen and three_seen, "the battery must force spreads and k = 3"
+
+
+@pytest.mark.parametrize(("seed", "k"), [(0, 3), (1, 2), (2, 2)])
+def test_compact_equals_multiset_on_mid_size_instances(seed, k):
+    """6 nodes x 6 operators: too many plans for brute force, both proven by HiGHS."""
+    import sys
+
+    from .conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from scenarios import instance as scenario
+
+    app, infra = scenario(6, 6, k, seed)
+    instance = Instance(app, infra, Objective())
+    results = [get_method("odrp").solve(instance, SolveOptions(
+        gap=0.0, formulation=FormulationName(f), time_limit=120))
+        for f in ("compact", "multiset")]
+    assert [r.status for r in results] == [SolveStatus.OPTIMAL] * 2
+    assert results[0].objective == pytest.approx(results[1].objective, abs=1e-7)
