@@ -56,20 +56,31 @@ def capacity_caps(ops: Sequence[Operator], cands: Mapping[str, Sequence[str]],
     candidates, and the room left there once every operator whose candidates all lie among
     them has its minimum, divided by one replica's need. A valid bound, not a tight one.
     """
+    # operators share few distinct candidate sets: what depends only on the set (who lies
+    # inside it, its capacities, their minimum needs) is computed once per set
+    sets = {op.id: frozenset(cands[op.id]) for op in ops}
+    inside_of = {mine: [o for o in ops if sets[o.id] and sets[o.id] <= mine]
+                 for mine in set(sets.values())}
+    sizes_of: dict[tuple[frozenset[str], str], list[float]] = {}
+    forced_of: dict[tuple[frozenset[str], str], float] = {}
     caps: dict[str, int | None] = {}
     for op in ops:
-        mine = set(cands[op.id])
-        inside = [other for other in ops if other.id != op.id and cands[other.id]
-                  and set(cands[other.id]) <= mine]
+        mine = sets[op.id]
         cap: float = math.inf
         for dim, amount in op.resources.items():
             if amount <= 0:
                 continue
-            sizes = [_capacity(network, u, dim) for u in mine]
+            key = (mine, dim)
+            if key not in sizes_of:
+                sizes_of[key] = [_capacity(network, u, dim) for u in mine]
+                forced_of[key] = sum(floors[o.id] * o.resources.get(dim, 0.0)
+                                     for o in inside_of[mine])
+            sizes = sizes_of[key]
             if any(math.isinf(size) for size in sizes):
                 continue
             per_node = sum(math.floor(size / amount + ROUNDING) for size in sizes)
-            forced = sum(floors[o.id] * o.resources.get(dim, 0.0) for o in inside)
+            # the set's minimum needs, less the operator's own (it lies inside its set)
+            forced = forced_of[key] - (floors[op.id] * amount if mine else 0.0)
             shared = math.floor((sum(sizes) - forced) / amount + ROUNDING)
             cap = min(cap, per_node, max(shared, 0))
         caps[op.id] = None if math.isinf(cap) else int(cap)
