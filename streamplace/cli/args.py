@@ -22,6 +22,9 @@ OutputOpt = Annotated[str | None, typer.Option(
     "-o", "--output", help="Write here (- = stdout; default: stdout).")]
 CurrentOpt = Annotated[str | None, typer.Option(
     "--current", help="The plan that runs now: re-plan with the cost of moving replicas.")]
+MaxMovesOpt = Annotated[float | None, typer.Option(
+    "--max-moves", help="With --current: the most a plan may cost in replicas started where "
+                        "none runs now (0: start none).")]
 TimeLimitOpt = Annotated[float | None, typer.Option(
     help="Seconds for the whole command; the best plan so far is written with status "
          "time_limit.")]

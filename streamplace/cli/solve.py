@@ -14,6 +14,7 @@ from streamplace.cli.args import (
     InfraArg,
     JsonOpt,
     MaxCostOpt,
+    MaxMovesOpt,
     MaxResponseTimeOpt,
     MaxTrafficOpt,
     MetricOpt,
@@ -64,9 +65,7 @@ def solve_command(
         "--solver-option", help="name=value (repeatable): a parameter of the method (see "
                                 "`streamplace methods`) or a HiGHS option.")] = None,
     current: CurrentOpt = None,
-    max_moves: Annotated[float | None, typer.Option(
-        "--max-moves", help="With --current: the most reconfiguration a plan may cost "
-                            "(0 keeps every running replica where it is).")] = None,
+    max_moves: MaxMovesOpt = None,
     max_response_time: MaxResponseTimeOpt = None, min_availability: MinAvailabilityOpt = None,
     max_cost: MaxCostOpt = None, max_traffic: MaxTrafficOpt = None,
     dump_model: Annotated[str | None, typer.Option(

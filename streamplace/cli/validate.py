@@ -16,6 +16,7 @@ from streamplace.cli.args import (
     InfraArg,
     JsonOpt,
     MaxCostOpt,
+    MaxMovesOpt,
     MaxResponseTimeOpt,
     MaxTrafficOpt,
     MinAvailabilityOpt,
@@ -46,9 +47,7 @@ def validate_command(
         "--html", help="Write the report (streamplace report) with the checks, failed "
                        "first: a CI artifact.")] = None,
     current: CurrentOpt = None,
-    max_moves: Annotated[float | None, typer.Option(
-        "--max-moves", help="With --current: fail when the plan starts replicas costing more "
-                            "than this.")] = None,
+    max_moves: MaxMovesOpt = None,
     objective: ObjectiveOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
