@@ -70,3 +70,21 @@ def test_cyclic_topology_is_placed_and_evaluated(tmp_path):
     ok = odrp.invoke(cli, ["solve", str(tmp_path / "a.yaml"), str(tmp_path / "i.yaml"),
                            "--method", "hill-climbing", "--time-limit", "1", "-q"])
     assert ok.exit_code == 0, ok.stderr
+
+
+def test_ant_system_keeps_the_95_rule_where_hill_climbing_can():
+    """200 operations on 40 workers in 2 s: the ants' best breaks the 95% rule; the method
+    then climbs from hill climbing's start instead of failing, within its limit."""
+    from streamplace.model.topologies import ecker_topology, ecker_workers
+
+    instance = Instance(make_app(ecker_topology(1, operations=200, parallelism=(1, 2),
+                                                duplicate=False,
+                                                demand={"cpu": 0.05, "memory": 64.0})),
+                        make_infra(ecker_workers(40)))
+    started = time.perf_counter()
+    result = get_method("ant-system").solve(instance, SolveOptions(seed=0, time_limit=2))
+    assert time.perf_counter() - started < 2.5
+    assert result.status == SolveStatus.FEASIBLE, result.message
+    assert "95% rule" in str(result.solver["fallback"])
+    ev = evaluate(instance.app, instance.infra, result.plan, instance.objective)
+    assert ev.violations == []

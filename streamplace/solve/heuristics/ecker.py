@@ -154,13 +154,24 @@ def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResu
         info["start_score"] = score().total()
         info["moves"] = hill_climb(score(), rng, search)
     else:
+        # hill climbing's start (within the 95% rule where a packing can be), kept aside:
+        # when the ants end over the rule, it is climbed for the time left instead, so a
+        # method never fails where hill climbing finds a plan
+        info["start"] = _start(state, current)
+        fallback = {op: dict(r) for op, r in state.nodes.items() if r}
+        reserve = FINISH_PER_START * budget.elapsed()
         ants = search if method == "ant-system" else \
             search.until(budget.started + limit * SEARCH_SHARE / 2)
+        ants = ants.until(ants.deadline - reserve)
         if budget.expired():
             return stopped_before_a_plan(method, budget)
         adopt(state, ant_system(state, rng, ants))
         if method == "hybrid":
-            info["moves"] = hill_climb(score(), rng, search)
+            info["moves"] = hill_climb(score(), rng, search.until(search.deadline - reserve))
+        if Score(state).violations:
+            adopt(state, fallback)
+            info["fallback"] = "the ants' best broke the 95% rule: hill climbing's start"
+            info["moves"] = hill_climb(score(), rng, search.until(budget.deadline - reserve))
     final = Score(state)  # the evaluator's s(x): reconfiguration is the utility's term
     info.update(score=final.total(), violations=final.violations)
     if final.violations:
