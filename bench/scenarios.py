@@ -69,3 +69,36 @@ def instance(n_nodes: int, n_ops: int, k: int, seed: int = 0) -> tuple[Applicati
     app = build_document(Application, dag(n_ops, k, seed), SourceMap("generated"))
     infra = build_document(Infrastructure, cluster(n_nodes, seed), SourceMap("generated"))
     return app, infra
+
+
+def edge_cloud(n_nodes: int, seed: int) -> dict[str, Any]:
+    """Edge sites (two thirds of the nodes: 2-4 slots, 1-10 ms apart within a site's region)
+    and cloud nodes (16 slots, 20-50 ms from the edge, 1 ms among themselves); n0 is edge."""
+    rng = random.Random(seed)
+    n_edge = max(1, (2 * n_nodes) // 3)
+    points = [(rng.random(), rng.random()) for _ in range(n_nodes)]
+    nodes = []
+    for u in range(n_nodes):
+        edge = u < n_edge
+        nodes.append({"id": f"n{u}", "resources": rng.choice([2, 3, 4]) if edge else 16,
+                      "availability": rng.choice([0.99, 0.995]) if edge else 0.9999,
+                      "zone": "edge" if edge else "cloud"})
+    links = []
+    for u in range(n_nodes):
+        for v in range(u + 1, n_nodes):
+            if u < n_edge and v < n_edge:
+                delay = 0.001 + 0.009 * math.dist(points[u], points[v]) / math.sqrt(2)
+            elif u >= n_edge and v >= n_edge:
+                delay = 0.001
+            else:
+                delay = 0.020 + 0.030 * points[min(u, v)][0]
+            links.append({"from": f"n{u}", "to": f"n{v}", "delay": round(delay, 5)})
+    return {"name": f"edge-cloud-{n_nodes}", "nodes": nodes, "links": links}
+
+
+def edge_cloud_instance(n_nodes: int, n_ops: int, k: int,
+                        seed: int = 0) -> tuple[Application, Infrastructure]:
+    """A layered DAG whose source and sink are pinned to edge node n0, on :func:`edge_cloud`."""
+    app = build_document(Application, dag(n_ops, k, seed), SourceMap("generated"))
+    infra = build_document(Infrastructure, edge_cloud(n_nodes, seed), SourceMap("generated"))
+    return app, infra

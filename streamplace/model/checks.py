@@ -68,14 +68,24 @@ def application_warnings(app: Application) -> list[str]:
     the application with no stream between them."""
     if len(app.operators) < 2:
         return []
-    import networkx as nx
+    parent = {op: op for op in app.operator_ids}
 
-    graph = nx.Graph()
-    graph.add_nodes_from(app.operator_ids)
-    graph.add_edges_from((s.source, s.target) for s in app.streams)
-    isolated = [op for op in app.operator_ids if graph.degree(op) == 0]
+    def root(op: str) -> str:
+        while parent[op] != op:
+            parent[op] = op = parent[parent[op]]
+        return op
+
+    touched: set[str] = set()
+    for s in app.streams:
+        if s.source in parent and s.target in parent:
+            touched.update((s.source, s.target))
+            parent[root(s.source)] = root(s.target)
+    isolated = [op for op in app.operator_ids if op not in touched]
     warnings = [f"operator {op} has no stream: nothing flows to or from it" for op in isolated]
-    parts = [sorted(c) for c in nx.connected_components(graph) if len(c) > 1]
+    members: dict[str, list[str]] = {}
+    for op in touched:
+        members.setdefault(root(op), []).append(op)
+    parts = [sorted(c) for c in members.values()]
     if len(parts) + len(isolated) > 1 and len(parts) > 1:
         listed = "; ".join("{" + ", ".join(part[:4]) + (", ..." if len(part) > 4 else "") + "}"
                            for part in sorted(parts))

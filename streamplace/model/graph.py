@@ -8,13 +8,17 @@ is the last resort, as in Benoit trees where every edge carries one result per p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import heapq
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-
-import networkx as nx
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from streamplace.errors import InputError, Problem
 from streamplace.model.application import Application
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass(frozen=True)
@@ -32,36 +36,90 @@ class ResolvedStream:
 
 @dataclass
 class AppGraph:
+    """The application as a graph. ``preds``/``succs`` hold each operator's distinct
+    neighbours in stream order; ``digraph`` is the same graph in networkx, built on first use
+    (networkx costs a tenth of a second to import, more than solving a small instance)."""
+
     app: Application
     input_rates: dict[str, float]
     streams: list[ResolvedStream]
-    digraph: nx.DiGraph = field(repr=False)
+    preds: dict[str, list[str]] = field(repr=False)
+    succs: dict[str, list[str]] = field(repr=False)
+
+    @cached_property
+    def digraph(self) -> nx.DiGraph:
+        import networkx as nx
+
+        digraph = nx.DiGraph()
+        digraph.add_nodes_from(self.app.operator_ids)
+        for s in self.streams:
+            if s.target in self.succs[s.source]:
+                digraph.add_edge(s.source, s.target, index=s.index)
+        return digraph
 
     @property
     def sources(self) -> list[str]:
-        return [o for o in self.app.operator_ids if self.digraph.in_degree(o) == 0]
+        return [o for o in self.app.operator_ids if not self.preds[o]]
 
     @property
     def sinks(self) -> list[str]:
-        return [o for o in self.app.operator_ids if self.digraph.out_degree(o) == 0]
+        return [o for o in self.app.operator_ids if not self.succs[o]]
+
+    def remove_arcs(self, arcs: Iterable[tuple[str, str]]) -> None:
+        """Drop arcs (feedback arcs, to score a cyclic application as a DAG)."""
+        for a, b in arcs:
+            self.succs[a].remove(b)
+            self.preds[b].remove(a)
+            if "digraph" in self.__dict__:
+                self.digraph.remove_edge(a, b)
+        self.__dict__.pop("_order", None)
 
     def cycle(self) -> list[str] | None:
-        try:
-            edges = nx.find_cycle(self.digraph)
-        except nx.NetworkXNoCycle:
-            return None
-        return [u for u, _ in edges] + [edges[0][0]]
+        """Some directed cycle as [a, b, ..., a], searched depth first in operator order."""
+        state = dict.fromkeys(self.app.operator_ids, 0)  # 0 new, 1 on the path, 2 done
+        for root in self.app.operator_ids:
+            if state[root]:
+                continue
+            path, todo = [root], [iter(self.succs[root])]
+            state[root] = 1
+            while todo:
+                nxt = next(todo[-1], None)
+                if nxt is None:
+                    state[path.pop()] = 2
+                    todo.pop()
+                elif state[nxt] == 1:
+                    return [*path[path.index(nxt):], nxt]
+                elif state[nxt] == 0:
+                    state[nxt] = 1
+                    path.append(nxt)
+                    todo.append(iter(self.succs[nxt]))
+        return None
 
     def topological_order(self) -> list[str]:
-        """Operators in DAG order; raises InputError naming a cycle if there is one."""
+        """Operators in DAG order, the smallest name first among those ready; raises
+        InputError naming a cycle if there is one."""
+        order = self.__dict__.get("_order")
+        if order is not None:
+            return list(order)
         cycle = self.cycle()
         if cycle is not None:
             raise InputError([self.app.problem(
                 "streams", f"the streams form a cycle {' -> '.join(cycle)}",
                 "this model needs a DAG: remove a stream of the cycle, or use a method that "
                 "accepts cycles (hill-climbing, ant-system, hybrid)")])
-        return list(nx.lexicographical_topological_sort(self.digraph))
-
+        waiting = {op: len(p) for op, p in self.preds.items()}
+        ready = [op for op, n in waiting.items() if n == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            op = heapq.heappop(ready)
+            order.append(op)
+            for nxt in self.succs[op]:
+                waiting[nxt] -= 1
+                if waiting[nxt] == 0:
+                    heapq.heappush(ready, nxt)
+        self.__dict__["_order"] = order
+        return list(order)
 
 
 def resolve_rates(app: Application) -> tuple[dict[str, float], dict[int, float], list[Problem]]:
@@ -117,16 +175,18 @@ def build_graph(app: Application) -> AppGraph:
     in_rate, stream_rate, problems = resolve_rates(app)
     if problems:
         raise InputError(problems)
-    digraph = nx.DiGraph()
-    digraph.add_nodes_from(app.operator_ids)
+    preds: dict[str, list[str]] = {op: [] for op in app.operator_ids}
+    succs: dict[str, list[str]] = {op: [] for op in app.operator_ids}
     streams = []
     sizes = {op.id: op.output_size for op in app.operators}
     for j, s in enumerate(app.streams):
         size = s.tuple_size if s.tuple_size is not None else sizes[s.source]
         streams.append(ResolvedStream(j, s.source, s.target, stream_rate[j],
                                       1.0 if size is None else size))
-        digraph.add_edge(s.source, s.target, index=j)
-    return AppGraph(app=app, input_rates=in_rate, streams=streams, digraph=digraph)
+        if s.target not in succs[s.source]:
+            succs[s.source].append(s.target)
+            preds[s.target].append(s.source)
+    return AppGraph(app=app, input_rates=in_rate, streams=streams, preds=preds, succs=succs)
 
 
 def cyclic_order(digraph: nx.DiGraph) -> tuple[list[str], list[tuple[str, str]]]:
@@ -138,10 +198,13 @@ def cyclic_order(digraph: nx.DiGraph) -> tuple[list[str], list[tuple[str, str]]]
     out-degree minus in-degree among those next to an already removed vertex. Arcs pointing
     backwards in the resulting order are the feedback arcs.
 
+    >>> import networkx as nx
     >>> g = nx.DiGraph([("a", "b"), ("b", "c"), ("c", "b"), ("c", "d")])
     >>> cyclic_order(g)
     (['a', 'b', 'c', 'd'], [('c', 'b')])
     """
+    import networkx as nx
+
     graph = digraph.copy()
     left: list[list[str]] = []
     right: list[list[str]] = []

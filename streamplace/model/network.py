@@ -17,9 +17,7 @@ import itertools
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from streamplace.model.infrastructure import Infrastructure, Link
 from streamplace.model.links import (
@@ -34,6 +32,9 @@ from streamplace.model.links import (
     reach,
 )
 from streamplace.model.plan import Purchase
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 T = TypeVar("T")
 
@@ -135,7 +136,7 @@ class Network:
         return self.cached("graph", self._build_graph)
 
     def _build_graph(self) -> nx.DiGraph:
-        graph = nx.DiGraph()
+        graph = _networkx().DiGraph()
         graph.add_nodes_from(n.id for n in self.infra.nodes)
         for (u, v), link in self._explicit.items():
             graph.add_edge(u, v, link=self._resolve(link, (u, v)))
@@ -145,7 +146,7 @@ class Network:
         """Shortest-delay routes from ``source``; a pair's attributes are combined along its
         route only when asked for (most pairs never are)."""
         def search() -> dict[str, list[str]]:
-            paths: dict[str, list[str]] = nx.single_source_dijkstra(self._graph, source,
+            paths: dict[str, list[str]] = _networkx().single_source_dijkstra(self._graph, source,
                                                                     weight=_delay)[1]
             return paths
 
@@ -198,7 +199,7 @@ class Network:
         """
         if not self._routed(target) or len(sources) < 2:
             return {u: reach(self.link(u, target)) for u in sources}
-        _, paths = nx.single_source_dijkstra(self._graph.reverse(copy=False), target,
+        _, paths = _networkx().single_source_dijkstra(self._graph.reverse(copy=False), target,
                                              weight=_delay)
         table = {target: Reach(0.0, 1.0, 0.0)}
         for u in sorted(paths, key=lambda n: len(paths[n])):
@@ -213,8 +214,8 @@ class Network:
         """Delay from ``source`` to every node it reaches (itself included, at 0)."""
         def table() -> dict[str, float]:
             if self._routed(source):
-                found = nx.single_source_dijkstra_path_length(self._graph, source,
-                                                              weight=_delay)
+                found = _networkx().single_source_dijkstra_path_length(
+                    self._graph, source, weight=_delay)
             else:
                 found = {v: self.link(source, v).delay for v in self.nodes}
             return {v: float(d) for v, d in found.items()}
@@ -225,8 +226,8 @@ class Network:
         """Delay from every node that reaches ``target`` to it (one reversed search)."""
         def table() -> dict[str, float]:
             if self._routed(target):
-                found = nx.single_source_dijkstra_path_length(self._graph.reverse(copy=False),
-                                                              target, weight=_delay)
+                found = _networkx().single_source_dijkstra_path_length(
+                    self._graph.reverse(copy=False), target, weight=_delay)
             else:
                 found = {u: self.link(u, target).delay for u in self.nodes}
             return {u: float(d) for u, d in found.items()}
@@ -260,3 +261,10 @@ class Network:
 def _delay(u: str, v: str, data: dict[str, LogicalLink]) -> float:
     return data["link"].delay
 
+
+def _networkx() -> Any:
+    """networkx, imported when a routed network first needs it (it takes a tenth of a
+    second to import, more than solving a small instance)."""
+    import networkx
+
+    return networkx

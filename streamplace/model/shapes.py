@@ -20,9 +20,8 @@ def why_not_dag(graph: AppGraph) -> str | None:
 def why_not_chain(graph: AppGraph) -> str | None:
     """A path task (Asaduzzaman and Maheswaran): one source, every operator feeding at most
     one and fed by at most one, one instance each."""
-    digraph = graph.digraph
-    if graph.cycle() is not None or any(digraph.in_degree(o) > 1 or digraph.out_degree(o) > 1
-                                        for o in digraph.nodes):
+    if graph.cycle() is not None or any(len(graph.preds[o]) > 1 or len(graph.succs[o]) > 1
+                                        for o in graph.app.operator_ids):
         return ("a path task is a chain: every operator feeds at most one and is fed by at "
                 "most one")
     if len(graph.sources) != 1:
@@ -44,6 +43,6 @@ def why_not_tree(app: Application) -> str | None:
     if cycle is not None:
         return cycle
     for s in graph.streams:
-        if graph.digraph.out_degree(s.source) > 1:
+        if len(graph.succs[s.source]) > 1:
             return f"operator {s.source} has two parents; a tree gives each at most one"
     return None

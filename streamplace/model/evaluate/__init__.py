@@ -6,6 +6,7 @@ Solvers never report metrics of their own; they call :func:`evaluate` on the pla
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from streamplace.model.application import Application
 from streamplace.model.evaluate.constraints import over, placement_violations
@@ -17,11 +18,13 @@ from streamplace.model.evaluate.trees import benoit_evaluation
 from streamplace.model.evaluate.utility import derive_bounds, utility
 from streamplace.model.graph import AppGraph, build_graph, cyclic_order
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.limits import MetricLimits
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective, Term, terms
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
+
+if TYPE_CHECKING:  # limits.py needs this package's metrics: importing it here is a cycle
+    from streamplace.model.limits import MetricLimits
 
 __all__ = ["Evaluation", "evaluate", "resolve_bounds"]
 
@@ -42,7 +45,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     if graph.cycle() is not None and plan.model == "ecker":
         # Ecker et al., Alg. 3: the Ecker methods score cyclic topologies without feedback arcs
         _, feedback = cyclic_order(graph.digraph)
-        graph.digraph.remove_edges_from(feedback)
+        graph.remove_arcs(feedback)
         notes.append("cycles broken for latency as Ecker et al., Alg. 3 does: feedback arcs "
                      + ", ".join(f"{a} -> {b}" for a, b in feedback))
     graph.topological_order()  # the metrics need a DAG; this names the cycle otherwise

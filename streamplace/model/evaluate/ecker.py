@@ -27,7 +27,7 @@ def ecker_score(graph: AppGraph, network: Network, placement: dict[str, dict[str
     lat: dict[tuple[str, str], float] = {}
     for op in graph.topological_order():
         for u in placement[op]:
-            preds = list(graph.digraph.predecessors(op))
+            preds = graph.preds[op]
             lat[(op, u)] = max((lat[(p, v)] + network.delay(v, u)
                                 for p in preds for v in placement[p]), default=0.0)
     s_lat = max((lat[(s, u)] for s in graph.sinks for u in placement[s]), default=0.0)

@@ -139,7 +139,7 @@ def _critical_path(graph: AppGraph, latency: dict[str, float],
     best: dict[str, float] = {}
     came_from: dict[str, str | None] = {}
     for op in graph.topological_order():
-        preds = list(graph.digraph.predecessors(op))
+        preds = graph.preds[op]
         if not preds:
             best[op], came_from[op] = latency[op], None
             continue

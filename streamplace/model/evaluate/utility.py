@@ -128,7 +128,7 @@ def _longest(graph: AppGraph, weight: dict[str, float],
              delay: dict[tuple[str, str], float]) -> float:
     best: dict[str, float] = {}
     for op in graph.topological_order():
-        preds = list(graph.digraph.predecessors(op))
+        preds = graph.preds[op]
         base = max((best[p] + delay[(p, op)] for p in preds), default=0.0)
         best[op] = base + weight[op]
     return max(best.values(), default=0.0)

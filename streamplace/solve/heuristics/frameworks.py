@@ -49,10 +49,12 @@ def round_robin(state: PlacementState) -> None:
 
 
 def resource_aware(state: PlacementState) -> None:
-    digraph = state.graph.digraph.to_undirected()
+    graph = state.graph
+    neighbours = {op: set(graph.preds[op]) | set(graph.succs[op]) for op in graph.preds}
+    degree = {op: len(near) + (op in near) for op, near in neighbours.items()}  # loops: 2
     order: list[str] = sorted(op for op, cands in state.cands.items() if len(cands) == 1)
     ordered = set(order)
-    for start in sorted(digraph.nodes, key=lambda o: (-digraph.degree(o), o)):
+    for start in sorted(neighbours, key=lambda o: (-degree[o], o)):
         frontier = [start]
         while frontier:  # breadth first, the most connected neighbours first
             op = frontier.pop(0)
@@ -60,10 +62,10 @@ def resource_aware(state: PlacementState) -> None:
                 continue
             order.append(op)
             ordered.add(op)
-            frontier += sorted((n for n in digraph.neighbors(op) if n not in ordered),
-                               key=lambda o: (-digraph.degree(o), o))
+            frontier += sorted((n for n in neighbours[op] if n not in ordered),
+                               key=lambda o: (-degree[o], o))
     for op in order:
-        hosts = sorted({u for n in digraph.neighbors(op) for u in state.nodes[n]})
+        hosts = sorted({u for n in neighbours[op] for u in state.nodes[n]})
         near = {u: min((state.network.delay(h, u) for h in hosts), default=0.0)
                 for u in state.cands[op]}
         for _ in range(state.counts[op]):

@@ -17,8 +17,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from streamplace.errors import InputError
 from streamplace.model.application import Operator
 from streamplace.model.plan import Plan
@@ -199,6 +197,8 @@ def _activations(data: OdrpData, out: MultisetModel,
 def _paths(data: OdrpData, out: MultisetModel,
            y: dict[int, dict[tuple[Multiset, Multiset], tuple[int, float]]],
            response: dict[tuple[str, Multiset], float]) -> None:
+    import networkx as nx
+
     m_ = out.model
     r = m_.var("r", cost=data.scales["response_time"].slope)
     index = {(s.source, s.target): s.index for s in data.streams}
