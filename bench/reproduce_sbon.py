@@ -28,9 +28,9 @@ from streamplace.model.source import SourceMap
 from streamplace.model.topologies import aggregation_query, transit_stub
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 
-PAPER = {"exhaustive": (0, 13), "relaxation": (15, 24), "producer": (43, 75),
+PAPER = {"exhaustive": (0, 13), "relaxation (mapping=nearest)": (15, 24), "producer": (43, 75),
          "consumer": (60, 0), "random": (81, 76)}
-RUNS = [("exhaustive", {}), ("relaxation", {}), ("relaxation", {"mapping": "usage"}),
+RUNS = [("exhaustive", {}), ("relaxation", {"mapping": "nearest"}), ("relaxation", {}),
         ("producer", {}), ("consumer", {}), ("random", {})]
 
 

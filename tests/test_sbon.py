@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+import pytest
 from typer.testing import CliRunner
 
 from streamplace.cli.app import app
@@ -97,7 +98,8 @@ def test_relaxation_reports_the_weighted_centroid_and_maps_to_the_nearest_node()
         {"from": "p0", "to": "agg", "rate": rates[0]}, {"from": "p1", "to": "agg",
                                                          "rate": rates[1]},
         {"from": "agg", "to": "c", "rate": rates[2]}]})
-    result = get_method("relaxation").solve(Instance(app_, infra), SolveOptions())
+    result = get_method("relaxation").solve(Instance(app_, infra),
+                                            SolveOptions(params={"mapping": "nearest"}))
     assert result.status == SolveStatus.FEASIBLE
     assert result.solver["coordinates"] == "infrastructure"
     centroid = (rates[0] * pts[0] + rates[1] * pts[1] + rates[2] * pts[2]) / sum(rates)
@@ -252,8 +254,34 @@ def test_relaxation_widens_the_search_beyond_k_nearest_when_they_are_full():
         {"id": "c", "candidates": ["n14"], "resources": 0.0}],
         "streams": [{"from": "p", "to": "agg", "rate": 1.0},
                     {"from": "agg", "to": "c", "rate": 1.0}]})
-    result = get_method("relaxation").solve(Instance(app_, infra), SolveOptions())
+    result = get_method("relaxation").solve(Instance(app_, infra),
+                                            SolveOptions(params={"mapping": "nearest"}))
     assert result.status == SolveStatus.FEASIBLE, result.message
     centre = 0.007  # the equal-weight centroid of n00 and n14
     nearest = sorted(nodes, key=lambda n: (abs(n["coordinates"][0] - centre), n["id"]))[:11]
     assert result.plan.placement["agg"] == {n["id"]: 1 for n in nearest}
+
+
+def test_the_default_mapping_finds_the_node_a_misleading_cost_space_hides():
+    """Twelve decoys sit at the spot relaxation computes but 0.5 s off the route; the
+    paper's mapping takes one, the default compares true usage along the route too."""
+    line = [{"id": f"n{k}", "coordinates": [0.01 * k, 0.0 if k in (0, 6) else 0.05, 0.0]}
+            for k in range(7)]
+    decoys = [{"id": f"d{k:02d}", "coordinates": [0.03, 0.0, 0.0]} for k in range(12)]
+    links = [{"from": f"n{k}", "to": f"n{k + 1}", "delay": 0.01} for k in range(6)]
+    links += [{"from": d["id"], "to": "n3", "delay": 0.5} for d in decoys]
+    infra = make_infra({"name": "decoys", "routing": "shortest-path", "nodes": line + decoys,
+                        "links": links})
+    app_ = make_app({"name": "q", "operators": [
+        {"id": "p", "candidates": ["n0"]}, {"id": "agg"}, {"id": "c", "candidates": ["n6"]}],
+        "streams": [{"from": "p", "to": "agg", "rate": 1.0},
+                    {"from": "agg", "to": "c", "rate": 1.0}]})
+    instance = Instance(app_, infra)
+    paper = get_method("relaxation").solve(instance, SolveOptions(params={"mapping": "nearest"}))
+    default = get_method("relaxation").solve(instance, SolveOptions())
+    best = get_method("exhaustive").solve(instance, SolveOptions())
+    assert next(iter(paper.plan.placement["agg"])).startswith("d")
+    assert default.solver["mapping"] == "usage"
+    assert next(iter(default.plan.placement["agg"])).startswith("n")
+    assert default.evaluation.odrp.network_usage == pytest.approx(
+        best.evaluation.odrp.network_usage)

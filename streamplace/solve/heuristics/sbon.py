@@ -5,7 +5,9 @@ network usage u = sum over streams of bytes/s * latency.
   (Fig. 7: springs of extension = latency and constant = data rate, so the energy is
   sum DR * Lat^2), then each virtual position is mapped to a physical node (sec. 3.1.3):
   the k = 10 candidates nearest to it in the latency/load space, a node already running
-  the operator first, else the nearest with room; k doubles when none has room.
+  the operator first, else the nearest with room (``mapping=nearest``) or, by default, the
+  one of least true network usage among those and the nodes on the routes between the
+  neighbours' hosts (``mapping=usage``); k doubles when none has room.
 - producer / consumer: each unpinned operator on a node of one of its upstream (downstream)
   operators, picked at random, as the paper's PRODUCER (CONSUMER) baseline does; where none
   of them may host it, the candidate nearest to that node.
@@ -15,6 +17,7 @@ Operators with one candidate are pinned (producers and consumers, typically).
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Callable
@@ -151,12 +154,29 @@ def _map(state: PlacementState, op: str, target: np.ndarray, point: dict[str, np
             near = order[:k]
             running = [u for u in near if u in state.nodes[op] and state.fits(op, u)]
             roomy = running or [u for u in near if state.fits(op, u)]
+            if roomy and by_usage and not running:
+                allowed = set(cands)
+                roomy += [u for u in _on_routes(state, op) if u in allowed and u not in roomy
+                          and state.fits(op, u)]
             if roomy:
                 state.place(op, _least_usage(state, op, roomy) if by_usage else roomy[0])
                 break
             if k >= len(order):
                 raise PlacementFailure(f"no candidate of {op} has room for another replica")
             k *= 2
+
+
+def _on_routes(state: PlacementState, op: str) -> list[str]:
+    """The nodes on the routes between the hosts of ``op``'s placed neighbours: where a
+    cost space that fits the delays badly (graphs with no geometry) misses the best node,
+    the true routes still pass by it."""
+    hosts = sorted({h for s in state.graph.streams
+                    if op in (s.source, s.target) and s.source != s.target
+                    for h in state.nodes[s.target if s.source == op else s.source]})
+    found: dict[str, None] = {}
+    for a, b in itertools.combinations(hosts, 2):
+        found.update(dict.fromkeys(state.network.link(a, b).path))
+    return list(found)
 
 
 def _least_usage(state: PlacementState, op: str, nodes: list[str]) -> str:
@@ -224,7 +244,7 @@ def _network_aware(method: str, instance: Instance, options: SolveOptions,
 
 def _relaxation(instance: Instance, options: SolveOptions) -> SolveResult:
     load_weight: float | None = options.param("load_weight", None)
-    mapping = options.param("mapping", "nearest")
+    mapping = options.param("mapping", "usage")
 
     def place(state: PlacementState, rng: random.Random, budget: Budget) -> dict[str, object]:
         space = cost_space(state.network)
@@ -248,10 +268,11 @@ METHODS = (
            paper="Pietzuch et al. 2006",
            params=(Param("load_weight", float, None, "cost-space seconds of a fully loaded "
                          "node (default: the mean distance to the space's centre)", low=0.0),
-                   Param("mapping", str, "nearest", "nearest: the paper's mapping; usage: "
-                         "the k nearest compared by network usage", ("nearest", "usage"))),
-           summary="SBON: spring relaxation in the latency space, then the nearest node with "
-                   "room (k = 10)"),
+                   Param("mapping", str, "usage", "usage: the k nearest and the nodes on "
+                         "the routes between the neighbours' hosts, compared by true network "
+                         "usage; nearest: the paper's mapping", ("usage", "nearest"))),
+           summary="SBON: spring relaxation in the latency space, then the node of least "
+                   "network usage near the spot (k = 10) or on the neighbours' routes"),
     Method("producer", "sbon", exact=False, solve=_neighbour_hosted("producer", True),
            settings=_SEEDED, accepts=acyclic, paper="Pietzuch et al. 2006",
            summary="SBON baseline: each unpinned operator on a random upstream host"),
