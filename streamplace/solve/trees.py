@@ -42,18 +42,21 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
         return SolveResult.infeasible("benoit", reasons, budget.elapsed())
     built = build_benoit(data, network)
     mapping = _heuristic_mapping(built, data, options.seed)
-    fallback = _plan(mapping) if mapping is not None else None
-    result = _solve_rounds(instance, options, budget, built, data, network, fallback)
+    start = _plan(mapping) if mapping is not None else None
+    result = _solve_rounds(instance, options, budget, built, data, network, start,
+                           start if start is not None and _valid(instance, start) else None)
     return replace(result, program=built.model)
 
 
 def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
                   built: BenoitModel, data: TreeData, network: Network,
-                  fallback: Plan | None) -> SolveResult:
-    """Solve, add the processor-link rows the solution overloads, solve again."""
+                  start_plan: Plan | None, fallback: Plan | None) -> SolveResult:
+    """Solve, add the processor-link rows the solution overloads, solve again. The
+    heuristics' plan is the MIP start; it is the answer when the solver stops early only if
+    it holds (the heuristics do not check processor links (5))."""
     from streamplace.solve.highs import solve_highs
 
-    start = built.start_from(fallback) if fallback is not None else None
+    start = built.start_from(start_plan) if start_plan is not None else None
     info = SolverReport("benoit")
     for round_ in range(1, MAX_ROUNDS + 1):
         outcome = solve_highs(built.model, options, start=start, budget=budget)
@@ -93,6 +96,11 @@ def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
                            message=outcome.message or "the solver failed")
     return SolveResult(SolveStatus.ERROR, "benoit", solver=info, seconds=budget.elapsed(),
                        message=f"processor links still overloaded after {MAX_ROUNDS} rounds")
+
+
+def _valid(instance: Instance, plan: Plan) -> bool:
+    return not evaluate(instance.app, instance.infra, plan, instance.objective,
+                        instance.current, instance.limits).violations
 
 
 def _heuristic_mapping(built: BenoitModel, data: TreeData, seed: int) -> TreeMapping | None:
