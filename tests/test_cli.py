@@ -161,7 +161,7 @@ def test_methods_lists_the_registry():
     table = run("methods")  # the requested listing: on stdout, whole
     assert table.exit_code == 0 and table.stderr == ""
     assert all(m.name in table.stdout for m in methods())
-    assert "annealed-least-cost-map" in table.stdout and "mapping=nearest|usage" in table.stdout
+    assert "annealed-least-cost-map" in table.stdout and "mapping=usage|nearest" in table.stdout
 
 
 def test_real_console_script_runs_the_sample():

@@ -17,12 +17,13 @@ from streamplace.solve.budget import Budget, Stopped
 from streamplace.solve.conclude import conclude
 from streamplace.solve.ilp import Formulation
 from streamplace.solve.ilp.odrp_compact import build_compact
-from streamplace.solve.ilp.odrp_compact import estimated_columns as estimate_compact
 from streamplace.solve.ilp.odrp_data import OdrpData, prepare
+from streamplace.solve.ilp.odrp_data import compact_columns as estimate_compact
+from streamplace.solve.ilp.odrp_delays import LAZY_DELAYS_FROM
 from streamplace.solve.ilp.odrp_multiset import build_multiset
 from streamplace.solve.ilp.odrp_multiset import estimated_columns as estimate_multiset
 from streamplace.solve.linear import LinearModel
-from streamplace.solve.method import Method, Setting, acyclic
+from streamplace.solve.method import Method, Param, Setting, acyclic
 from streamplace.solve.mip import MipOutcome
 from streamplace.solve.report import SolverReport
 from streamplace.solve.result import (
@@ -60,8 +61,8 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
     start_plan = options.start or _current_start(instance, data) or \
         _baseline_start(instance, data)
     try:
-        built = build_compact(data, budget) if formulation == FormulationName.COMPACT \
-            else build_multiset(data, budget)
+        built = build_compact(data, budget, options.param("delay_rows", "auto")) \
+            if formulation == FormulationName.COMPACT else build_multiset(data, budget)
     except Stopped:
         return _stopped(method, instance, budget, start_plan,
                         SolverReport(method, build_seconds=round(budget.elapsed(), 3),
@@ -74,9 +75,31 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
                  built: Formulation, start_plan: Plan | None) -> SolveResult:
     build_seconds = budget.elapsed()
     start = built.start_from(start_plan) if start_plan is not None else None
-    outcome = _run_mip(built.model, options, start, budget)
+    rounds = added = 0
+    undervalued = False  # the last solution broke rows left out: the model overrated it
+    while True:  # rows left out to keep the model small come back when a solution breaks them
+        rounds += 1
+        outcome = _run_mip(built.model, options, start, budget)
+        if outcome.values is None:
+            break
+        plan = built.decode(outcome.values)
+        broken = built.add_violated(outcome.values, plan)
+        added += broken
+        undervalued = broken > 0
+        if not undervalued:
+            break
+        if outcome.status != SolveStatus.OPTIMAL or budget.expired() or budget.interrupted:
+            # the plan holds; its value is the evaluator's, and the bound still holds (the
+            # model solved is a relaxation of the full one); it is never "optimal"
+            stopped = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
+            outcome = replace(outcome, objective=None, gap=None, status=stopped
+                              if outcome.status == SolveStatus.OPTIMAL else outcome.status)
+            break
+        start = built.start_from(plan)
     info = replace(outcome.report, build_seconds=round(build_seconds, 3)).counting(
         formulation=options.formulation.value)
+    if rounds > 1 or added:
+        info = info.counting(rounds=rounds, lazy_rows_added=added)
     if outcome.status == SolveStatus.INFEASIBLE:
         what = "capacity, candidate, stability and routing constraints"
         if instance.limits:
@@ -92,10 +115,13 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
         return SolveResult(status, method, seconds=budget.elapsed(), solver=info,
                            bound=outcome.bound, message=outcome.message or "the solver failed")
     plan = built.decode(outcome.values)
-    return conclude(method, instance, plan, outcome.status, model="odrp",
-                    started=budget.started,
-                    bound=outcome.bound, gap=outcome.gap, info=info,
-                    model_objective=outcome.objective)
+    result = conclude(method, instance, plan, outcome.status, model="odrp",
+                      started=budget.started,
+                      bound=outcome.bound, gap=outcome.gap, info=info,
+                      model_objective=outcome.objective)
+    if undervalued and result.plan is not None:  # the gap of the plan's true value
+        result = replace(result, plan=result.plan.model_copy(update={"gap": result.gap}))
+    return result
 
 
 def _current_start(instance: Instance, data: OdrpData) -> Plan | None:
@@ -180,16 +206,22 @@ def _run_mip(model: LinearModel, options: SolveOptions, start: Sequence[float | 
     return solve_highs(model, options, start, budget)
 
 
+_DELAY_ROWS = Param("delay_rows", str, "auto", "stream-delay rows (eq. 4) of the compact "
+                    "formulation: all in the model, lazy (added when a solution breaks "
+                    f"them), or auto (lazy beyond {LAZY_DELAYS_FROM:,} rows)",
+                    ("auto", "all", "lazy"))
 _SETTINGS = frozenset({Setting.TIME_LIMIT, Setting.GAP, Setting.SEED, Setting.THREADS,
                        Setting.FORMULATION, Setting.SOLVER, Setting.START,
                        Setting.CURRENT, Setting.LIMITS})
 
 METHODS = (
     Method("odrp", "odrp", exact=True, replication=True, highs=True, settings=_SETTINGS,
+           params=(_DELAY_ROWS,),
            solve=solve_odrp, accepts=acyclic, paper="Cardellini et al. 2017",
            summary="Optimal replication and placement (ILP, HiGHS); compact or the paper's "
                    "multiset formulation"),
     Method("odp", "odrp", exact=True, highs=True, settings=_SETTINGS, solve=solve_odp,
+           params=(_DELAY_ROWS,),
            accepts=acyclic, paper="Cardellini et al. 2017",
            summary="Optimal placement with one replica per operator (ODRP with k_i = 1)"),
 )

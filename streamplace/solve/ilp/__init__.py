@@ -24,3 +24,8 @@ class Formulation(Protocol):
     def start_from(self, plan: Plan) -> list[float | None]:
         """Column values of a given plan (None where the solver may choose): a MIP start."""
         ...
+
+    def add_violated(self, values: Sequence[float], plan: Plan) -> int:
+        """Add the rows left out of the model (to keep it small) that this solution breaks;
+        how many. A formulation that leaves none out returns 0."""
+        ...

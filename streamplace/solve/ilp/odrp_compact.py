@@ -30,10 +30,15 @@ from dataclasses import dataclass, field
 
 from streamplace.model.limits import MetricLimits
 from streamplace.model.plan import Plan
-from streamplace.model.replicas import per_node_cap
 from streamplace.solve.budget import Budget
 from streamplace.solve.ilp.odrp_cuts import landmark_potentials, transport_bound
 from streamplace.solve.ilp.odrp_data import OdrpData
+from streamplace.solve.ilp.odrp_delays import (
+    LAZY_DELAYS_FROM,
+    add_broken_delay_rows,
+    add_delay_row,
+    delay_row_count,
+)
 from streamplace.solve.ilp.odrp_limits import add_limits
 from streamplace.solve.ilp.odrp_reconfiguration import add_reconfiguration
 from streamplace.solve.linear import LinearModel
@@ -49,6 +54,15 @@ class CompactModel:
     c: dict[tuple[str, int], int] = field(default_factory=dict)
     # t indexed by (operator, node): [(m, a, column)], so rows are built without scans
     cells: dict[tuple[str, str], list[tuple[int, int, int]]] = field(default_factory=dict)
+    z: dict[tuple[str, str], int] = field(default_factory=dict)
+    # stream delays D (eq. 4): column per stream index, and the pair rows in the model
+    delays: dict[int, int] = field(default_factory=dict)
+    delay_rows: set[tuple[int, str, str]] = field(default_factory=set)
+    lazy_delays: bool = False
+    data: OdrpData | None = None
+
+    def add_violated(self, values: Sequence[float], plan: Plan) -> int:
+        return add_broken_delay_rows(self, values, plan) if self.lazy_delays else 0
 
     def decode(self, values: Sequence[float]) -> Plan:
         placement: dict[str, dict[str, int]] = {}
@@ -69,16 +83,23 @@ class CompactModel:
         return values
 
 
-def build_compact(data: OdrpData, budget: Budget | None = None) -> CompactModel:
-    """Build the model; raises :class:`Stopped` when ``budget`` runs out meanwhile."""
+def build_compact(data: OdrpData, budget: Budget | None = None,
+                  delay_rows: str = "auto") -> CompactModel:
+    """Build the model; raises :class:`Stopped` when ``budget`` runs out meanwhile.
+    ``delay_rows``: ``all`` in the model, ``lazy`` (added as solutions break them), or
+    ``auto``: lazy beyond :data:`LAZY_DELAYS_FROM` rows."""
     check = budget.check if budget is not None else _never
-    out = CompactModel(data.new_model(), data.bounds_used())
+    out = CompactModel(data.new_model(), data.bounds_used(), data=data)
     m_ = out.model
     scales = data.scales
     limits = data.instance.limits or MetricLimits()
+    # a response-time limit must hold for whatever plan a time limit leaves: rows all in
+    out.lazy_delays = delay_rows == "lazy" or (
+        delay_rows == "auto" and "response_time" not in limits.upper
+        and delay_row_count(data) > LAZY_DELAYS_FROM)
     need_latency = scales["response_time"].slope != 0 or "response_time" in limits.upper
     need_avail = scales["availability"].slope != 0 or limits.min_availability is not None
-    z: dict[tuple[str, str], int] = {}
+    z = out.z
     for op in data.ops:
         check()
         counts, cands = data.counts[op.id], data.cands[op.id]
@@ -133,26 +154,6 @@ def build_compact(data: OdrpData, budget: Budget | None = None) -> CompactModel:
 def _never() -> None:
     return None
 
-
-def estimated_columns(data: OdrpData) -> int:
-    """Columns the thermometer code needs, twice (the traffic products q repeat it per
-    stream end); computed before anything is built, to refuse a model too large to hold."""
-    cells = 0
-    for op in data.ops:
-        for u in data.cands[op.id]:
-            cells += _thermometer(data.counts[op.id], per_node_cap(op, data.network, u))
-    return 2 * cells
-
-
-def _thermometer(counts: range, cap: int | None) -> int:
-    """sum over m in counts of min(m, cap), in closed form (counts may be huge)."""
-    if not counts:
-        return 0
-    lo, hi = counts[0], counts[-1]
-    top = hi if cap is None else min(hi, cap)
-    below = (top * (top + 1) - (lo - 1) * lo) // 2 if top >= lo else 0
-    above = (hi - max(top, lo - 1)) * (cap or 0)
-    return below + above
 
 
 def _capacity(data: OdrpData, out: CompactModel) -> None:
@@ -211,13 +212,12 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
             for phi in potentials:  # D >= |phi_target - phi_source| (odrp_cuts.py)
                 m_.row([delay, phi[s.target], phi[s.source]], [1.0, -1.0, 1.0], lo=0.0)
                 m_.row([delay, phi[s.target], phi[s.source]], [1.0, 1.0, -1.0], lo=0.0)
-        with m_.family("stream delay (eq. 4)"):
-            for u in data.cands[s.source]:
-                for v in data.cands[s.target]:
-                    d = data.link(u, v).delay
-                    if 0 < d < float("inf"):
-                        m_.row([delay, z[(s.source, u)], z[(s.target, v)]], [1.0, -d, -d],
-                               lo=-d)
+        out.delays[s.index] = delay
+        for u in data.cands[s.source] if not out.lazy_delays else ():
+            for v in data.cands[s.target]:
+                d = data.link(u, v).delay
+                if 0 < d < float("inf"):
+                    add_delay_row(out, s.index, s.source, s.target, u, v, d)
         with m_.family("transport cuts"):
             transport_bound(data, out.model, out.cells, s.source, s.target, delay)
         m_.row([arrival[s.target], arrival[s.source], delay, lat[s.target]],

@@ -223,3 +223,24 @@ def _route_reasons(graph: AppGraph, cands: dict[str, list[str]], network: Networ
             reasons.append(f"stream {s.source} -> {s.target} cannot be routed: no candidate of "
                            f"{s.source} reaches a candidate of {s.target}")
     return reasons
+
+
+def compact_columns(data: OdrpData) -> int:
+    """Columns the thermometer code needs, twice (the traffic products q repeat it per
+    stream end); computed before anything is built, to refuse a model too large to hold."""
+    cells = 0
+    for op in data.ops:
+        for u in data.cands[op.id]:
+            cells += _thermometer(data.counts[op.id], per_node_cap(op, data.network, u))
+    return 2 * cells
+
+
+def _thermometer(counts: range, cap: int | None) -> int:
+    """sum over m in counts of min(m, cap), in closed form (counts may be huge)."""
+    if not counts:
+        return 0
+    lo, hi = counts[0], counts[-1]
+    top = hi if cap is None else min(hi, cap)
+    below = (top * (top + 1) - (lo - 1) * lo) // 2 if top >= lo else 0
+    above = (hi - max(top, lo - 1)) * (cap or 0)
+    return below + above

@@ -43,6 +43,9 @@ class MultisetModel:
                      if values[col] > 0.5}
         return Plan.model_validate({"placement": placement, "bounds_used": self.bounds_used})
 
+    def add_violated(self, values: Sequence[float], plan: Plan) -> int:
+        return 0  # every row is in the model
+
     def start_from(self, plan: Plan) -> list[float | None]:
         """x values of a given plan (a MIP start); the y and z follow from eqs. 24-28."""
         values: list[float | None] = [None] * self.model.num_cols

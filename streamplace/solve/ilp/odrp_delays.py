@@ -1,0 +1,59 @@
+"""The stream-delay rows of the compact ODRP formulation (eq. 4), all in the model or added
+only when a solution breaks them.
+
+D[i,j] >= d(u,v) (z[i,u] + z[j,v] - 1) needs a row per stream and pair of candidate nodes:
+at 50 nodes x 40 operators 127,645 of the model's 174,887 rows. They leave the root LP
+bound unchanged there (the transport and landmark rows carry it) and take the root LP from
+8 s to 57 s, so beyond :data:`LAZY_DELAYS_FROM` rows they start out of the model. After each
+solve the rows the plan breaks (pairs of nodes it uses, further apart than its D) are added
+and the model solved again from that plan. A solution that breaks none is optimal for the
+full model, as the model solved is a relaxation of it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from streamplace.model.plan import Plan
+from streamplace.solve.ilp.odrp_data import OdrpData
+
+if TYPE_CHECKING:
+    from streamplace.solve.ilp.odrp_compact import CompactModel
+
+LAZY_DELAYS_FROM = 50_000
+
+
+def delay_row_count(data: OdrpData) -> int:
+    return sum(len(data.cands[s.source]) * len(data.cands[s.target]) for s in data.streams)
+
+
+def add_delay_row(out: CompactModel, index: int, up: str, down: str, u: str, v: str,
+                  d: float) -> int:
+    """The row of eq. 4 for stream ``index`` and nodes u, v (once); 1 if added."""
+    if (index, u, v) in out.delay_rows:
+        return 0
+    out.delay_rows.add((index, u, v))
+    out.model.row([out.delays[index], out.z[(up, u)], out.z[(down, v)]], [1.0, -d, -d],
+                  lo=-d, family="stream delay (eq. 4)")
+    return 1
+
+
+def add_broken_delay_rows(out: CompactModel, values: Sequence[float], plan: Plan) -> int:
+    """Add the rows of every pair of nodes ``plan`` uses whose delay exceeds the solution's
+    D; how many."""
+    data = out.data
+    if data is None:
+        return 0
+    added = 0
+    for s in data.streams:
+        col = out.delays.get(s.index)
+        if col is None:
+            continue
+        for u in plan.replicas(s.source):
+            for v in plan.replicas(s.target):
+                d = data.link(u, v).delay
+                if 0 < d < math.inf and d > values[col] + 1e-9 * max(1.0, d):
+                    added += add_delay_row(out, s.index, s.source, s.target, u, v, d)
+    return added
