@@ -8,7 +8,6 @@ import random
 
 import numpy as np
 import pytest
-import pytest
 from typer.testing import CliRunner
 
 from streamplace.cli.app import app

@@ -165,3 +165,27 @@ def test_the_adding_a_method_example_works_as_documented(tmp_path, monkeypatch):
         assert "least-loaded" in listed.stdout and "spread=int" in listed.stdout
     finally:
         registry.methods.cache_clear()
+
+
+def test_solving_the_sample_loads_only_what_solve_needs(tmp_path):
+    """Start-up is part of every CI call: `streamplace solve` on the sample imports neither
+    the other commands' modules nor networkx, matplotlib or pyspark."""
+    import subprocess
+    import sys
+
+    sample = ROOT / "samples" / "debs2015"
+    script = (
+        "import sys\n"
+        "from streamplace.cli.app import main\n"
+        f"sys.argv = ['streamplace', 'solve', {str(sample / 'application.yaml')!r}, "
+        f"{str(sample / 'infrastructure.yaml')!r}, '-o', {str(tmp_path / 'plan.yaml')!r}, "
+        "'-q']\n"
+        "try:\n    main()\nexcept SystemExit as exit_:\n    assert not exit_.code, exit_.code\n"
+        "heavy = ('networkx', 'matplotlib', 'pyspark', 'streamplace.cli.sweep',\n"
+        "         'streamplace.cli.export', 'streamplace.cli.report', 'streamplace.draw')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "plan.yaml").exists()
+    assert done.stdout.strip().splitlines()[-1] == "[]"
