@@ -95,6 +95,7 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
             outcome = replace(outcome, objective=None, gap=None, status=stopped
                               if outcome.status == SolveStatus.OPTIMAL else outcome.status)
             break
+        start_plan = plan  # holds: the answer should the next round stop before a plan
         start = built.start_from(plan)
     info = replace(outcome.report, build_seconds=round(build_seconds, 3)).counting(
         formulation=options.formulation.value)
