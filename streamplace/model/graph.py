@@ -192,7 +192,7 @@ def build_graph(app: Application) -> AppGraph:
 def cyclic_order(digraph: nx.DiGraph) -> tuple[list[str], list[tuple[str, str]]]:
     """A topological order of a possibly cyclic graph and the arcs that break its cycles.
 
-    Seed 001, Alg. 3: the Eades-Lin-Smyth heuristic, removing every current source (into the
+    Ecker et al., Alg. 3: the Eades-Lin-Smyth heuristic, removing every current source (into the
     left list) and every current sink (into the right list) as sets; when only cycles remain,
     the first strongly connected component (Tarjan) gives up the vertex with the largest
     out-degree minus in-degree among those next to an already removed vertex. Arcs pointing

@@ -90,9 +90,9 @@ def _link(graph: nx.Graph, a: str, b: str, delay: tuple[float, float],
 def aggregation_query(nodes: list[str], rng: random.Random, name: str = "query",
                       producers: int = 4, rate: float = 2000.0,
                       selectivity: float = 8.0) -> dict[str, Any]:
-    """Seed 002's query: ``producers`` pinned producers sending ``rate`` bytes/s each to one
-    unpinned aggregator (join + select, ``selectivity``:1), then a pinned consumer. Producers
-    sit on distinct nodes."""
+    """Pietzuch et al. 2006's query: ``producers`` pinned producers sending ``rate``
+    bytes/s each to one unpinned aggregator (join + select, ``selectivity``:1), then a
+    pinned consumer. Producers sit on distinct nodes."""
     hosts = rng.sample(nodes, producers + 1)
     ops: list[dict[str, Any]] = [{"id": f"p{k}", "candidates": [hosts[k]]}
                                  for k in range(producers)]
