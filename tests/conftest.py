@@ -120,6 +120,30 @@ def best_feasible(instance: Any, sizes: Callable[[Operator], Iterable[int]],
     return best
 
 
+def best_utility(instance: Any, single_replica: bool = False) -> float | None:
+    """Brute force over every replica count ODRP allows (one where ``single_replica`` and the
+    operator fixes none): the best utility F of a feasible plan, None if no plan is."""
+    def sizes(op: Operator) -> range:
+        cap = 1 if single_replica and op.replicas is None else op.replica_cap
+        return range(op.min_replicas, cap + 1)
+
+    return best_feasible(instance, sizes, lambda ev: ev.utility.value, maximise=True)
+
+
+def assert_exact(result: Any, expected: float | None, label: object = None) -> bool:
+    """An exact method's result against brute force's ``expected``: proven infeasible when
+    brute force found no plan, else proven optimal with the same objective. Returns whether
+    there was a plan to compare."""
+    from streamplace.solve import SolveStatus
+
+    if expected is None:
+        assert result.status == SolveStatus.INFEASIBLE, label
+        return False
+    assert result.status == SolveStatus.OPTIMAL, (label, result.message)
+    assert result.objective == pytest.approx(expected, abs=1e-7), label
+    return True
+
+
 def heuristic_plans(names: Iterable[str], instance: Any, options: Any,
                     required: bool = True) -> list[tuple[str, Any, Evaluation]]:
     """Run each heuristic; each fails out loud or plans feasibly (:func:`feasible_or_failed`).

@@ -13,7 +13,7 @@ from streamplace.model.evaluate import evaluate
 from streamplace.model.limits import MetricLimits
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 
-from .conftest import best_feasible, placements
+from .conftest import assert_exact, best_utility, placements
 from .test_odrp_exact import random_instance
 
 
@@ -39,12 +39,10 @@ def test_limits_match_brute_force(seed, metric):
     limits = MetricLimits(min_availability=median) if metric == "availability" else \
         MetricLimits({metric: median})
     instance = dataclasses.replace(base, limits=limits)
-    expected = best_feasible(instance, lambda op: range(op.min_replicas, op.replica_cap + 1),
-                             lambda ev: ev.utility.value, maximise=True)
+    expected = best_utility(instance)
     result = get_method("odrp").solve(instance, SolveOptions(gap=0.0))
     assert expected is not None  # the median plan is within the limit
-    assert result.status == SolveStatus.OPTIMAL, result.message
-    assert result.objective == pytest.approx(expected, abs=1e-7)
+    assert_exact(result, expected)
     assert evaluate(instance.app, instance.infra, result.plan, instance.objective,
                     limits=limits).violations == []
 

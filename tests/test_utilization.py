@@ -15,7 +15,7 @@ from streamplace.model.graph import build_graph
 from streamplace.model.objective import Objective
 from streamplace.solve import FormulationName, SolveOptions, SolveStatus, get_method
 
-from .conftest import best_feasible, sample
+from .conftest import assert_exact, best_utility, sample
 from .test_cli import run
 from .test_odrp_exact import random_instance
 
@@ -43,8 +43,7 @@ def test_fewest_replicas_are_ceil_rate_over_rho_mu(seed):
         assert result.status == SolveStatus.INFEASIBLE
         return
     if result.status == SolveStatus.INFEASIBLE:  # capacity, not stability, rules it out
-        assert best_feasible(instance, lambda op: range(op.min_replicas, op.replica_cap + 1),
-                             lambda ev: ev.utility.value) is None
+        assert best_utility(instance) is None
         return
     assert result.status == SolveStatus.OPTIMAL
     counts = {op: sum(r.values()) for op, r in result.plan.placement.items()}
@@ -54,16 +53,11 @@ def test_fewest_replicas_are_ceil_rate_over_rho_mu(seed):
 @pytest.mark.parametrize("seed", range(8))
 def test_both_formulations_equal_brute_force_under_the_target(seed):
     instance = held(random_instance(seed))
-    expected = best_feasible(instance, lambda op: range(op.min_replicas, op.replica_cap + 1),
-                             lambda ev: ev.utility.value, maximise=True)
+    expected = best_utility(instance)
     for formulation in ("compact", "multiset"):
         result = get_method("odrp").solve(
             instance, SolveOptions(gap=0.0, formulation=FormulationName(formulation)))
-        if expected is None:
-            assert result.status == SolveStatus.INFEASIBLE
-            continue
-        assert result.status == SolveStatus.OPTIMAL, result.message
-        assert result.objective == pytest.approx(expected, abs=1e-7)
+        assert_exact(result, expected, formulation)
 
 
 @pytest.mark.parametrize("method", ["hill-climbing", "resource-aware", "ds2"])
