@@ -34,7 +34,9 @@ from streamplace.solve.result import (
     SolveResult,
     SolveStatus,
 )
+from streamplace.solve.rounds import solve_in_rounds
 
+MAX_ROUNDS = 50  # of lazily added rows; each round adds at least one
 MAX_COLUMNS = 2_000_000  # beyond this a model needs gigabytes before HiGHS even starts
 
 
@@ -75,32 +77,18 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
                  built: Formulation, start_plan: Plan | None) -> SolveResult:
     build_seconds = budget.elapsed()
     start = built.start_from(start_plan) if start_plan is not None else None
-    rounds = added = 0
-    undervalued = False  # the last solution broke rows left out: the model overrated it
-    while True:  # rows left out to keep the model small come back when a solution breaks them
-        rounds += 1
-        outcome = _run_mip(built.model, options, start, budget)
-        if outcome.values is None:
-            break
-        plan = built.decode(outcome.values)
-        broken = built.add_violated(outcome.values, plan)
-        added += broken
-        undervalued = broken > 0
-        if not undervalued:
-            break
-        if outcome.status != SolveStatus.OPTIMAL or budget.expired() or budget.interrupted:
-            # the plan holds; its value is the evaluator's, and the bound still holds (the
-            # model solved is a relaxation of the full one); it is never "optimal"
-            stopped = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
-            outcome = replace(outcome, objective=None, gap=None, status=stopped
-                              if outcome.status == SolveStatus.OPTIMAL else outcome.status)
-            break
-        start_plan = plan  # holds: the answer should the next round stop before a plan
-        start = built.start_from(plan)
+    done = solve_in_rounds(built, lambda begin: _run_mip(built.model, options, begin, budget),
+                           start, budget, MAX_ROUNDS)
+    outcome = done.outcome
+    undervalued = done.broken > 0  # the plan holds; the model overrated it (delays left out)
+    if undervalued:  # its value and gap are the evaluator's; the bound still holds
+        outcome = replace(outcome, objective=None, gap=None,
+                          status=done.stopped_status(budget))
+    start_plan = done.previous or start_plan  # should the last round stop before a plan
     info = replace(outcome.report, build_seconds=round(build_seconds, 3)).counting(
         formulation=options.formulation.value)
-    if rounds > 1 or added:
-        info = info.counting(rounds=rounds, lazy_rows_added=added)
+    if done.rounds > 1 or done.added:
+        info = info.counting(rounds=done.rounds, lazy_rows_added=done.added)
     if outcome.status == SolveStatus.INFEASIBLE:
         what = "capacity, candidate, stability and routing constraints"
         if instance.limits:
@@ -108,15 +96,14 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
                 f"{label} {bound:g}" for label, bound in instance.limits.items()) + ")"
         return SolveResult.infeasible(method, [f"no plan satisfies the {what} together"],
                                       budget.elapsed(), info)
-    if outcome.values is None and outcome.status.stopped_early:
+    if done.plan is None and outcome.status.stopped_early:
         return _stopped(method, instance, budget, start_plan, info, outcome.bound,
                         outcome.message)
-    if outcome.values is None:
+    if done.plan is None:
         status = outcome.status if outcome.status != SolveStatus.OPTIMAL else SolveStatus.ERROR
         return SolveResult(status, method, seconds=budget.elapsed(), solver=info,
                            bound=outcome.bound, message=outcome.message or "the solver failed")
-    plan = built.decode(outcome.values)
-    result = conclude(method, instance, plan, outcome.status, model="odrp",
+    result = conclude(method, instance, done.plan, outcome.status, model="odrp",
                       started=budget.started,
                       bound=outcome.bound, gap=outcome.gap, info=info,
                       model_objective=outcome.objective)

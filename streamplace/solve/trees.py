@@ -24,10 +24,11 @@ from streamplace.solve.heuristics.tree_servers import (
     select_servers_intelligent,
     select_servers_random,
 )
-from streamplace.solve.ilp.tree_platform import BenoitModel, add_link_rows, build_benoit
+from streamplace.solve.ilp.tree_platform import BenoitModel, build_benoit
 from streamplace.solve.method import Method, Setting, SolveFn, bought_tree, tree
 from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+from streamplace.solve.rounds import solve_in_rounds
 from streamplace.solve.tree_data import TreeData, tree_data
 
 MAX_ROUNDS = 50
@@ -43,59 +44,51 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     built = build_benoit(data, network)
     mapping = _heuristic_mapping(built, data, options.seed)
     start = _plan(mapping) if mapping is not None else None
-    result = _solve_rounds(instance, options, budget, built, data, network, start,
+    result = _solve_rounds(instance, options, budget, built, start,
                            start if start is not None and _valid(instance, start) else None)
     return replace(result, program=built.model)
 
 
 def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
-                  built: BenoitModel, data: TreeData, network: Network,
-                  start_plan: Plan | None, fallback: Plan | None) -> SolveResult:
-    """Solve, add the processor-link rows the solution overloads, solve again. The
-    heuristics' plan is the MIP start; it is the answer when the solver stops early only if
-    it holds (the heuristics do not check processor links (5))."""
+                  built: BenoitModel, start_plan: Plan | None,
+                  fallback: Plan | None) -> SolveResult:
+    """Solve, add the processor-link rows the solution overloads, solve again
+    (:func:`solve_in_rounds`). The heuristics' plan is the MIP start; it is the answer when
+    the solver stops early only if it holds (the heuristics do not check links (5))."""
     from streamplace.solve.highs import solve_highs
 
     start = built.start_from(start_plan) if start_plan is not None else None
-    info = SolverReport("benoit")
-    for round_ in range(1, MAX_ROUNDS + 1):
-        outcome = solve_highs(built.model, options, start=start, budget=budget)
-        info = outcome.report.counting(rounds=round_, link_rows=len(built.linked))
-        if outcome.status == SolveStatus.INFEASIBLE:
-            return SolveResult.infeasible(
-                "benoit", ["no platform satisfies constraints (1)-(5) together"],
-                budget.elapsed(), info)
-        plan = None
-        if outcome.values is not None:
-            plan = built.decode(outcome.values)
-            ev = evaluate(instance.app, instance.infra, plan, instance.objective,
-                          instance.current, instance.limits)
-            overloaded = [v for v in ev.violations if v.constraint == "benoit.processor_link"]
-            if not overloaded:
-                return conclude("benoit", instance, plan, outcome.status, model="benoit",
-                                started=budget.started, objective_metric="benoit_cost",
-                                bound=outcome.bound, gap=outcome.gap, info=info,
-                                model_objective=outcome.objective, evaluation=ev)
-            if not outcome.status.stopped_early:
-                for violation in overloaded:
-                    a, b = violation.subject.ids
-                    _link(built, data, network, a, b)
-                continue
-        if outcome.status.stopped_early:
-            # the solver's incumbent is missing or overloads a link it had no row for yet
-            if fallback is not None:
-                return conclude("benoit", instance, fallback, outcome.status, model="benoit",
-                                started=budget.started, objective_metric="benoit_cost",
-                                bound=outcome.bound, info=info)
-            reason = outcome.message or ("interrupted" if budget.interrupted
-                                         else "the time limit passed")
-            return SolveResult(outcome.status, "benoit", solver=info,
-                               seconds=budget.elapsed(), bound=outcome.bound,
-                               message=f"{reason} before any feasible plan")
+    done = solve_in_rounds(
+        built, lambda begin: solve_highs(built.model, options, start=begin, budget=budget),
+        start, budget, MAX_ROUNDS)
+    outcome = done.outcome
+    info = outcome.report.counting(rounds=done.rounds, link_rows=len(built.linked))
+    if outcome.status == SolveStatus.INFEASIBLE:
+        return SolveResult.infeasible(
+            "benoit", ["no platform satisfies constraints (1)-(5) together"],
+            budget.elapsed(), info)
+    if done.plan is not None and not done.broken:
+        return conclude("benoit", instance, done.plan, outcome.status, model="benoit",
+                        started=budget.started, objective_metric="benoit_cost",
+                        bound=outcome.bound, gap=outcome.gap, info=info,
+                        model_objective=outcome.objective)
+    status = done.stopped_status(budget) if done.broken else outcome.status
+    if status == SolveStatus.LIMIT and done.broken and outcome.status == SolveStatus.OPTIMAL:
         return SolveResult(SolveStatus.ERROR, "benoit", solver=info, seconds=budget.elapsed(),
-                           message=outcome.message or "the solver failed")
+                           message=f"processor links still overloaded after {MAX_ROUNDS} "
+                                   "rounds")
+    if status.stopped_early:
+        # the solver's incumbent is missing or overloads a link it had no row for yet
+        if fallback is not None:
+            return conclude("benoit", instance, fallback, status, model="benoit",
+                            started=budget.started, objective_metric="benoit_cost",
+                            bound=outcome.bound, info=info)
+        reason = outcome.message or ("interrupted" if budget.interrupted
+                                     else "the time limit passed")
+        return SolveResult(status, "benoit", solver=info, seconds=budget.elapsed(),
+                           bound=outcome.bound, message=f"{reason} before any feasible plan")
     return SolveResult(SolveStatus.ERROR, "benoit", solver=info, seconds=budget.elapsed(),
-                       message=f"processor links still overloaded after {MAX_ROUNDS} rounds")
+                       message=outcome.message or "the solver failed")
 
 
 def _valid(instance: Instance, plan: Plan) -> bool:
@@ -118,15 +111,6 @@ def _heuristic_mapping(built: BenoitModel, data: TreeData, seed: int) -> TreeMap
         if best is None or cost < sum(p.cls.cost for p in best.processors):
             best = mapping
     return best
-
-
-def _link(built: BenoitModel, data: TreeData, network: Network, a: str, b: str) -> None:
-    index = {slot.name: u for u, slot in enumerate(built.slots)}
-    u, v = index[a], index[b]
-    if (min(u, v), max(u, v)) in built.linked:
-        return
-    bandwidth = data.link_bandwidth if built.constr else network.link(a, b).bandwidth
-    add_link_rows(built, data, u, v, bandwidth)
 
 
 def _precheck(data: TreeData, network: Network) -> list[str]:

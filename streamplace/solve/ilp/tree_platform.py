@@ -25,6 +25,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from streamplace.model.evaluate import evaluate
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.linear import LinearModel
@@ -52,6 +53,31 @@ class BenoitModel:
     d: dict[tuple[int, str, str], int] = field(default_factory=dict)
     linked: set[tuple[int, int]] = field(default_factory=set)
     used: dict[int, int] = field(default_factory=dict)
+    data: TreeData | None = None
+    network: Network | None = None
+
+    def add_violated(self, values: Sequence[float], plan: Plan) -> int:
+        """Constraint (5) for every pair of processors the plan overloads (the evaluator
+        says which); rows are added per pair, once."""
+        if self.data is None or self.network is None:
+            return 0
+        instance = self.data.instance
+        ev = evaluate(instance.app, instance.infra, plan, instance.objective,
+                      instance.current, instance.limits)
+        index = {slot.name: u for u, slot in enumerate(self.slots)}
+        added = 0
+        for violation in ev.violations:
+            if violation.constraint != "benoit.processor_link":
+                continue
+            a, b = violation.subject.ids
+            u, v = index[a], index[b]
+            if (min(u, v), max(u, v)) in self.linked:
+                continue
+            bandwidth = self.data.link_bandwidth if self.constr else \
+                self.network.link(a, b).bandwidth
+            add_link_rows(self, self.data, u, v, bandwidth)
+            added += 1
+        return added
 
     def decode(self, values: Sequence[float]) -> Plan:
         placement: dict[str, dict[str, int]] = {}
@@ -99,7 +125,8 @@ class BenoitModel:
 def build_benoit(data: TreeData, network: Network) -> BenoitModel:
     constr = bool(data.instance.infra.catalog)
     slots = _constr_slots(data) if constr else _processor_slots(data, network)
-    out = BenoitModel(LinearModel(maximize=False), slots, constr, list(data.ops))
+    out = BenoitModel(LinearModel(maximize=False), slots, constr, list(data.ops), data=data,
+                      network=network)
     m_ = out.model
     on: dict[str, list[int]] = {o: [] for o in data.ops}
     for u, slot in enumerate(slots):
