@@ -26,9 +26,11 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -41,16 +43,14 @@ from streamplace.model.source import SourceMap
 from streamplace.model.topologies import aggregation_query, transit_stub
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 
+sys.path.insert(0, str(Path(__file__).parent))
+from reproduce_sbon import label
+
 RUNS = [("exhaustive", {}), ("relaxation", {}), ("relaxation", {"mapping": "nearest"}),
         ("producer", {})]
 HEADERS = ["relaxation", "mapping=nearest", "producer"]
 GOAL = 0.15
 SPAN = 0.100  # seconds across the unit square of the geometric families
-
-
-def label(method: str, extra: dict[str, str]) -> str:
-    return method + ("" if not extra else " (" + ", ".join(f"{k}={v}" for k, v in
-                                                           extra.items()) + ")")
 
 
 def _document(name: str, graph: nx.Graph, delay: Callable[[Any, Any], float],

@@ -60,13 +60,12 @@ def random_instance(seed: int) -> Instance:
                     make_infra({"name": "i", "nodes": nodes, "links": links}), objective)
 
 
-brute_force = best_utility
 
 
 @pytest.mark.parametrize("seed", range(14))
 def test_compact_and_multiset_match_brute_force(seed):
     instance = random_instance(seed)
-    expected = brute_force(instance)
+    expected = best_utility(instance)
     for formulation in ("compact", "multiset"):
         result = get_method("odrp").solve(
             instance, SolveOptions(gap=0.0, formulation=FormulationName(formulation)))
@@ -81,7 +80,7 @@ def test_compact_and_multiset_match_brute_force(seed):
 @pytest.mark.parametrize("seed", [0, 3, 5, 8])
 def test_odp_is_odrp_with_single_replicas(seed):
     instance = random_instance(seed)
-    expected = brute_force(instance, single_replica=True)
+    expected = best_utility(instance, single_replica=True)
     result = get_method("odp").solve(instance, SolveOptions(gap=0.0))
     if not assert_exact(result, expected):
         return
@@ -123,7 +122,7 @@ def test_forced_spreads_and_three_replicas_match_brute_force():
     spread_seen = three_seen = False
     for seed in range(6):
         instance = spread_instance(seed)
-        expected = brute_force(instance)
+        expected = best_utility(instance)
         for formulation in ("compact", "multiset"):
             result = get_method("odrp").solve(
                 instance, SolveOptions(gap=0.0, formulation=FormulationName(formulation)))
@@ -164,7 +163,7 @@ def test_lazy_delay_rows_match_brute_force():
     added = 0
     for instance in [random_instance(seed) for seed in range(14)] + \
             [spread_instance(seed) for seed in range(6)]:
-        expected = brute_force(instance)
+        expected = best_utility(instance)
         result = get_method("odrp").solve(instance, SolveOptions(gap=0.0, params=LAZY))
         if not assert_exact(result, expected):
             continue
