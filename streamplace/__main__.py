@@ -1,3 +1,3 @@
-from streamplace.cli.app import main
+from streamplace.cli.entry import main
 
 main()

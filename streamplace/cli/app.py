@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from streamplace import __version__
-from streamplace.cli import runtime
 
 COMMANDS = {  # name: (module, function); a command's module is imported when it runs
     "solve": ("solve", "solve_command"), "compare": ("compare", "compare_command"),
@@ -55,7 +54,8 @@ def _root(version: Annotated[bool, typer.Option(
 
 
 def main() -> None:
-    runtime.install()
+    """Run the command line (the console script is :func:`streamplace.cli.entry.main`, which
+    handles signals first)."""
     build_app(_commands_named(sys.argv[1:]))(prog_name="streamplace")
 
 

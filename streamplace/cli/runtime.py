@@ -16,32 +16,10 @@ import time
 from collections.abc import Iterator
 from types import FrameType
 
+from streamplace.cli.signals import SIGNALS, Interrupted, replace
 from streamplace.solve.budget import StopRequest
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class Interrupted(BaseException):
-    """A signal ended the command; ``exit_code`` is 128 + the signal number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-    @property
-    def exit_code(self) -> int:
-        return 128 + self.signum
-
-
-def _raise(signum: int, frame: FrameType | None) -> None:
-    raise Interrupted(signum)
-
-
-def install() -> None:
-    """Every command: a signal ends it at once, through the exception handlers (so no
-    temporary file is left behind)."""
-    for sig in SIGNALS:
-        signal.signal(sig, _raise)
+__all__ = ["Interrupted", "remaining", "seconds_since_start", "stop_on_signals"]
 
 
 @contextlib.contextmanager
@@ -54,12 +32,13 @@ def stop_on_signals(stop: StopRequest) -> Iterator[StopRequest]:
             raise Interrupted(signum)
         stop.set(signum)
 
-    previous = {sig: signal.signal(sig, ask) for sig in SIGNALS}
+    previous = {sig: replace(sig, ask) for sig in SIGNALS}
     try:
         yield stop
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            if handler is not None and handler != signal.SIG_IGN:
+                signal.signal(sig, handler)  # type: ignore[arg-type]
 
 
 def seconds_since_start() -> float:

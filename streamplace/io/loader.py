@@ -130,6 +130,7 @@ def _parse_json(text: str, name: str) -> tuple[Any, SourceMap]:
 
 
 def _parse_yaml(text: str, name: str) -> tuple[Any, SourceMap]:
+    _check_depth(text, name)
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -158,6 +159,31 @@ def _parse_yaml(text: str, name: str) -> tuple[Any, SourceMap]:
     if walker.problems:
         raise InputError(walker.problems)
     return data, SourceMap(file=name, lines=walker.lines)
+
+
+def _check_depth(text: str, name: str) -> None:
+    """Refuse nesting deeper than ``MAX_DEPTH`` before composing: libyaml's parser keeps its
+    own stack, but the composer recurses once per level on the C stack, and a few tens of
+    thousands of levels (a 60 KB file) overflow it and kill the process."""
+    loader = _Loader(text)
+    depth = 0
+    try:
+        while (event := loader.get_event()) is not None:
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    raise InputError.single(f"nesting deeper than {MAX_DEPTH} levels",
+                                            "flatten the document", file=name,
+                                            line=mark.line + 1 if mark else None)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+            elif isinstance(event, yaml.StreamEndEvent):
+                break
+    except yaml.YAMLError:
+        return  # composing again reports the syntax error with its place
+    finally:
+        loader.dispose()
 
 
 class _Walker:

@@ -21,6 +21,7 @@ from streamplace.model.application import Operator
 from streamplace.model.network import Network
 
 ROUNDING = 1e-9  # capacities and amounts are floats: 8 / (8 / 3) must give 3
+_SETTLE_STEPS = 3
 
 
 def fewest_stable(op: Operator, rate: float) -> int:
@@ -35,10 +36,15 @@ def fewest_stable(op: Operator, rate: float) -> int:
     if op.service_rate is None or op.replicas is not None:
         return least
     need = max(least, math.floor(rate / (op.service_rate * op.target_utilization)))
-    # floor() of a float quotient can be one off either way at the boundary
-    while need > least and op.stable_at(rate / (need - 1)):
-        need -= 1
-    while not op.stable_at(rate / need):
+    # floor() of a float quotient can be one off either way at the boundary, so a step or
+    # two settles it; the steps are bounded because past 2**53 replicas a step no longer
+    # changes the quotient (such a count is far beyond any k_i, so callers refuse it)
+    for _ in range(_SETTLE_STEPS):
+        if need > least and op.stable_at(rate / (need - 1)):
+            need -= 1
+    for _ in range(_SETTLE_STEPS):
+        if op.stable_at(rate / need):
+            return need
         need += 1
     return need
 

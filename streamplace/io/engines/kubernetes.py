@@ -28,18 +28,22 @@ from streamplace.model.plan import Plan
 KUBERNETES_VERSION = "1.34"
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 _MAX_NAME = 63
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 def export_kubernetes(app: Application, infra: Infrastructure, plan: Plan,
                       options: ExportOptions) -> Export:
+    _check_options(options)
     items = components(app, plan)
     _check_nodes(items, options.node_label)
+    apps = distinct_label_values([c.name for c in items])
     manifests, rows, taken = [], [], set[str]()
     for c in items:
         names = []
         for node, count in sorted(c.replicas.items()):
             name = dns_name(f"{c.name}-{node}", taken)
-            manifests.append(deployment(app, c, node, count, name, options))
+            manifests.append(deployment(app, c, node, count, name, options, apps[c.name]))
             names.append(name)
         rows.append(summary_row(c, deployments=names))
     text = "".join("---\n" + yaml_text(m) for m in manifests)
@@ -60,8 +64,10 @@ def export_kubernetes(app: Application, infra: Infrastructure, plan: Plan,
 
 
 def deployment(app: Application, c: Component, node: str, replicas: int, name: str,
-               options: ExportOptions) -> dict[str, Any]:
-    selector = {"app.kubernetes.io/name": label_value(c.name),
+               options: ExportOptions, app_label: str | None = None) -> dict[str, Any]:
+    """One Deployment; ``app_label`` is the operator's ``app.kubernetes.io/name``, which
+    must differ from every other operator's (:func:`distinct_label_values`)."""
+    selector = {"app.kubernetes.io/name": app_label or label_value(c.name),
                 "app.kubernetes.io/part-of": label_value(app.name),
                 "streamplace/node": node}
     labels = {**selector, "app.kubernetes.io/managed-by": "streamplace"}
@@ -114,6 +120,27 @@ def label_value(text: str) -> str:
     return dns_name(text, set())
 
 
+def distinct_label_values(names: list[str]) -> dict[str, str]:
+    """A label value per name, no two alike: names that are valid label values keep
+    themselves, others take their DNS form, with a short hash where that form is taken
+    (``enrich-geo``, ``enrich geo`` and ``enrich:geo`` would otherwise share selectors and
+    their Deployments fight over each other's pods).
+
+    >>> sorted(distinct_label_values(["enrich-geo", "enrich geo"]).values())
+    ['enrich-geo', 'enrich-geo-...']
+    """
+    out = {name: name for name in names if label_value(name) == name}
+    used = set(out.values())
+    for name in sorted(set(names) - set(out)):
+        value = label_value(name)
+        if value in used:
+            digest = hashlib.sha1(name.encode()).hexdigest()[:8]
+            value = f"{value[:_MAX_NAME - 9].rstrip('-_.')}-{digest}"
+        out[name] = value
+        used.add(value)
+    return out
+
+
 def cpu_quantity(cores: float) -> str:
     """A Kubernetes CPU quantity.
 
@@ -121,6 +148,34 @@ def cpu_quantity(cores: float) -> str:
     ('2', '250m')
     """
     return f"{cores:g}" if float(cores).is_integer() else f"{round(cores * 1000)}m"
+
+
+def _check_options(options: ExportOptions) -> None:
+    problems = []
+    try:
+        image = options.image.format(application="a", operator="o")
+    except (KeyError, IndexError, ValueError, AttributeError) as exc:
+        problems.append(Problem(f"cannot fill in the image {options.image!r}: {exc!r}",
+                                "use only {application} and {operator}, and write a "
+                                "literal brace as {{ or }}", path="--image"))
+    else:
+        if not image.strip() or any(ch.isspace() for ch in image):
+            problems.append(Problem(f"image {options.image!r} is empty or has a space",
+                                    "give an image reference such as registry/name:tag",
+                                    path="--image"))
+    if len(options.namespace) > _MAX_NAME or not _DNS_LABEL.fullmatch(options.namespace):
+        problems.append(Problem(f"namespace {options.namespace!r} is not a DNS-1123 label",
+                                "use lower-case letters, digits and '-' (at most 63)",
+                                path="--namespace"))
+    prefix, _, key = options.node_label.rpartition("/")
+    if (len(key) > _MAX_NAME or not key or not _LABEL_VALUE.fullmatch(key)
+            or (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)))
+            or options.node_label.count("/") > 1):
+        problems.append(Problem(f"node label {options.node_label!r} is not a label key",
+                                "write [prefix/]name, e.g. kubernetes.io/hostname",
+                                path="--node-label"))
+    if problems:
+        raise InputError(problems)
 
 
 def _check_nodes(items: list[Component], label: str) -> None:

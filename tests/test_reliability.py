@@ -1,0 +1,154 @@
+"""Never crash, never hang: each defect of the second hardening round, through the real CLI
+on real files or the function at fault (docs/cli.md, "Guarantees")."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from streamplace.cli.app import app
+from streamplace.model.application import Operator
+from streamplace.model.replicas import fewest_stable
+
+from .conftest import sample
+
+runner = CliRunner()
+DEBS = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
+
+
+def run(*args: str, stdin: str | None = None):
+    return runner.invoke(app, list(args), input=stdin)
+
+
+# ---------------------------------------------------------------- 1: nesting past the C stack
+
+def test_deeply_nested_yaml_is_refused_with_its_line(tmp_path: Path):
+    """25,000 levels (60 KB) used to overflow libyaml's recursive composer: exit 139."""
+    flow = tmp_path / "flow.yaml"
+    flow.write_text("name: x\noperators: " + "[" * 25_000 + "]" * 25_000 + "\n")
+    block = tmp_path / "block.yaml"
+    block.write_text("name: x\noperators:\n" + "".join(" " * i + "-\n" for i in range(3000)))
+    for path, line in ((flow, 2), (block, 66)):
+        result = run("solve", str(path), DEBS[1])
+        assert result.exit_code == 2, result.stderr
+        assert f"{path}:{line}: nesting deeper than 64 levels" in result.stderr
+
+
+def test_deep_nesting_is_not_called_an_alias_bomb(tmp_path: Path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("a:\n" + "".join(" " * (i + 1) + f"k{i}:\n" for i in range(80)))
+    result = run("solve", str(path), DEBS[1])
+    assert result.exit_code == 2
+    assert "nesting deeper" in result.stderr and "alias" not in result.stderr
+
+
+# --------------------------------------------------------- 2: replica counts beyond any float
+
+def test_an_astronomical_replica_need_is_answered_at_once():
+    """1e5 tuples/s into 1e-20 tuples/s per replica: the settling loop used to spin for
+    ever once a step no longer changed the quotient."""
+    op = Operator(id="a", service_rate=1e-20, max_replicas=4)
+    assert fewest_stable(op, 1e5) > 10**24
+    target = Operator(id="b", service_rate=10, max_replicas=4, target_utilization=1e-20)
+    assert fewest_stable(target, 1e5) > 10**23
+
+
+def test_an_operator_that_cannot_be_stable_is_reported(tmp_path: Path):
+    data = yaml.safe_load(Path(DEBS[0]).read_text())
+    data["operators"][1]["service_rate"] = 1e-20
+    path = tmp_path / "app.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = run("solve", str(path), DEBS[1])
+    assert result.exit_code == 1, result.stderr
+    assert "operator parser cannot be stable with 3 replica(s)" in result.stderr
+
+
+# ----------------------------------------------------------- 3: Kubernetes selectors collide
+
+def test_kubernetes_selectors_stay_distinct_when_ids_differ_only_in_punctuation(tmp_path):
+    app = tmp_path / "app.yaml"
+    app.write_text(
+        "name: geo\noperators:\n  - {id: src, service_rate: 100, input_rate: 10}\n"
+        + "".join(f"  - {{id: {op!r}, service_rate: 100}}\n" for op in CLASHING)
+        + "streams:\n" + "".join(f"  - {{from: src, to: {op!r}, rate: 10}}\n"
+                                 for op in CLASHING))
+    infra = tmp_path / "infra.yaml"
+    infra.write_text("name: two\nnodes:\n  - {id: n1, resources: 8}\n  - {id: n2, resources: 8}"
+                     "\nlinks:\n  - {from: n1, to: n2, delay: 1 ms}\n")
+    plan = tmp_path / "plan.yaml"
+    assert run("solve", str(app), str(infra), "-o", str(plan), "-q").exit_code == 0
+    result = run("export", str(app), str(infra), str(plan), "--to", "kubernetes", "-q",
+                 "-o", "-")
+    assert result.exit_code == 0, result.stderr
+    selectors = {}
+    for manifest in yaml.safe_load_all(result.stdout):
+        if manifest:
+            labels = manifest["spec"]["selector"]["matchLabels"]
+            operator = manifest["metadata"]["annotations"]["streamplace/operator"]
+            selectors.setdefault(labels["app.kubernetes.io/name"], set()).add(operator)
+    assert sorted(len(ops) for ops in selectors.values()) == [1, 1, 1, 1], selectors
+
+
+CLASHING = ("enrich-geo", "enrich geo", "enrich:geo")
+
+
+def test_kubernetes_options_are_checked_with_the_fix():
+    plan = sample("debs2015", "plan.yaml")
+    result = run("export", *DEBS, plan, "--to", "kubernetes", "--image", "{bogus}",
+                 "--namespace", "Bad_NS", "--node-label", "a/b/c")
+    assert result.exit_code == 2
+    for flag in ("--image", "--namespace", "--node-label"):
+        assert f"error: {flag}: " in result.stderr
+    assert "internal error" not in result.stderr
+
+
+# ------------------------------------------------------------ 4: a signal at any moment
+
+HOOK = '''
+import os, signal, sys
+
+class _SignalOnImport:
+    """Sends this process SIGINT the first time the module named in the test is imported."""
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ["SIGNAL_ON_IMPORT"] and not getattr(self, "sent", False):
+            self.sent = True
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, _SignalOnImport())
+'''
+
+
+def _interrupted_on_import(tmp_path: Path, module: str, ignore: bool = False):
+    """The installed command, sent SIGINT synchronously when ``module`` is first imported:
+    a moment chosen by what the process is doing, not by a clock."""
+    (tmp_path / "sitecustomize.py").write_text(HOOK)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "SIGNAL_ON_IMPORT": module}
+    out = tmp_path / f"plan-{module}.yaml"
+    return subprocess.run(
+        [sys.executable, "-m", "streamplace", "solve", *DEBS, "-o", str(out), "-q"],
+        env=env, capture_output=True, text=True, check=False,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore else None,
+    ), out
+
+
+@pytest.mark.parametrize("module", ["typer", "streamplace.cli.solve", "pydantic", "highspy"])
+def test_sigint_at_any_moment_exits_130_without_a_traceback(tmp_path: Path, module: str):
+    done, out = _interrupted_on_import(tmp_path, module)
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr and "interrupted" in done.stderr
+    # highspy loads once the solve has begun: the signal asks it to stop with its best plan
+    assert out.exists() == (module == "highspy")
+
+
+def test_an_inherited_ignored_sigint_stays_ignored(tmp_path: Path):
+    done, out = _interrupted_on_import(tmp_path, "highspy", ignore=True)
+    assert done.returncode == 0, done.stderr
+    assert out.exists()
