@@ -152,3 +152,34 @@ def test_an_inherited_ignored_sigint_stays_ignored(tmp_path: Path):
     done, out = _interrupted_on_import(tmp_path, "highspy", ignore=True)
     assert done.returncode == 0, done.stderr
     assert out.exists()
+
+
+# ------------------------------------------- 6, 7: no time for an ant; work, not the clock
+
+def test_hybrid_without_time_for_an_ant_answers_with_the_start():
+    """Building the start outlasted the ants' share: an AssertionError, before."""
+    from streamplace.model.topologies import ecker_topology, ecker_workers
+    from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+
+    from .conftest import make_app, make_infra
+
+    instance = Instance(make_app(ecker_topology(1, operations=60, parallelism=(1, 2),
+                                                duplicate=False,
+                                                demand={"cpu": 0.05, "memory": 64.0})),
+                        make_infra(ecker_workers(20)))
+    for name in ("hybrid", "ant-system"):
+        result = get_method(name).solve(instance, SolveOptions(seed=2, time_limit=1e-9))
+        assert result.status == SolveStatus.FEASIBLE, result.message
+        assert result.solver["fallback"] == "no time for a single ant: hill climbing's start"
+        assert "the clock ended the search" in result.message
+
+
+def test_seeded_heuristics_repeat_under_a_work_limit_through_the_cli(tmp_path: Path):
+    plans = []
+    for k in range(2):
+        out = tmp_path / f"p{k}.yaml"
+        result = run("solve", *DEBS, "--method", "ant-system", "--seed", "2",
+                     "--solver-option", "work=3000", "-o", str(out), "-q")
+        assert result.exit_code == 0, result.stderr
+        plans.append(yaml.safe_load(out.read_text())["placement"])
+    assert plans[0] == plans[1]

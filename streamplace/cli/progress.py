@@ -1,6 +1,9 @@
-"""Live progress on stderr (terminals only): a solver's incumbent, bound, gap, nodes and time;
-an event-log reading job's tasks. Off a terminal the displays are functions that do
-nothing, so callers never check."""
+"""Progress on stderr: on a terminal a live line (a solver's incumbent, bound, gap, nodes
+and time; an event-log reading job's tasks); off a terminal (a CI log) a solver's progress
+as plain lines, the first when the solver has its first plan and then at most one every
+``PLAIN_EVERY`` seconds, so a log shows a long solve is alive without flooding. Where
+there is nothing to show the displays are functions that do nothing, so callers never
+check."""
 
 from __future__ import annotations
 
@@ -42,8 +45,11 @@ def _line(method: str, p: SolverProgress | None) -> Text:
 @contextlib.contextmanager
 def live_progress(con: Console, method: str, enabled: bool) -> Iterator[ProgressFn]:
     """A progress function for the solver: a live line on a terminal, else nothing."""
-    if not enabled or not con.is_terminal:
+    if not enabled:
         yield no_progress
+        return
+    if not con.is_terminal:
+        yield _plain_lines(con, method)
         return
     with Live(_line(method, None), console=con, refresh_per_second=8, transient=True) as live:
 
@@ -51,6 +57,24 @@ def live_progress(con: Console, method: str, enabled: bool) -> Iterator[Progress
             live.update(_line(method, p))
 
         yield update
+
+
+PLAIN_EVERY = 10.0
+
+
+def _plain_lines(con: Console, method: str) -> ProgressFn:
+    shown: list[float] = []
+
+    def show(p: SolverProgress) -> None:
+        if p.incumbent is None or (shown and p.seconds - shown[-1] < PLAIN_EVERY):
+            return
+        shown.append(p.seconds)
+        bound = fmt.number(p.bound) if p.bound is not None else "none yet"
+        gap = f"{p.gap * 100:.3g}%" if p.gap is not None else "-"
+        con.print(f"{method}: {p.seconds:.1f}s, incumbent {fmt.number(p.incumbent)}, bound "
+                  f"{bound}, gap {gap}, nodes {p.nodes}", highlight=False, markup=False)
+
+    return show
 
 
 def _no_reading(done: float, total: float) -> None:

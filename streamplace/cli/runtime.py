@@ -54,11 +54,26 @@ def seconds_since_start() -> float:
         return time.perf_counter() - _IMPORTED
 
 
+FINISH_SHARE, FINISH_MIN, FINISH_MAX = 0.05, 0.2, 3.0
+
+
+def finishing_reserve(limit: float) -> float:
+    """Seconds of a whole-command limit kept back from the method for what follows it
+    (scoring the plan, writing it, the summary, freeing the model): 5% of the limit, at
+    least 0.2 s and at most 3 s (docs/cli.md, "What bounds time and memory").
+
+    >>> finishing_reserve(20), finishing_reserve(1), finishing_reserve(600)
+    (1.0, 0.2, 3.0)
+    """
+    return min(FINISH_MAX, max(FINISH_MIN, FINISH_SHARE * limit))
+
+
 def remaining(limit: float | None) -> float | None:
-    """What is left of a whole-command time limit for the method."""
+    """What is left of a whole-command time limit for the method, less the reserve for
+    finishing."""
     if limit is None:
         return None
-    return max(limit - seconds_since_start(), 1e-6)
+    return max(limit - seconds_since_start() - finishing_reserve(limit), 1e-6)
 
 
 _IMPORTED = time.perf_counter()

@@ -39,13 +39,32 @@ class StopRequest:
         return self.signum is not None
 
 
+@dataclass
+class Work:
+    """Units of work spent so far, shared by every phase of one method run."""
+
+    spent: int = 0
+
+
 @dataclass(frozen=True)
 class Budget:
-    """How long a method may run: its time limit from ``started``, and the stop request."""
+    """How long a method may run: its time limit from ``started``, the stop request, and
+    optionally a work limit in the method's own units (``work_limit``), counted on a shared
+    :class:`Work`. A run that ends by its work limit does the same on any machine; one that
+    ends by the clock says so (:attr:`clock_cut`).
+
+    >>> budget = Budget(time_limit=None, work_limit=2)
+    >>> budget.spend(); budget.expired(), budget.spend(), budget.expired()
+    (False, None, True)
+    >>> budget.clock_cut
+    False
+    """
 
     time_limit: float | None
     stop: StopRequest = field(default_factory=StopRequest)
     started: float = field(default_factory=time.perf_counter)
+    work_limit: int | None = None
+    work: Work = field(default_factory=Work)
 
     @property
     def deadline(self) -> float:
@@ -55,8 +74,22 @@ class Budget:
     def interrupted(self) -> bool:
         return bool(self.stop)
 
+    @property
+    def worked_out(self) -> bool:
+        return self.work_limit is not None and self.work.spent >= self.work_limit
+
+    @property
+    def clock_cut(self) -> bool:
+        """Whether the clock (not the work limit nor a stop request) ended it: such a run
+        depends on how fast the machine was."""
+        return not self.stop and not self.worked_out and \
+            time.perf_counter() >= self.deadline
+
     def expired(self) -> bool:
-        return bool(self.stop) or time.perf_counter() >= self.deadline
+        return bool(self.stop) or self.worked_out or time.perf_counter() >= self.deadline
+
+    def spend(self, units: int = 1) -> None:
+        self.work.spent += units
 
     def check(self) -> None:
         """Raise :class:`Stopped` once the budget has run out (for long builds)."""
@@ -72,10 +105,13 @@ class Budget:
             return None
         return max(0.0, self.deadline - time.perf_counter())
 
-    def until(self, deadline: float) -> Budget:
-        """The same stop request with an earlier deadline (a phase of the method)."""
+    def until(self, deadline: float, work: int | None = None) -> Budget:
+        """The same stop request and work counter with an earlier deadline (a phase of the
+        method), and an earlier work limit where one is given."""
         limit = min(deadline, self.deadline) - self.started
-        return Budget(None if math.isinf(limit) else max(0.0, limit), self.stop, self.started)
+        works = [w for w in (work, self.work_limit) if w is not None]
+        return Budget(None if math.isinf(limit) else max(0.0, limit), self.stop, self.started,
+                      min(works) if works else None, self.work)
 
 
 class Stopped(Exception):

@@ -17,6 +17,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from streamplace.errors import InputError, SolverError
 from streamplace.solve.budget import Budget
 from streamplace.solve.linear import LinearModel
@@ -154,11 +156,11 @@ def _highs_lp(highspy: Any, model: LinearModel) -> Any:
     lp = highspy.HighsLp()
     lp.num_col_ = model.num_cols
     lp.num_row_ = model.num_rows
-    lp.col_cost_ = model.cost
-    lp.col_lower_ = model.lb
-    lp.col_upper_ = model.ub
-    lp.row_lower_ = model.row_lo
-    lp.row_upper_ = model.row_hi
+    lp.col_cost_ = np.asarray(model.cost)
+    lp.col_lower_ = np.asarray(model.lb)
+    lp.col_upper_ = np.asarray(model.ub)
+    lp.row_lower_ = np.asarray(model.row_lo)
+    lp.row_upper_ = np.asarray(model.row_hi)
     lp.offset_ = model.offset
     lp.sense_ = highspy.ObjSense.kMaximize if model.maximize else highspy.ObjSense.kMinimize
     start_, index, value = model.to_csr()

@@ -7,28 +7,32 @@ ecker_search.py, the ant system and the methods here.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import defaultdict
+from dataclasses import replace
 
 from streamplace.model.evaluate.ecker import HEADROOM
 from streamplace.model.reconfiguration import Current
 from streamplace.solve.budget import Budget
-from streamplace.solve.heuristics.common import PlacementState, finish, stopped_before_a_plan
+from streamplace.solve.heuristics.common import PlacementState, finish
 from streamplace.solve.heuristics.ecker_search import Score, hill_climb
-from streamplace.solve.method import Method, Setting, SolveFn
+from streamplace.solve.method import Method, Param, Setting, SolveFn
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 
 def ant_system(state: PlacementState, rng: random.Random, budget: Budget, ants: int = 10,
                alpha: float = 1.0, beta: float = 2.0, rho: float = 0.8, q: float = 1.0,
                p_init: float = 1.0, p_min: float = 0.01, patience: int = 15,
-               give_up: Budget | None = None) -> dict[str, dict[str, int]]:
+               give_up: Budget | None = None) -> dict[str, dict[str, int]] | None:
     """Sec. 4.3.2: ants build placements with p ~ tau^alpha eta^beta (eq. 2, eta of eq. 3);
     pheromone evaporates to rho tau + sum Q / S_k with a floor p_min (eqs. 4-5).
 
     When ``give_up`` expires and no ant has kept the 95% rule yet, the colony stops early:
     on large instances a few ants are all the time allows, and the caller does better
-    climbing from a packing that keeps the rule for the time left."""
+    climbing from a packing that keeps the rule for the time left. An ant costs one unit of
+    work per instance it places (:meth:`Budget.spend`; a move tried by hill climbing costs
+    one). None when the budget had no room for a single ant."""
     instances = [(op, k) for op, count in state.counts.items() for k in range(count)]
     tau: dict[tuple[str, int, str], float] = defaultdict(lambda: p_init)
     neighbours = {op: set(state.graph.digraph.predecessors(op))
@@ -66,9 +70,12 @@ def ant_system(state: PlacementState, rng: random.Random, budget: Budget, ants: 
                 trial.place(op, u)
                 used.add(u)
                 path.append((op, k, u))
+            budget.spend(len(instances))
             score = Score(trial)
             kept_rule = kept_rule or not score.violations
             trails.append((score.penalised(), path, trial.nodes))
+        if not trails:
+            break
         for key in list(tau):
             tau[key] = rho * tau[key]
         for s, path, _ in trails:
@@ -84,8 +91,7 @@ def ant_system(state: PlacementState, rng: random.Random, budget: Budget, ants: 
             stale += 1
         if hopeless():
             break
-    assert best is not None
-    return best[1]
+    return best[1] if best is not None else None
 
 
 def adopt(state: PlacementState, placement: dict[str, dict[str, int]]) -> None:
@@ -146,25 +152,34 @@ def _keep_running(state: PlacementState, current: Current) -> dict[str, dict[str
 
 
 def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResult:
-    limit = options.time_limit if options.time_limit is not None else DEFAULT_SECONDS
-    budget = Budget(limit, options.stop)
-    search = budget.until(budget.started + limit * SEARCH_SHARE)
+    work = int(options.param("work", 0)) or None
+    limit = options.time_limit if options.time_limit is not None else \
+        (None if work else DEFAULT_SECONDS)
+    span = math.inf if limit is None else limit
+    budget = Budget(limit, options.stop, work_limit=work)
+    search = budget.until(budget.started + span * SEARCH_SHARE)
     rng = random.Random(options.seed)
     state = PlacementState.empty(instance)
     info: dict[str, object] = {"seed": options.seed, "time_limit": limit}
+    if work:
+        info["work_limit"] = work
     current = instance.current
     weight = instance.objective.weights.normalised(True)["reconfiguration"] if current else 0.0
+    phases: list[Budget] = []
 
     def score() -> Score:
         return Score(state, current=current, moves_weight=weight)
+
+    def climb(phase: Budget) -> None:
+        phases.append(phase)
+        info["moves"] = hill_climb(score(), rng, phase)
 
     if method == "hill-climbing":
         info["start"] = _start(state, current)
         # the final evaluation costs about what the start did (both instances x candidates):
         # keep that much of the limit for it, so the whole run stays within the limit
-        search = search.until(budget.deadline - FINISH_PER_START * budget.elapsed())
         info["start_score"] = score().total()
-        info["moves"] = hill_climb(score(), rng, search)
+        climb(search.until(budget.deadline - FINISH_PER_START * budget.elapsed()))
     else:
         # hill climbing's start (within the 95% rule where a packing can be), kept aside:
         # when the ants end over the rule, it is climbed for the time left instead, so a
@@ -172,33 +187,47 @@ def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResu
         info["start"] = _start(state, current)
         fallback = {op: dict(r) for op, r in state.nodes.items() if r}
         reserve = FINISH_PER_START * budget.elapsed()
-        ants = search if method == "ant-system" else \
-            search.until(budget.started + limit * SEARCH_SHARE / 2)
-        ants = ants.until(ants.deadline - reserve)
-        if budget.expired():
-            return stopped_before_a_plan(method, budget)
+        share = 1.0 if method == "ant-system" else 0.5
+        ants = search.until(budget.started + span * SEARCH_SHARE * share - reserve,
+                            _share(work, share))
         colony_started = budget.elapsed()
+        phases.append(ants)
         colony = ant_system(state, rng, ants, give_up=ants.until(
-            budget.started + limit * GIVE_UP_SHARE))
+            budget.started + span * GIVE_UP_SHARE, _share(work, GIVE_UP_SHARE)))
         info["ants_seconds"] = round(budget.elapsed() - colony_started, 3)
+        info["ants_work"] = budget.work.spent
         start_score = Score(state).penalised()
-        adopt(state, colony)
-        if method == "hybrid" and Score(state).penalised() > start_score:
+        if colony is None:
+            info["fallback"] = "no time for a single ant: hill climbing's start"
+        else:
+            adopt(state, colony)
+        if method == "hybrid" and colony is not None and \
+                Score(state).penalised() > start_score:
             adopt(state, fallback)  # climb from the better of the two
             info["fallback"] = "hill climbing's start scored better than the ants' best"
         if method == "hybrid":
-            info["moves"] = hill_climb(score(), rng, search.until(budget.deadline - reserve))
+            climb(search.until(budget.deadline - reserve))
         if Score(state).violations:
             adopt(state, fallback)
             info["fallback"] = "the ants' best broke the 95% rule: hill climbing's start"
-            info["moves"] = hill_climb(score(), rng, search.until(budget.deadline - reserve))
+            climb(search.until(budget.deadline - reserve))
     final = Score(state)  # the evaluator's s(x): reconfiguration is the utility's term
-    info.update(score=final.total(), violations=final.violations)
+    info.update(score=final.total(), violations=final.violations, work=budget.work.spent)
     if final.violations:
         return SolveResult(SolveStatus.ERROR, method, seconds=budget.elapsed(),
                            message=f"{method} failed: its best placement still uses more "
                                    f"than 95% of a resource on {final.violations} node(s)")
-    return finish(method, instance, state.nodes, budget, info, model="ecker")
+    result = finish(method, instance, state.nodes, budget, info, model="ecker")
+    if any(phase.clock_cut for phase in phases):
+        result = replace(result, message=(
+            f"{method}: the clock ended the search after {budget.work.spent} units of work, so "
+            "another run may give another plan; --solver-option work=N (with --seed) "
+            "makes it reproducible"))
+    return result
+
+
+def _share(work: int | None, share: float) -> int | None:
+    return None if work is None else max(1, math.ceil(work * share))
 
 
 DEFAULT_SECONDS = 10.0
@@ -219,8 +248,14 @@ def _bound(name: str) -> SolveFn:
     return solve
 
 
+_WORK = Param("work", int, 0, "units of work (instances placed by ants plus moves tried) "
+               "after which the "
+               "search ends: the same seed and work give the same plan on any machine; 0 "
+               "(default) lets the time limit end it", low=0)
+
 METHODS = tuple(
     Method(name, "ecker", exact=False, cycles=True, solve=_bound(name), summary=summary,
+           params=(_WORK,),
            settings=frozenset({Setting.TIME_LIMIT, Setting.SEED, Setting.CURRENT}),
            paper="Ecker et al.")
     for name, summary in _SUMMARIES.items())

@@ -174,7 +174,8 @@ def _undo(score: Score, moves: list[Move]) -> None:
 
 
 def hill_climb(score: Score, rng: random.Random, budget: Budget) -> int:
-    """First-improvement hill climbing with the paper's three moves; returns moves made."""
+    """First-improvement hill climbing with the paper's three moves; returns moves made.
+    Each move tried is one unit of work (:meth:`Budget.spend`)."""
     made = 0
     improved = True
     while improved and not budget.expired():
@@ -182,6 +183,7 @@ def hill_climb(score: Score, rng: random.Random, budget: Budget) -> int:
         for moves in _neighbourhood(score.state, rng):
             if budget.expired():
                 break
+            budget.spend()
             if _attempt(score, moves):
                 made += 1
                 improved = True
