@@ -96,15 +96,20 @@ def sql_join(spark: Any) -> dict[str, Any]:
             "partial_aggregates": 4 * 100}
 
 
-def rate_stream(spark: Any, seconds: float = 7.0) -> dict[str, Any]:
-    """A rate source at 200 rows/s, counted per key in 1-second micro-batches."""
+def rate_stream(spark: Any, batches: int = 5, patience: float = 300.0) -> dict[str, Any]:
+    """A rate source at 200 rows/s, counted per key in 1-second micro-batches, until
+    ``batches`` micro-batches have read rows: a count, not a duration, so a busy machine
+    gives as many progress intervals as an idle one (``patience`` only ends a stuck run)."""
     from pyspark.sql import functions as F
 
     query = (spark.readStream.format("rate").option("rowsPerSecond", 200).load()
              .withColumn("k", F.col("value") % 10).groupBy("k").count()
              .writeStream.outputMode("complete").format("memory").queryName("counts")
              .trigger(processingTime="1 second").start())
-    time.sleep(seconds)
+    deadline = time.monotonic() + patience
+    while sum(1 for p in query.recentProgress if p.numInputRows) < batches:
+        assert time.monotonic() < deadline, "the rate stream made no progress"
+        query.awaitTermination(0.2)
     query.stop()
     progress = [json.loads(p.json) for p in query.recentProgress]
     return {"progress": [{"timestamp": p["timestamp"], "rows": p["numInputRows"]}

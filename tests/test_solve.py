@@ -129,23 +129,24 @@ def test_start_plan_kept_when_the_limit_ends_before_the_search():
 
 
 def test_warm_start_is_used():
-    """At 0.05 s HiGHS finds no plan on its own here (checked: the premise, on the bare
-    model); with a start plan, a plan comes back at once."""
+    """With no branch-and-bound node allowed, HiGHS finds no plan on its own here (checked:
+    the premise, on the bare model); with a start plan, that plan comes back. A node limit,
+    not a time limit, so a busy machine gives the same answer."""
     from streamplace.solve.highs import solve_highs
     from streamplace.solve.ilp.odrp_compact import build_compact
     from streamplace.solve.ilp.odrp_data import prepare
 
     instance = _scenario()
     built = build_compact(prepare(instance))
-    bare = solve_highs(built.model, SolveOptions(time_limit=0.05))
+    no_nodes = {"mip_max_nodes": 0}
+    bare = solve_highs(built.model, SolveOptions(highs=no_nodes))
     assert bare.values is None, "the premise fails: HiGHS found a plan alone"
     start = get_method("first-fit-decreasing").solve(instance, SolveOptions()).plan
-    started = solve_highs(built.model, SolveOptions(time_limit=0.05),
-                          built.start_from(start))
+    started = solve_highs(built.model, SolveOptions(highs=no_nodes), built.start_from(start))
     assert started.values is not None
     assert built.decode(started.values).placement == start.placement or \
         started.objective >= start.objective - 1e-9
-    through = get_method("odrp").solve(instance, SolveOptions(time_limit=0.05, start=start))
+    through = get_method("odrp").solve(instance, SolveOptions(highs=no_nodes, start=start))
     assert through.plan is not None and through.objective >= start.objective - 1e-9
     result = runner.invoke(app, ["solve", *DEBS, "--objective", BALANCED,
                                  "--start", sample("debs2015", "plan.yaml"), "--json", "-q"])

@@ -69,10 +69,14 @@ def _plain_lines(con: Console, method: str) -> ProgressFn:
         if p.incumbent is None or (shown and p.seconds - shown[-1] < PLAIN_EVERY):
             return
         shown.append(p.seconds)
-        bound = fmt.number(p.bound) if p.bound is not None else "none yet"
-        gap = f"{p.gap * 100:.3g}%" if p.gap is not None else "-"
-        con.print(f"{method}: {p.seconds:.1f}s, incumbent {fmt.number(p.incumbent)}, bound "
-                  f"{bound}, gap {gap}, nodes {p.nodes}", highlight=False, markup=False)
+        parts = [f"{method}: {p.seconds:.1f}s", f"incumbent {fmt.number(p.incumbent)}"]
+        if p.bound is not None:
+            parts.append(f"bound {fmt.number(p.bound)}")
+        if p.gap is not None:
+            parts.append(f"gap {p.gap * 100:.3g}%")
+        if p.nodes:
+            parts.append(f"nodes {p.nodes}")
+        con.print(", ".join(parts), highlight=False, markup=False)
 
     return show
 

@@ -18,6 +18,7 @@ from streamplace.solve.budget import Budget
 from streamplace.solve.heuristics.common import PlacementState, finish
 from streamplace.solve.heuristics.ecker_search import Score, hill_climb
 from streamplace.solve.method import Method, Param, Setting, SolveFn
+from streamplace.solve.progress import SolverProgress
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
 
@@ -172,6 +173,7 @@ def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResu
 
     def climb(phase: Budget) -> None:
         phases.append(phase)
+        options.progress(SolverProgress(budget.elapsed(), score().total(), None, None, 0))
         info["moves"] = hill_climb(score(), rng, phase)
 
     if method == "hill-climbing":
