@@ -183,3 +183,26 @@ def test_seeded_heuristics_repeat_under_a_work_limit_through_the_cli(tmp_path: P
         assert result.exit_code == 0, result.stderr
         plans.append(yaml.safe_load(out.read_text())["placement"])
     assert plans[0] == plans[1]
+
+
+# ------------------------------------------- 12: a plan made for another instance is refused
+
+@pytest.mark.parametrize("field", ["application", "infrastructure"])
+def test_a_plan_naming_another_instance_is_refused_by_what_acts_on_it(tmp_path, field):
+    plan = yaml.safe_load(Path(sample("debs2015", "plan.yaml")).read_text())
+    plan[field] = "someone-else"
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump(plan, sort_keys=False))
+    commands = [["export", *DEBS, str(other), "--to", "storm"],
+                ["diff", *DEBS, sample("debs2015", "plan.yaml"), str(other)],
+                ["solve", *DEBS, "--current", str(other)],
+                ["solve", *DEBS, "--start", str(other)],
+                ["evaluate", *DEBS, sample("debs2015", "plan.yaml"), "--current", str(other)]]
+    for args in commands:
+        out = ["-o", str(tmp_path / "out")] if args[0] == "solve" else []
+        result = run(*args, "-q", *out)
+        assert result.exit_code == 2, (args, result.stderr)
+        assert f"other.yaml:{list(plan).index(field) + 1}: {field}: the plan was made for " \
+               f"{field} 'someone-else'" in result.stderr, result.stderr
+        assert "--ignore-names" in result.stderr
+        assert run(*args, "--ignore-names", "-q", *out).exit_code == 0, args

@@ -22,6 +22,9 @@ OutputOpt = Annotated[str | None, typer.Option(
     "-o", "--output", help="Write here (- = stdout; default: stdout).")]
 CurrentOpt = Annotated[str | None, typer.Option(
     "--current", help="The plan that runs now: re-plan with the cost of moving replicas.")]
+IgnoreNamesOpt = Annotated[bool, typer.Option(
+    "--ignore-names", help="Use a plan that names another application or infrastructure "
+                           "(only the name changed).")]
 MaxMovesOpt = Annotated[float | None, typer.Option(
     "--max-moves", help="With --current: the most a plan may cost in replicas started where "
                         "none runs now (0: start none).")]

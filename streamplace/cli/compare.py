@@ -11,6 +11,7 @@ from streamplace.cli import options as opts
 from streamplace.cli.args import (
     AppArg,
     CurrentOpt,
+    IgnoreNamesOpt,
     InfraArg,
     JsonOpt,
     MetricOpt,
@@ -45,7 +46,7 @@ def compare_command(
     time_limit: Annotated[float | None, typer.Option(help="Seconds per method.")] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed for every method.")] = None,
     csv: Annotated[str | None, typer.Option("--csv", help="Also write the table as CSV.")] =
-    None, current: CurrentOpt = None,
+    None, current: CurrentOpt = None, ignore_names: IgnoreNamesOpt = False,
     target_utilization_: TargetUtilizationOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
@@ -64,7 +65,7 @@ def compare_command(
     app_, infra = read_instance(application, infrastructure)
     app_ = opts.target_utilization(app_, target_utilization_)
     instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
-                        opts.read_current(current, None, app_, infra))
+                        opts.read_current(current, None, app_, infra, not ignore_names))
     chosen = [get_method(name, instance) for name in names]
     con = console()
     stop = StopRequest()

@@ -9,6 +9,7 @@ import typer
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
     AppArg,
+    IgnoreNamesOpt,
     InfraArg,
     JsonOpt,
     MetricOpt,
@@ -34,14 +35,15 @@ def diff_command(
     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
     network_metric: MetricOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
-    json_: JsonOpt = False, quiet: QuietOpt = False,
+    ignore_names: IgnoreNamesOpt = False, json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Per operator, the replicas NEW adds and removes against CURRENT; the metric deltas
     and the constraints that bind differently."""
     check_outputs([], [application, infrastructure, current, new, objective])
     app_, infra = read_instance(application, infrastructure)
     app_ = opts.target_utilization(app_, target_utilization_)
-    before, after = opts.read_plan(current, app_, infra), opts.read_plan(new, app_, infra)
+    before, after = (opts.read_plan(path, app_, infra, not ignore_names)
+                     for path in (current, new))
     diff = diff_plans(app_, infra, before, after,
                       opts.build_objective(objective, weights, network_metric))
     emit(Emission(

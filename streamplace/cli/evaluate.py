@@ -6,6 +6,7 @@ from streamplace.cli import options as opts
 from streamplace.cli.args import (
     AppArg,
     CurrentOpt,
+    IgnoreNamesOpt,
     InfraArg,
     JsonOpt,
     MetricOpt,
@@ -28,6 +29,7 @@ from streamplace.model.evaluate import evaluate
 def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg,
                      objective: ObjectiveOpt = None, weights: WeightsOpt = None,
                      network_metric: MetricOpt = None, current: CurrentOpt = None,
+                     ignore_names: IgnoreNamesOpt = False,
                      target_utilization_: TargetUtilizationOpt = None,
                      json_: JsonOpt = False, quiet: QuietOpt = False) -> None:
     """Compute every metric of PLAN and every constraint it violates."""
@@ -36,7 +38,8 @@ def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanAr
     app_ = opts.target_utilization(app_, target_utilization_)
     plan_ = opts.read_plan(plan, app_, infra)
     objective_ = opts.build_objective(objective, weights, network_metric)
-    ev = evaluate(app_, infra, plan_, objective_, opts.read_current(current, None, app_, infra))
+    current_ = opts.read_current(current, None, app_, infra, not ignore_names)
+    ev = evaluate(app_, infra, plan_, objective_, current_)
     warnings = application_warnings(app_) + ev.warnings
     emit(Emission(
         document={"command": "evaluate", "application": app_.name, "infrastructure": infra.name,

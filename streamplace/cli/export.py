@@ -9,7 +9,15 @@ from rich.console import Console
 from rich.markup import escape
 
 from streamplace.cli import options as opts
-from streamplace.cli.args import AppArg, InfraArg, JsonOpt, OutputOpt, PlanArg, QuietOpt
+from streamplace.cli.args import (
+    AppArg,
+    IgnoreNamesOpt,
+    InfraArg,
+    JsonOpt,
+    OutputOpt,
+    PlanArg,
+    QuietOpt,
+)
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.render import table
@@ -45,13 +53,13 @@ def export_command(
     node_label: Annotated[str, typer.Option(
         help="kubernetes: the node label whose values are the plan's node ids.")] =
     ExportOptions.node_label,
-    json_: JsonOpt = False, quiet: QuietOpt = False,
+    ignore_names: IgnoreNamesOpt = False, json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Write what TARGET takes to run PLAN: configuration, commands or manifests."""
     check_outputs([output], [application, infrastructure, plan, flink_job, flux], json_)
     _only_for(to, {"--flink-job": (flink_job, Target.FLINK), "--flux": (flux, Target.STORM)})
     app_, infra = read_instance(application, infrastructure)
-    plan_ = opts.read_plan(plan, app_, infra)
+    plan_ = opts.read_plan(plan, app_, infra, not ignore_names)
     options = ExportOptions(
         flink_job=load_path(flink_job)[0] if flink_job else None,
         flink_job_file=flink_job or "--flink-job",

@@ -177,7 +177,7 @@ def model_format(path: str | None) -> str | None:
 
 
 def read_current(path: str | None, max_moves: float | None, app: Application,
-                 infra: Infrastructure) -> Current | None:
+                 infra: Infrastructure, same_instance: bool = True) -> Current | None:
     """The plan that runs now (``--current``) and the reconfiguration budget."""
     if max_moves is not None and not (math.isfinite(max_moves) and max_moves >= 0):
         raise InputError.single(f"--max-moves {max_moves:g} is not a budget >= 0",
@@ -188,19 +188,46 @@ def read_current(path: str | None, max_moves: float | None, app: Application,
                                     "add --current PLAN", path="--max-moves")
         return None
     plan = read_plan_for(path, app, infra)
+    if same_instance:
+        check_plan_names(path, plan, app, infra)
     return Current({op: plan.replicas(op) for op in app.operator_ids}, max_moves,
                    source=f"the current plan {path}")
 
 
-def read_plan(path: str, app: Application, infra: Infrastructure) -> Plan:
+def read_plan(path: str, app: Application, infra: Infrastructure,
+              same_instance: bool = False) -> Plan:
     """A plan file, with the model family of the method that made it when the file names
-    the method but not its model (plans written by hand, or by earlier versions)."""
+    the method but not its model (plans written by hand, or by earlier versions).
+
+    ``same_instance``: a plan that names another application or infrastructure is refused
+    (what runs it, diffs it or re-plans from it would act on the wrong instance, its
+    operators and nodes matching by accident); ``--ignore-names`` lifts this."""
     plan = read_plan_for(path, app, infra)
+    if same_instance:
+        check_plan_names(path, plan, app, infra)
     if plan.model is None and plan.method is not None:
         model = model_of(plan.method)
         if model is not None:
             plan = plan.model_copy(update={"model": model})
     return plan
+
+
+def check_plan_names(path: str, plan: Plan, app: Application, infra: Infrastructure) -> None:
+    """InputError naming each field of ``plan`` that names another instance than ``app`` /
+    ``infra`` (a plan that names none, written by hand, passes)."""
+    from streamplace.io.loader import load_path
+
+    problems = []
+    for field, recorded, actual in (("application", plan.application, app.name),
+                                    ("infrastructure", plan.infrastructure, infra.name)):
+        if recorded is not None and recorded != actual:
+            line = load_path(path)[1].lines.get((field,))
+            problems.append(Problem(
+                f"the plan was made for {field} {recorded!r}, not {actual!r}",
+                f"give the {field} the plan was made for, re-solve for {actual!r}, or add "
+                "--ignore-names if only the name changed", path=field, file=path, line=line))
+    if problems:
+        raise InputError(problems)
 
 
 def as_flags(exc: InputError) -> InputError:

@@ -11,6 +11,7 @@ from streamplace.cli.args import (
     AppArg,
     CurrentOpt,
     FormatOpt,
+    IgnoreNamesOpt,
     InfraArg,
     JsonOpt,
     MaxCostOpt,
@@ -64,7 +65,7 @@ def solve_command(
     solver_option: Annotated[list[str] | None, typer.Option(
         "--solver-option", help="name=value (repeatable): a parameter of the method (see "
                                 "`streamplace methods`) or a HiGHS option.")] = None,
-    current: CurrentOpt = None,
+    current: CurrentOpt = None, ignore_names: IgnoreNamesOpt = False,
     max_moves: MaxMovesOpt = None,
     max_response_time: MaxResponseTimeOpt = None, min_availability: MinAvailabilityOpt = None,
     max_cost: MaxCostOpt = None, max_traffic: MaxTrafficOpt = None,
@@ -83,8 +84,9 @@ def solve_command(
     app_, infra = read_instance(application, infrastructure)
     app_ = opts.target_utilization(app_, target_utilization_)
     limits = opts.read_limits(max_response_time, min_availability, max_cost, max_traffic)
+    current_ = opts.read_current(current, max_moves, app_, infra, not ignore_names)
     instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
-                        opts.read_current(current, max_moves, app_, infra), limits)
+                        current_, limits)
     try:
         chosen = applicable(method, instance)
         opts.check_applies(chosen, {
@@ -100,7 +102,7 @@ def solve_command(
                                     path="--dump-model")
     except InputError as exc:
         raise opts.as_flags(exc) from None
-    start_plan = opts.read_plan(start, app_, infra) if start else None
+    start_plan = opts.read_plan(start, app_, infra, not ignore_names) if start else None
     stop = StopRequest()
     con = console()
     with live_progress(con, method, enabled=not quiet) as progress, stop_on_signals(stop):

@@ -13,6 +13,7 @@ from streamplace.cli import options as opts
 from streamplace.cli.args import (
     AppArg,
     CurrentOpt,
+    IgnoreNamesOpt,
     InfraArg,
     JsonOpt,
     MaxCostOpt,
@@ -46,7 +47,7 @@ def validate_command(
     html_: Annotated[str | None, typer.Option(
         "--html", help="Write the report (streamplace report) with the checks, failed "
                        "first: a CI artifact.")] = None,
-    current: CurrentOpt = None,
+    current: CurrentOpt = None, ignore_names: IgnoreNamesOpt = False,
     max_moves: MaxMovesOpt = None,
     objective: ObjectiveOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
@@ -68,7 +69,7 @@ def validate_command(
     app_ = opts.target_utilization(app_, target_utilization_)
     plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, objective_,
-                  opts.read_current(current, max_moves, app_, infra))
+                  opts.read_current(current, max_moves, app_, infra, not ignore_names))
     checks = run_checks(ev, thresholds, plan_, app_, infra)
     passed = all(c.passed for c in checks)
     warnings = application_warnings(app_) + ev.warnings
