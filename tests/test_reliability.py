@@ -3,6 +3,7 @@ on real files or the function at fault (docs/cli.md, "Guarantees")."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -206,3 +207,79 @@ def test_a_plan_naming_another_instance_is_refused_by_what_acts_on_it(tmp_path, 
                f"{field} 'someone-else'" in result.stderr, result.stderr
         assert "--ignore-names" in result.stderr
         assert run(*args, "--ignore-names", "-q", *out).exit_code == 0, args
+
+
+# ------------------------------------------------ 8: one tolerance from HiGHS to the evaluator
+
+def test_a_limit_a_hair_below_the_optimum_gives_the_next_best_plan():
+    """The free optimum's response time is 0.0691697056 s: a limit 1e-7 s below it used to
+    end solve with exit 3 (HiGHS's row kept within its tolerance, the evaluator at 1e-9)."""
+    free = json.loads(run("solve", *DEBS, "-q", "--json").stdout)
+    rt = free["plan"]["metrics"]["response_time"]
+    for limit in (rt - 1e-7, rt * (1 - 1e-6)):
+        result = run("solve", *DEBS, "--max-response-time", repr(limit), "-q", "--json")
+        assert result.exit_code == 0, result.stderr
+        answer = json.loads(result.stdout)
+        assert answer["status"] == "optimal"
+        assert answer["plan"]["metrics"]["response_time"] <= limit
+        assert answer["objective"] < free["objective"]
+
+
+def test_validate_and_the_evaluator_share_the_tolerance(tmp_path: Path):
+    from streamplace.model.limits import LIMIT_TOLERANCE, meets_upper
+
+    out = tmp_path / "plan.yaml"
+    assert run("solve", *DEBS, "-q", "-o", str(out)).exit_code == 0
+    rt = yaml.safe_load(out.read_text())["metrics"]["response_time"]
+    inside = rt * (1 - LIMIT_TOLERANCE / 2)
+    outside = rt * (1 - 4 * LIMIT_TOLERANCE)
+    assert meets_upper(rt, inside) and not meets_upper(rt, outside)
+    ok = run("validate", *DEBS, str(out), "--max-response-time", repr(inside), "-q")
+    assert ok.exit_code == 0, ok.stderr
+    bad = run("validate", *DEBS, str(out), "--max-response-time", repr(outside), "--json")
+    assert bad.exit_code == 1
+
+
+# ------------------------------------- 9: the best plan seen; a bug fails its row, with cause
+
+def test_the_best_accepted_plan_wins_over_the_last_one(tmp_path: Path):
+    """Lazy rounds and refused plans: every plan seen competes on its true value; a plan
+    the evaluator refuses never wins."""
+    from streamplace.io.readers import read_instance, read_plan_for
+    from streamplace.solve import Instance, SolveStatus
+    from streamplace.solve.budget import Budget
+    from streamplace.solve.odrp import _best_accepted
+    from streamplace.solve.report import SolverReport
+
+    app, infra = read_instance(*DEBS)
+    running = read_plan_for(sample("debs2015", "plan.yaml"), app, infra)
+    solved = tmp_path / "solved.yaml"
+    assert run("solve", *DEBS, "-q", "-o", str(solved)).exit_code == 0
+    better = read_plan_for(str(solved), app, infra)
+    broken = running.model_copy(update={"placement": {**running.placement,
+                                                      "parser": {"n1": 99}}})
+    best = _best_accepted("odrp", Instance(app, infra), [running, broken, better],
+                          SolveStatus.FEASIBLE, Budget(None), SolverReport("odrp"), None)
+    assert best is not None and best.plan is not None
+    assert best.plan.placement == better.placement
+    assert best.objective == pytest.approx(yaml.safe_load(solved.read_text())["objective"])
+
+
+def test_a_bug_in_a_max_rate_probe_fails_its_row_with_the_cause(monkeypatch):
+    from streamplace.sweep import analyses
+    from streamplace.sweep.rows import Settings
+    from streamplace.sweep.scenarios import Scenario
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug, not an answer")
+
+    monkeypatch.setattr(analyses, "solve", broken)
+    monkeypatch.setattr(analyses, "instance_of", lambda *a, **k: None)
+    settings = Settings.__new__(Settings)
+    object.__setattr__(settings, "analysis", "max-rate")
+    object.__setattr__(settings, "max_rate", {"low": 0.5, "high": 4.0, "tolerance": 0.1})
+    object.__setattr__(settings, "time_limit", 1.0)
+    scenario = Scenario.__new__(Scenario)
+    object.__setattr__(scenario, "method", "odrp")
+    with pytest.raises(ZeroDivisionError):  # before: "no plan at scale 0.5", bisected down
+        analyses.max_rate(None, settings, scenario)

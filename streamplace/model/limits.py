@@ -14,8 +14,15 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from streamplace.model.evaluate.constraints import TOLERANCE
 from streamplace.model.evaluate.report import OdrpMetrics, Subject, Violation
+
+LIMIT_TOLERANCE = 2e-7
+"""How closely a metric must keep its limit, relative to the limit: the one tolerance of
+every limit check (the evaluator, ``validate``, ``explain``, the sweep's analyses). The
+compact program's limit rows are scaled to a right-hand side of 1, so HiGHS's primal
+feasibility tolerance (1e-7, absolute on that row) is 1e-7 relative, within this: a plan
+the solver calls feasible is never refused for a rounding of its own. It stays below the
+Pareto front's step (1e-6 relative), so each point of a front excludes the one before."""
 
 CAPPED = ("response_time", "cost", "traffic", "network_usage", "elastic_energy")
 """The metrics an upper limit may bound (lower is better for each)."""
@@ -47,13 +54,31 @@ class MetricLimits:
         out = []
         for metric, bound in self.upper.items():
             value = metrics.metric(metric)
-            if math.isnan(value) or value > bound + TOLERANCE * max(1.0, abs(bound)):
+            if not meets_upper(value, bound):
                 out.append(Violation(f"limit.max_{metric}", Subject("plan", (metric,)),
                                      f"{metric} is {value:.6g}, above its limit {bound:.6g}",
                                      value - bound))
         floor = self.min_availability
-        if floor is not None and not metrics.availability >= floor - TOLERANCE:
+        if floor is not None and not meets_lower(metrics.availability, floor):
             out.append(Violation("limit.min_availability", Subject("plan", ("availability",)),
                                  f"availability is {metrics.availability:.6g}, below its "
                                  f"limit {floor:.6g}", floor - metrics.availability))
         return out
+
+
+def meets_upper(value: float, bound: float) -> bool:
+    """``value <= bound`` within :data:`LIMIT_TOLERANCE` (NaN never meets a limit).
+
+    >>> meets_upper(0.0691697, 0.0691696), meets_upper(0.0691698, 0.0691696)
+    (True, False)
+    """
+    return not math.isnan(value) and value <= bound + _slack(bound)
+
+
+def meets_lower(value: float, floor: float) -> bool:
+    """``value >= floor`` within :data:`LIMIT_TOLERANCE`."""
+    return not math.isnan(value) and value >= floor - _slack(floor)
+
+
+def _slack(bound: float) -> float:
+    return LIMIT_TOLERANCE * abs(bound) + 1e-12

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.model.application import Application
 from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.limits import meets_lower, meets_upper
 from streamplace.model.plan import Plan
 
 CORE_CONSTRAINTS = ("placement.missing", "placement.role", "replicas.fixed", "replicas.max",
@@ -75,8 +75,7 @@ def run_checks(evaluation: Evaluation, thresholds: Thresholds, plan: Plan,
                                 f"{metric} is undefined: some operator has no replica"))
             continue
         value = odrp.metric(metric)
-        ok = value >= limit if relation == ">=" else value <= limit
-        ok = ok and not math.isnan(value)
+        ok = meets_lower(value, limit) if relation == ">=" else meets_upper(value, limit)
         checks.append(Check("thresholds", name, ok,
                             f"{metric} = {value:.6g}{unit} (limit {relation} {limit:.6g}{unit})"))
     return checks

@@ -107,9 +107,36 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
                       started=budget.started,
                       bound=outcome.bound, gap=outcome.gap, info=info,
                       model_objective=outcome.objective)
+    if undervalued or result.plan is None:
+        # the last plan is not proven best (its round left rows out), or the evaluator
+        # refused it: every earlier round's plan and the start compete on their true value
+        kept: SolveStatus = done.stopped_status(budget) if undervalued else \
+            SolveStatus.FEASIBLE
+        others = [p for p in (*done.seen[:-1], start_plan) if p is not None]
+        best = _best_accepted(method, instance, others, kept, budget, info, outcome.bound)
+        if best is not None and best.objective is not None and (
+                result.objective is None or best.objective > result.objective + 1e-12):
+            why = "the solver's plan was refused" if result.plan is None else \
+                "an earlier plan scored better than the last round's"
+            result = replace(best, message=f"{why}: {result.message}" if result.message
+                             else why)
     if undervalued and result.plan is not None:  # the gap of the plan's true value
         result = replace(result, plan=result.plan.model_copy(update={"gap": result.gap}))
     return result
+
+
+def _best_accepted(method: str, instance: Instance, plans: Sequence[Plan],
+                   status: SolveStatus, budget: Budget, info: SolverReport,
+                   bound: float | None) -> SolveResult | None:
+    """The plan of ``plans`` with the best true objective that the evaluator accepts."""
+    best: SolveResult | None = None
+    for plan in plans:
+        result = conclude(method, instance, plan, status, model="odrp", started=budget.started,
+                          bound=bound, gap=None, info=info)
+        if result.objective is not None and (
+                best is None or best.objective is None or result.objective > best.objective):
+            best = result
+    return best
 
 
 def _current_start(instance: Instance, data: OdrpData) -> Plan | None:

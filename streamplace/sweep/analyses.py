@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from streamplace.errors import InfeasibleError
+from streamplace.errors import InfeasibleError, InputError
 from streamplace.model.limits import MetricLimits
 from streamplace.solve.result import SolveResult, SolveStatus
 from streamplace.sweep.rows import Outcome, Settings, outcome, solve
@@ -48,8 +48,10 @@ def max_rate(inputs: Inputs, settings: Settings, scenario: Scenario) -> Outcome:
                          settings.time_limit, limits)
         except InfeasibleError as exc:
             return SolveResult.infeasible(scenario.method, exc.reasons, 0.0)
-        except Exception as exc:  # an input problem at this scale: no plan there
+        except InputError as exc:  # an input problem at this scale: no plan there
             return SolveResult(SolveStatus.ERROR, scenario.method, message=str(exc))
+        # anything else is a bug: it fails the scenario's row with its cause (sweep/run.py)
+        # instead of reading as "no plan at this scale" and steering the bisection down
 
     lo, hi = spec["low"], spec["high"]
     best = probe(lo)
@@ -146,7 +148,8 @@ def _optimise(inputs: Inputs, settings: Settings, scenario: Scenario, metric: st
         return solve(instance, scenario, settings.time_limit, limits)
     except InfeasibleError as exc:
         return SolveResult.infeasible(scenario.method, exc.reasons, 0.0)
-    except Exception as exc:
+    except InputError as exc:  # a limit no plan of this instance can be given (a bug is
+        # not caught: it fails the row with its cause, sweep/run.py)
         return SolveResult(SolveStatus.ERROR, scenario.method, message=str(exc))
 
 

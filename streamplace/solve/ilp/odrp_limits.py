@@ -31,7 +31,7 @@ def add_limits(data: OdrpData, m_: LinearModel, c: dict[tuple[str, int], int], c
         check()
         if metric == "response_time":
             assert r is not None
-            m_.row([r], [1.0], hi=bound)
+            _bounded(m_, [r], [1.0], bound)
             continue
         cols: list[int] = []
         vals: list[float] = []
@@ -41,10 +41,19 @@ def add_limits(data: OdrpData, m_: LinearModel, c: dict[tuple[str, int], int], c
                 cols.append(col)
                 vals.append(op.cost * op.billing_units * m)
         _products(data, m_, cells, _pair_weight(data, metric), cols, vals, metric)
-        m_.row(cols, vals, hi=bound)
+        _bounded(m_, cols, vals, bound)
     floor = limits.min_availability
     if floor is not None and floor > 0 and log_a:  # A is 1 when nothing can fail
         m_.row([col for col, _ in log_a], [value for _, value in log_a], lo=math.log(floor))
+
+
+def _bounded(m_: LinearModel, cols: list[int], vals: list[float], bound: float) -> None:
+    """``sum vals x <= bound``, divided by the bound so that the solver's absolute
+    feasibility tolerance is relative to the limit (model/limits.py, LIMIT_TOLERANCE)."""
+    if bound > 0:
+        m_.row(cols, [v / bound for v in vals], hi=1.0, family="limits")
+    else:
+        m_.row(cols, vals, hi=bound, family="limits")
 
 
 def _pair_weight(data: OdrpData, metric: str) -> Callable[[str, str], float]:
