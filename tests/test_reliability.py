@@ -283,3 +283,35 @@ def test_a_bug_in_a_max_rate_probe_fails_its_row_with_the_cause(monkeypatch):
     object.__setattr__(scenario, "method", "odrp")
     with pytest.raises(ZeroDivisionError):  # before: "no plan at scale 0.5", bisected down
         analyses.max_rate(None, settings, scenario)
+
+
+# ----------------------------------------------------------- 13: odd values, said plainly
+
+def test_odd_values_exit_2_with_the_fix(tmp_path: Path):
+    long_number = tmp_path / "long.yaml"
+    long_number.write_text("name: x\noperators:\n- id: a\n  service_rate: " + "9" * 5000 + "\n")
+    result = run("solve", str(long_number), DEBS[1])
+    assert result.exit_code == 2 and "long.yaml:4: cannot read value: a number of 5,000 " \
+        "characters" in result.stderr, result.stderr
+    long_json = tmp_path / "long.json"
+    long_json.write_text('{"name": "x", "operators": [{"id": "a", "service_rate": '
+                         + "9" * 5000 + "}]}")
+    result = run("solve", str(long_json), DEBS[1])
+    assert result.exit_code == 2 and "cannot read a number" in result.stderr, result.stderr
+    data = yaml.safe_load(Path(DEBS[0]).read_text())
+    data["operators"][1]["max_replicas"] = True
+    boolean = tmp_path / "boolean.yaml"
+    boolean.write_text(yaml.safe_dump(data, sort_keys=False))
+    result = run("solve", str(boolean), DEBS[1])
+    assert result.exit_code == 2, result.stderr
+    assert "operators[1].max_replicas: true is a yes/no value, not a number" in result.stderr
+    result = run("solve", *DEBS, "--threads", "100000")
+    assert result.exit_code == 2 and "error: --threads: threads 100000 is above" in \
+        result.stderr
+
+
+def test_a_failing_validate_says_what_failed_even_when_quiet():
+    result = run("validate", sample("debs2015", "application-2x.yaml"), DEBS[1],
+                 sample("debs2015", "plan.yaml"), "--quiet")
+    assert result.exit_code == 1
+    assert "failed: 1 of " in result.stderr and "constraints.stability" in result.stderr

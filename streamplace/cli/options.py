@@ -8,6 +8,7 @@ Errors name the flag and say how to fix it; the library reports parameters by na
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from typing import get_args
 
@@ -34,6 +35,7 @@ FLAGS = {Setting.TIME_LIMIT: "--time-limit", Setting.GAP: "--gap", Setting.SEED:
          Setting.SOLVER: "--solver", Setting.START: "--start",
          Setting.CURRENT: "--current", Setting.LIMITS: "--max-*/--min-availability"}
 MAX_SEED = 2**31 - 1  # HiGHS's random_seed range
+MAX_THREADS = 256
 
 
 def parse_weights(text: str) -> Weights:
@@ -137,6 +139,11 @@ def check_settings(time_limit: float | None, gap: float | None, threads: int | N
     if threads is not None and threads < 1:
         raise InputError.single(f"threads {threads} is below 1", "write --threads 1 or more",
                                 path="--threads")
+    if threads is not None and threads > MAX_THREADS:
+        # HiGHS starts every thread asked for, and aborts in C++ past what the system allows
+        raise InputError.single(f"threads {threads} is above {MAX_THREADS}",
+                                f"write --threads {os.cpu_count() or 1} (this machine's "
+                                f"cores), at most {MAX_THREADS}", path="--threads")
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise InputError.single(f"seed {seed} is out of range",
                                 f"use a seed between 0 and {MAX_SEED}", path="--seed")

@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Console
-from rich.table import Table
 
 from streamplace import fmt
-from streamplace.cli.console import table_box
+from streamplace.cli.render_placement import placement_matrix
+from streamplace.cli.tables import table
 from streamplace.model.evaluate.report import Evaluation, Usage
 from streamplace.model.explain import Explanation
 from streamplace.model.validation import Check
 from streamplace.solve.compare import Row
 from streamplace.solve.method import Method
 from streamplace.solve.result import SolveResult, SolveStatus
-
-_TEXT_COLUMNS = {"change", "critical", "statistic", "value", "metric", "term", "operator",
-                 "replicas", "stream", "node", "resources used", "constraint", "subject",
-                 "problem", "check", "result", "detail", "method", "model", "kind", "options",
-                 "summary", "resource", "bounds (best, worst)", "status", "name", "from",
-                 "to", "settings", "parameters", "cycles"}
-
-
-def table(con: Console, title: str, *columns: str) -> Table:
-    table = Table(title=title, box=table_box(con), title_justify="left", title_style="bold")
-    for col in columns:
-        table.add_column(col, justify="left" if col in _TEXT_COLUMNS else "right")
-    return table
 
 
 def render_evaluation(con: Console, ev: Evaluation, heading: str) -> None:
@@ -206,47 +193,18 @@ def render_solve(con: Console, result: SolveResult, ev: Evaluation | None,
         return
     if tree and ev.benoit is not None:
         _benoit(con, ev)
-        _placement_matrix(con, result, [p.id for p in result.plan.purchased] or processors)
+        placement_matrix(con, result, [p.id for p in result.plan.purchased] or processors)
         _solver_stats(con, result)
         render_violations(con, ev)
         return
     _metrics(con, ev)
     if ev.utility is not None:
         _utility(con, ev)
-    _placement_matrix(con, result, processors)
+    placement_matrix(con, result, processors)
     if ev.odrp is not None:
         _critical_path(con, ev)
     _solver_stats(con, result)
     render_violations(con, ev)
-
-
-MATRIX_ROWS = 60  # beyond this a placement is summed up by node: the plan file has it all
-
-
-def _placement_matrix(con: Console, result: SolveResult, processors: Sequence[str]) -> None:
-    assert result.plan is not None
-    placement = result.plan.placement
-    used = [u for u in processors if any(u in reps for reps in placement.values())]
-    if len(placement) > MATRIX_ROWS:
-        _placement_by_node(con, placement, used)
-        return
-    shown = list(processors) if len(processors) <= 12 else used
-    t = table(con, "Placement (replicas per node)", "operator", *shown, "total")
-    for op, reps in placement.items():
-        t.add_row(op, *(str(reps.get(u, "")) for u in shown), str(sum(reps.values())))
-    con.print(t)
-
-
-def _placement_by_node(con: Console, placement: Mapping[str, Mapping[str, int]],
-                       used: Sequence[str]) -> None:
-    """A large plan by node (a table of every operator takes seconds to draw and screens
-    to read); ``explain`` and the plan file give it operator by operator."""
-    t = table(con, f"Placement by node ({len(placement)} operators: the plan file lists "
-                   "each)", "node", "operators", "replicas")
-    for u in used:
-        hosted = [reps[u] for reps in placement.values() if u in reps]
-        t.add_row(u, str(len(hosted)), str(sum(hosted)))
-    con.print(t)
 
 
 def _solver_stats(con: Console, result: SolveResult) -> None:

@@ -20,7 +20,7 @@ from streamplace.cli.args import (
 )
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
-from streamplace.cli.render import table
+from streamplace.cli.tables import table
 from streamplace.draw.scene import Scene, build_scene
 from streamplace.errors import InputError
 from streamplace.io.outputs import Output

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
@@ -34,7 +35,7 @@ from streamplace.io.outputs import Output
 from streamplace.io.readers import read_instance
 from streamplace.model.checks import application_warnings
 from streamplace.model.evaluate import evaluate
-from streamplace.model.validation import Thresholds, run_checks
+from streamplace.model.validation import Check, Thresholds, run_checks
 
 
 @handle_errors
@@ -92,5 +93,14 @@ def validate_command(
         document={"command": "validate", "passed": passed, "metrics": ev.metrics(),
                   "checks": [c.to_json() for c in checks],
                   "violations": [v.to_json() for v in ev.violations], "warnings": warnings},
-        outputs=outputs, show=show, warnings=warnings, code=0 if passed else EXIT_NO),
-        json_=json_, quiet=quiet)
+        outputs=outputs, show=show, warnings=warnings, code=0 if passed else EXIT_NO,
+        verdict=_failed(checks)), json_=json_, quiet=quiet)
+
+
+def _failed(checks: list[Check]) -> list[str]:
+    """What failed, said even with --quiet: a CI log must show why the job went red."""
+    failed = [c for c in checks if not c.passed]
+    if not failed:
+        return []
+    names = ", ".join(f"{c.group}.{c.name}" for c in failed)
+    return [f"[bold red]failed:[/] {len(failed)} of {len(checks)} checks ({escape(names)})"]

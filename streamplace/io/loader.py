@@ -114,9 +114,12 @@ def _parse_json(text: str, name: str) -> tuple[Any, SourceMap]:
     except json.JSONDecodeError as exc:
         raise InputError.single(f"invalid JSON: {exc.msg} (column {exc.colno})",
                                 "fix the JSON syntax here", file=name, line=exc.lineno) from None
-    except ValueError:
-        raise InputError.single("NaN is not a number streamplace can use",
-                                "write a finite number", file=name) from None
+    except ValueError as exc:
+        if "NaN" in str(exc):
+            raise InputError.single("NaN is not a number streamplace can use",
+                                    "write a finite number", file=name) from None
+        raise InputError.single(f"cannot read a number: {exc}",
+                                "write it in scientific notation (1e30)", file=name) from None
     except RecursionError:
         raise InputError.single("nesting is too deep", "flatten the document",
                                 file=name) from None
@@ -220,6 +223,10 @@ class _Walker:
         except yaml.MarkedYAMLError as exc:
             raise self._fail(node, f"cannot read value: {exc.problem}",
                              "remove the tag, or quote the value as a string") from None
+        except ValueError:  # an integer of thousands of digits: Python refuses to read it
+            raise self._fail(node, f"cannot read value: a number of {len(node.value):,} "
+                             "characters", "write it in scientific notation (1e30), or "
+                             "quote it as a string") from None
 
     def _mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationInfo, field_validator
 
 from streamplace.errors import Problem
 from streamplace.model.source import SourceMap
@@ -13,6 +15,17 @@ class StrictModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True,
                               validate_default=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_booleans_as_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """``true`` is not a replica count of 1, nor ``false`` a rate of 0: pydantic's lax
+        mode would read them so, silently."""
+        if isinstance(value, bool) and info.field_name is not None:
+            annotation = str(cls.model_fields[info.field_name].annotation)
+            if "bool" not in annotation and ("int" in annotation or "float" in annotation):
+                raise ValueError(f"{str(value).lower()} is a yes/no value, not a number")
+        return value
 
 
 class Document(StrictModel):

@@ -69,7 +69,7 @@ class MetricLimits:
 def meets_upper(value: float, bound: float) -> bool:
     """``value <= bound`` within :data:`LIMIT_TOLERANCE` (NaN never meets a limit).
 
-    >>> meets_upper(0.0691697, 0.0691696), meets_upper(0.0691698, 0.0691696)
+    >>> meets_upper(1.0 + 1e-7, 1.0), meets_upper(1.0 + 1e-6, 1.0)
     (True, False)
     """
     return not math.isnan(value) and value <= bound + _slack(bound)
