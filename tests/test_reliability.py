@@ -73,6 +73,9 @@ def test_an_operator_that_cannot_be_stable_is_reported(tmp_path: Path):
 
 # ----------------------------------------------------------- 3: Kubernetes selectors collide
 
+CLASHING = ("enrich-geo", "enrich geo", "enrich:geo")
+
+
 def test_kubernetes_selectors_stay_distinct_when_ids_differ_only_in_punctuation(tmp_path):
     app = tmp_path / "app.yaml"
     app.write_text(
@@ -95,9 +98,6 @@ def test_kubernetes_selectors_stay_distinct_when_ids_differ_only_in_punctuation(
             operator = manifest["metadata"]["annotations"]["streamplace/operator"]
             selectors.setdefault(labels["app.kubernetes.io/name"], set()).add(operator)
     assert sorted(len(ops) for ops in selectors.values()) == [1, 1, 1, 1], selectors
-
-
-CLASHING = ("enrich-geo", "enrich geo", "enrich:geo")
 
 
 def test_kubernetes_options_are_checked_with_the_fix():
@@ -265,24 +265,29 @@ def test_the_best_accepted_plan_wins_over_the_last_one(tmp_path: Path):
     assert best.objective == pytest.approx(yaml.safe_load(solved.read_text())["objective"])
 
 
-def test_a_bug_in_a_max_rate_probe_fails_its_row_with_the_cause(monkeypatch):
+@pytest.mark.parametrize(("analysis", "spec"), [
+    ("max-rate", {"max_rate": {"low": 0.5, "high": 4.0, "tolerance": 0.1}}),
+    ("pareto", {"pareto": {"metrics": ("response_time", "cost"), "max_points": 4,
+                           "step": 1e-6}})])
+def test_a_bug_in_a_probe_fails_its_row_with_the_cause(monkeypatch, analysis, spec):
+    """Before, the probes caught every exception: a bug read as "no plan at this scale"
+    and steered the bisection down (or ended a front), with exit 0."""
     from streamplace.sweep import analyses
     from streamplace.sweep.rows import Settings
+    from streamplace.sweep.run import run_scenario
     from streamplace.sweep.scenarios import Scenario
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug, not an answer")
 
     monkeypatch.setattr(analyses, "solve", broken)
-    monkeypatch.setattr(analyses, "instance_of", lambda *a, **k: None)
-    settings = Settings.__new__(Settings)
-    object.__setattr__(settings, "analysis", "max-rate")
-    object.__setattr__(settings, "max_rate", {"low": 0.5, "high": 4.0, "tolerance": 0.1})
-    object.__setattr__(settings, "time_limit", 1.0)
-    scenario = Scenario.__new__(Scenario)
-    object.__setattr__(scenario, "method", "odrp")
-    with pytest.raises(ZeroDivisionError):  # before: "no plan at scale 0.5", bisected down
-        analyses.max_rate(None, settings, scenario)
+    monkeypatch.setattr(analyses, "instance_of", lambda *args, **kwargs: None)
+    scenario = Scenario(id="s0", method="odrp", rate_scale=1.0, failure="none", weights=None,
+                        seed=0, infrastructure="infrastructure.yaml")
+    (row,) = [o.row for o in run_scenario(None, Settings(analysis, 1.0, **spec), scenario)]
+    assert row["status"] == "error"
+    assert row["error"].startswith("ZeroDivisionError: a bug, not an answer (")
+    assert "test_reliability.py" in row["error"]  # where it was raised
 
 
 # ----------------------------------------------------------- 13: odd values, said plainly

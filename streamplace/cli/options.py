@@ -184,7 +184,7 @@ def model_format(path: str | None) -> str | None:
 
 
 def read_current(path: str | None, max_moves: float | None, app: Application,
-                 infra: Infrastructure, same_instance: bool = True) -> Current | None:
+                 infra: Infrastructure, same_instance: bool) -> Current | None:
     """The plan that runs now (``--current``) and the reconfiguration budget."""
     if max_moves is not None and not (math.isfinite(max_moves) and max_moves >= 0):
         raise InputError.single(f"--max-moves {max_moves:g} is not a budget >= 0",
@@ -196,7 +196,7 @@ def read_current(path: str | None, max_moves: float | None, app: Application,
         return None
     plan = read_plan_for(path, app, infra)
     if same_instance:
-        check_plan_names(path, plan, app, infra)
+        check_plan_names(plan, app, infra)
     return Current({op: plan.replicas(op) for op in app.operator_ids}, max_moves,
                    source=f"the current plan {path}")
 
@@ -211,7 +211,7 @@ def read_plan(path: str, app: Application, infra: Infrastructure,
     operators and nodes matching by accident); ``--ignore-names`` lifts this."""
     plan = read_plan_for(path, app, infra)
     if same_instance:
-        check_plan_names(path, plan, app, infra)
+        check_plan_names(plan, app, infra)
     if plan.model is None and plan.method is not None:
         model = model_of(plan.method)
         if model is not None:
@@ -219,20 +219,16 @@ def read_plan(path: str, app: Application, infra: Infrastructure,
     return plan
 
 
-def check_plan_names(path: str, plan: Plan, app: Application, infra: Infrastructure) -> None:
-    """InputError naming each field of ``plan`` that names another instance than ``app`` /
-    ``infra`` (a plan that names none, written by hand, passes)."""
-    from streamplace.io.loader import load_path
+def check_plan_names(plan: Plan, app: Application, infra: Infrastructure) -> None:
+    """InputError at each field of ``plan`` that names another instance than ``app`` /
+    ``infra`` (:func:`~streamplace.model.validation.foreign_names`)."""
+    from streamplace.model.validation import foreign_names
 
-    problems = []
-    for field, recorded, actual in (("application", plan.application, app.name),
-                                    ("infrastructure", plan.infrastructure, infra.name)):
-        if recorded is not None and recorded != actual:
-            line = load_path(path)[1].lines.get((field,))
-            problems.append(Problem(
-                f"the plan was made for {field} {recorded!r}, not {actual!r}",
-                f"give the {field} the plan was made for, re-solve for {actual!r}, or add "
-                "--ignore-names if only the name changed", path=field, file=path, line=line))
+    problems = [plan.problem(field, f"the plan was made for {field} {recorded!r}, not "
+                             f"{actual!r}", f"give the {field} the plan was made for, "
+                             f"re-solve for {actual!r}, or add --ignore-names if only the "
+                             "name changed")
+                for field, recorded, actual in foreign_names(plan, app, infra)]
     if problems:
         raise InputError(problems)
 

@@ -25,8 +25,6 @@ def placement_matrix(con: Console, result: SolveResult, processors: Sequence[str
     for op, reps in placement.items():
         t.add_row(op, *(str(reps.get(u, "")) for u in shown), str(sum(reps.values())))
     con.print(t)
-
-
 def _placement_by_node(con: Console, placement: Mapping[str, Mapping[str, int]],
                        used: Sequence[str]) -> None:
     """A large plan by node (a table of every operator takes seconds to draw and screens
@@ -37,5 +35,3 @@ def _placement_by_node(con: Console, placement: Mapping[str, Mapping[str, int]],
         hosted = [reps[u] for reps in placement.values() if u in reps]
         t.add_row(u, str(len(hosted)), str(sum(hosted)))
     con.print(t)
-
-

@@ -52,6 +52,3 @@ def replace(sig: int, handler: Handler) -> object:
         signal.signal(sig, handler)
     return previous
 
-
-def ignored(sig: int) -> bool:
-    return signal.getsignal(sig) == signal.SIG_IGN

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationInfo, field_validator
 
@@ -21,11 +22,28 @@ class StrictModel(BaseModel):
     def _no_booleans_as_numbers(cls, value: Any, info: ValidationInfo) -> Any:
         """``true`` is not a replica count of 1, nor ``false`` a rate of 0: pydantic's lax
         mode would read them so, silently."""
-        if isinstance(value, bool) and info.field_name is not None:
-            annotation = str(cls.model_fields[info.field_name].annotation)
-            if "bool" not in annotation and ("int" in annotation or "float" in annotation):
-                raise ValueError(f"{str(value).lower()} is a yes/no value, not a number")
+        if isinstance(value, bool) and info.field_name is not None and \
+                _numbers_only(cls.model_fields[info.field_name].annotation):
+            raise ValueError(f"{str(value).lower()} is a yes/no value, not a number")
         return value
+
+
+def _numbers_only(annotation: Any) -> bool:
+    """Whether every type ``annotation`` admits besides None is int or float (through
+    Annotated, unions and Optional); a field that also admits bool, str or a model is not.
+
+    >>> from typing import Annotated
+    >>> _numbers_only(Annotated[int, "k"] | None), _numbers_only(int | str), _numbers_only(bool)
+    (True, False, False)
+    """
+    if annotation in (int, float):
+        return True
+    if get_origin(annotation) is Annotated:
+        return _numbers_only(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, UnionType):
+        kinds = [a for a in get_args(annotation) if a is not type(None)]
+        return bool(kinds) and all(_numbers_only(a) for a in kinds)
+    return False
 
 
 class Document(StrictModel):

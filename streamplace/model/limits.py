@@ -18,7 +18,8 @@ from streamplace.model.evaluate.report import OdrpMetrics, Subject, Violation
 
 LIMIT_TOLERANCE = 2e-7
 """How closely a metric must keep its limit, relative to the limit: the one tolerance of
-every limit check (the evaluator, ``validate``, ``explain``, the sweep's analyses). The
+every limit check (the evaluator, hence ``solve`` and the sweep's analyses, and
+``validate``). The
 compact program's limit rows are scaled to a right-hand side of 1, so HiGHS's primal
 feasibility tolerance (1e-7, absolute on that row) is 1e-7 relative, within this: a plan
 the solver calls feasible is never refused for a rounding of its own. It stays below the

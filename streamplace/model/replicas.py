@@ -40,8 +40,9 @@ def fewest_stable(op: Operator, rate: float) -> int:
     # two settles it; the steps are bounded because past 2**53 replicas a step no longer
     # changes the quotient (such a count is far beyond any k_i, so callers refuse it)
     for _ in range(_SETTLE_STEPS):
-        if need > least and op.stable_at(rate / (need - 1)):
-            need -= 1
+        if not (need > least and op.stable_at(rate / (need - 1))):
+            break
+        need -= 1
     for _ in range(_SETTLE_STEPS):
         if op.stable_at(rate / need):
             return need

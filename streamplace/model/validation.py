@@ -44,8 +44,9 @@ class Check:
 def run_checks(evaluation: Evaluation, thresholds: Thresholds, plan: Plan,
                app: Application, infra: Infrastructure) -> list[Check]:
     """The plan's identity, every constraint family that applies, then the thresholds."""
-    checks = [_names_match("application", plan.application, app.name),
-              _names_match("infrastructure", plan.infrastructure, infra.name)]
+    foreign = {kind for kind, _, _ in foreign_names(plan, app, infra)}
+    checks = [_names_match("application", plan.application, app.name, foreign),
+              _names_match("infrastructure", plan.infrastructure, infra.name, foreign)]
     names = list(CORE_CONSTRAINTS)
     if evaluation.benoit is not None:
         names += BENOIT_CONSTRAINTS
@@ -81,10 +82,22 @@ def run_checks(evaluation: Evaluation, thresholds: Thresholds, plan: Plan,
     return checks
 
 
-def _names_match(kind: str, recorded: str | None, actual: str) -> Check:
+def foreign_names(plan: Plan, app: Application, infra: Infrastructure,
+                  ) -> list[tuple[str, str, str]]:
+    """(field, what the plan names, what it is given) for each of ``application`` and
+    ``infrastructure`` the plan names otherwise; a plan that names none (written by hand)
+    has none."""
+    return [(kind, recorded, actual) for kind, recorded, actual in (
+        ("application", plan.application, app.name),
+        ("infrastructure", plan.infrastructure, infra.name))
+        if recorded is not None and recorded != actual]
+
+
+def _names_match(kind: str, recorded: str | None, actual: str,
+                 foreign: set[str]) -> Check:
     """A plan made for another application (or infrastructure) fails validation: its
     operators or nodes may match by accident and say nothing about this one."""
-    if recorded is None or recorded == actual:
+    if kind not in foreign:
         detail = "written by hand, names no " + kind if recorded is None else recorded
         return Check("plan", kind, True, f"for {actual!r}" if recorded else detail)
     return Check("plan", kind, False, f"the plan was made for {kind} {recorded!r}, not "

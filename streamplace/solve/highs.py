@@ -176,14 +176,18 @@ def _highs_lp(highspy: Any, model: LinearModel) -> Any:
 
 
 def _solve_in_thread(h: Any, budget: Budget) -> None:
-    """Solve in HiGHS's worker thread; pass a stop request on as a HiGHS interrupt."""
+    """Solve in HiGHS's worker thread; pass a stop request, or the budget running out, on
+    as a HiGHS interrupt: HiGHS's own time_limit is not looked at in every phase (completing
+    a partial start solution by an LP, parts of presolve), its interrupt callbacks are."""
     if budget.expired():
         return  # nothing left: the caller sees "not solved" and keeps what it has
     h.HandleUserInterrupt = True  # HiGHS's callbacks then honour cancelSolve()
     h.startSolve()
+    cancelled = False
     while not h.wait(POLL)[0]:
-        if budget.interrupted:
+        if not cancelled and budget.expired():
             h.cancelSolve()
+            cancelled = True
 
 
 def _set_options(h: Any, options: SolveOptions, budget: Budget) -> None:
@@ -276,7 +280,8 @@ def _outcome(h: Any, highspy: Any, model: LinearModel, seconds: float, build: fl
     has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
     name = status.name
     meaning = HIGHS_STATUSES[name]
-    if name == "kNotset" and budget.expired():  # the budget ran out before HiGHS started
+    if name in ("kNotset", "kInterrupt") and budget.expired() and not budget.interrupted:
+        # the budget ran out before HiGHS started, or _solve_in_thread cancelled it then
         meaning = StatusMeaning(_S.TIME_LIMIT, _S.TIME_LIMIT, "the time limit passed")
     if budget.interrupted and name in ("kNotset", "kInterrupt", "kTimeLimit"):
         meaning = HIGHS_STATUSES["kInterrupt"]

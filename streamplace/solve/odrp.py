@@ -84,7 +84,7 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
     if undervalued:  # its value and gap are the evaluator's; the bound still holds
         outcome = replace(outcome, objective=None, gap=None,
                           status=done.stopped_status(budget))
-    start_plan = done.previous or start_plan  # should the last round stop before a plan
+    fallback = done.previous or start_plan  # should the last round stop before a plan
     info = replace(outcome.report, build_seconds=round(build_seconds, 3)).counting(
         formulation=options.formulation.value)
     if done.rounds > 1 or done.added:
@@ -97,7 +97,7 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
         return SolveResult.infeasible(method, [f"no plan satisfies the {what} together"],
                                       budget.elapsed(), info)
     if done.plan is None and outcome.status.stopped_early:
-        return _stopped(method, instance, budget, start_plan, info, outcome.bound,
+        return _stopped(method, instance, budget, fallback, info, outcome.bound,
                         outcome.message)
     if done.plan is None:
         status = outcome.status if outcome.status != SolveStatus.OPTIMAL else SolveStatus.ERROR

@@ -28,8 +28,13 @@ class Rounds:
     broken: int          # rows the last plan broke (added, but not solved with)
     rounds: int
     added: int           # rows added over all rounds
-    previous: Plan | None  # the plan of the round before the last, if any
-    seen: tuple[Plan, ...] = ()  # every round's plan, in order (the last one included)
+    seen: tuple[Plan, ...]  # every round's plan, in order (the last one's included)
+
+    @property
+    def previous(self) -> Plan | None:
+        """The plan of the round before the last, if any."""
+        earlier = self.seen[:-1] if self.plan is not None else self.seen
+        return earlier[-1] if earlier else None
 
     def stopped_status(self, budget: Budget) -> SolveStatus:
         """The status to report when the last round's plan broke rows: the last round's own
@@ -46,19 +51,17 @@ def solve_in_rounds(built: Formulation, solve_once: Callable[[Start], MipOutcome
     """Rounds until a plan breaks no left-out row, a round is not proven, the budget ends,
     or ``max_rounds`` have run."""
     rounds = added = 0
-    previous: Plan | None = None
     seen: list[Plan] = []
     while True:
         rounds += 1
         outcome = solve_once(start)
         if outcome.values is None:
-            return Rounds(outcome, None, 0, rounds, added, previous, tuple(seen))
+            return Rounds(outcome, None, 0, rounds, added, tuple(seen))
         plan = built.decode(outcome.values)
         seen.append(plan)
         broken = built.add_violated(outcome.values, plan)
         added += broken
         if (not broken or outcome.status != SolveStatus.OPTIMAL or rounds >= max_rounds
                 or budget.expired() or budget.interrupted):
-            return Rounds(outcome, plan, broken, rounds, added, previous, tuple(seen))
-        previous = plan
+            return Rounds(outcome, plan, broken, rounds, added, tuple(seen))
         start = built.start_from(plan)

@@ -64,10 +64,10 @@ def export_kubernetes(app: Application, infra: Infrastructure, plan: Plan,
 
 
 def deployment(app: Application, c: Component, node: str, replicas: int, name: str,
-               options: ExportOptions, app_label: str | None = None) -> dict[str, Any]:
+               options: ExportOptions, app_label: str) -> dict[str, Any]:
     """One Deployment; ``app_label`` is the operator's ``app.kubernetes.io/name``, which
     must differ from every other operator's (:func:`distinct_label_values`)."""
-    selector = {"app.kubernetes.io/name": app_label or label_value(c.name),
+    selector = {"app.kubernetes.io/name": app_label,
                 "app.kubernetes.io/part-of": label_value(app.name),
                 "streamplace/node": node}
     labels = {**selector, "app.kubernetes.io/managed-by": "streamplace"}

@@ -75,8 +75,6 @@ def ant_system(state: PlacementState, rng: random.Random, budget: Budget, ants: 
             score = Score(trial)
             kept_rule = kept_rule or not score.violations
             trails.append((score.penalised(), path, trial.nodes))
-        if not trails:
-            break
         for key in list(tau):
             tau[key] = rho * tau[key]
         for s, path, _ in trails:
@@ -166,15 +164,15 @@ def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResu
         info["work_limit"] = work
     current = instance.current
     weight = instance.objective.weights.normalised(True)["reconfiguration"] if current else 0.0
-    phases: list[Budget] = []
+    cut_by_clock: list[bool] = []  # per phase, read as it ends (later, any deadline passed)
 
     def score() -> Score:
         return Score(state, current=current, moves_weight=weight)
 
     def climb(phase: Budget) -> None:
-        phases.append(phase)
         options.progress(SolverProgress(budget.elapsed(), score().total(), None, None, 0))
         info["moves"] = hill_climb(score(), rng, phase)
+        cut_by_clock.append(phase.clock_cut)
 
     if method == "hill-climbing":
         info["start"] = _start(state, current)
@@ -193,9 +191,9 @@ def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResu
         ants = search.until(budget.started + span * SEARCH_SHARE * share - reserve,
                             _share(work, share))
         colony_started = budget.elapsed()
-        phases.append(ants)
         colony = ant_system(state, rng, ants, give_up=ants.until(
             budget.started + span * GIVE_UP_SHARE, _share(work, GIVE_UP_SHARE)))
+        cut_by_clock.append(ants.clock_cut)
         info["ants_seconds"] = round(budget.elapsed() - colony_started, 3)
         info["ants_work"] = budget.work.spent
         start_score = Score(state).penalised()
@@ -220,7 +218,7 @@ def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResu
                            message=f"{method} failed: its best placement still uses more "
                                    f"than 95% of a resource on {final.violations} node(s)")
     result = finish(method, instance, state.nodes, budget, info, model="ecker")
-    if any(phase.clock_cut for phase in phases):
+    if any(cut_by_clock):
         result = replace(result, message=(
             f"{method}: the clock ended the search after {budget.work.spent} units of work, so "
             "another run may give another plan; --solver-option work=N (with --seed) "
