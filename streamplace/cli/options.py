@@ -21,6 +21,7 @@ from streamplace.model.objective import NetworkMetric, Objective, Weights
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
 from streamplace.model.units import Dimension, UnitError, parse_quantity
+from streamplace.model.validation import foreign_names
 from streamplace.solve.method import Method, Setting, Value
 from streamplace.solve.registry import model_of, read_options
 from streamplace.solve.result import HighsValue, MipSolver
@@ -222,8 +223,6 @@ def read_plan(path: str, app: Application, infra: Infrastructure,
 def check_plan_names(plan: Plan, app: Application, infra: Infrastructure) -> None:
     """InputError at each field of ``plan`` that names another instance than ``app`` /
     ``infra`` (:func:`~streamplace.model.validation.foreign_names`)."""
-    from streamplace.model.validation import foreign_names
-
     problems = [plan.problem(field, f"the plan was made for {field} {recorded!r}, not "
                              f"{actual!r}", f"give the {field} the plan was made for, "
                              f"re-solve for {actual!r}, or add --ignore-names if only the "
