@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 from streamplace.cli.app import app
 from streamplace.model.application import Operator
 from streamplace.model.replicas import fewest_stable
+from streamplace.solve.budget import StopRequest
 
 from .conftest import sample
 
@@ -320,3 +322,104 @@ def test_a_failing_validate_says_what_failed_even_when_quiet():
                  sample("debs2015", "plan.yaml"), "--quiet")
     assert result.exit_code == 1
     assert "failed: 1 of " in result.stderr and "constraints.stability" in result.stderr
+
+
+# row 10: a resumed sweep trusts only whole rows files
+
+
+def test_resume_reruns_damaged_rows_files_and_names_them(tmp_path: Path) -> None:
+    from .test_sweep import write_sweep
+
+    path = write_sweep(tmp_path, {"methods": ["odrp"], "time_limit": 30,
+                                  "axes": {"rate_scale": [1, 1.5, 2]}})
+    out = tmp_path / "out"
+    first = run("sweep", str(path), "-o", str(out), "--engine", "python", "--json")
+    assert first.exit_code == 0, first.output
+    before = (out / "results.csv").read_text()
+    files = sorted((out / "rows").glob("*.json"))
+    assert len(files) == 3
+    cut, edited, kept = files
+    cut.write_text(cut.read_text()[: len(cut.read_text()) // 2])
+    rows = json.loads(edited.read_text())
+    del rows[0]["objective"]
+    edited.write_text(json.dumps(rows))
+    kept_time = kept.stat().st_mtime_ns
+
+    again = run("sweep", str(path), "-o", str(out), "--engine", "python", "--resume",
+                "--json")
+    assert again.exit_code == 0, again.output
+    document = json.loads(again.stdout)
+    assert document["ran"] == 2 and document["skipped"] == 1
+    assert cut.name in again.stderr and edited.name in again.stderr
+    assert "runs again" in again.stderr
+    assert kept.stat().st_mtime_ns == kept_time
+    assert _without_seconds((out / "results.csv").read_text()) == _without_seconds(before)
+
+
+def test_a_damaged_rows_file_left_by_an_interrupted_resume_adds_no_rows(
+        tmp_path: Path) -> None:
+    from streamplace.sweep import run_sweep
+
+    from .test_sweep import write_sweep
+
+    path = write_sweep(tmp_path, {"methods": ["odrp"], "time_limit": 30,
+                                  "axes": {"rate_scale": [1, 2]}})
+    out = tmp_path / "out"
+    run_sweep(str(path), str(out), engine="python", plots=False)
+    damaged = sorted((out / "rows").glob("*.json"))[0]
+    damaged.write_text('[{"scenario_id": "')
+    stop = StopRequest()
+    stop.set(2)  # the resumed sweep is stopped before it runs anything
+    report = run_sweep(str(path), str(out), engine="python", resume=True, plots=False,
+                       stop=stop)
+    assert report.interrupted and report.ran == 0
+    assert len(report.rows) == 1 and report.rows[0]["scenario_id"] != damaged.stem
+    assert any(damaged.name in w for w in report.warnings)
+
+
+def _without_seconds(csv_text: str) -> list[dict[str, str]]:
+    import csv
+    import io
+
+    return [{k: v for k, v in row.items() if k != "seconds"}
+            for row in csv.DictReader(io.StringIO(csv_text))]
+
+
+# row 11: a sweep file is checked before anything runs
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ({"methods": ["odrp", "greedy-first-fit"]}, "methods[1]: unknown method"),
+    ({"methods": ["odrp", "odrp"]}, "methods[1]"),
+    ({"axes": {"seed": [1, 2, 1]}}, "axes.seed[2]: 1 repeats axes.seed[0]"),
+    ({"axes": {"rate_scale": [1, 1.0]}}, "axes.rate_scale[1]"),
+    ({"axes": {"weights": [{"r": 1}, {"response_time": 1.0}]}}, "axes.weights[1]"),
+    ({"axes": {"failures": ["none", "none"]}}, "axes.failures[1]"),
+    ({"analysis": "max-rate", "axes": {"rate_scale": [1.0, 2.0]}}, "drop axes.rate_scale"),
+])
+def test_sweep_files_that_cannot_mean_what_they_say_exit_2(
+        tmp_path: Path, body: dict[str, Any], expected: str) -> None:
+    from .test_sweep import write_sweep
+
+    path = write_sweep(tmp_path, {"methods": ["odrp"], **body})
+    result = run("sweep", str(path), "-o", str(tmp_path / "out"), "--engine", "python")
+    assert result.exit_code == 2, result.output
+    assert expected in result.stderr and "sweep.yaml:" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_huge_sweep_needs_yes(tmp_path: Path) -> None:
+    from streamplace.io.readers import read_document
+    from streamplace.model.sweep import SweepFile
+    from streamplace.sweep.checks import LARGE_SWEEP, check_size
+
+    from .test_sweep import write_sweep
+
+    seeds = list(range(LARGE_SWEEP // 2 + 1))
+    path = write_sweep(tmp_path, {"methods": ["odrp", "round-robin"], "axes": {"seed": seeds}})
+    result = run("sweep", str(path), "-o", str(tmp_path / "out"), "--engine", "python")
+    assert result.exit_code == 2
+    assert f"{2 * len(seeds):,} scenarios" in result.stderr and "--yes" in result.stderr
+    assert not (tmp_path / "out").exists()
+    sweep = read_document(SweepFile, str(path))
+    assert check_size(sweep, {"infra.yaml": 1}, yes=True) == 2 * len(seeds)

@@ -16,6 +16,7 @@ from streamplace.cli.runtime import stop_on_signals
 from streamplace.errors import InputError
 from streamplace.solve.budget import StopRequest
 from streamplace.sweep import ENGINES, SweepReport, run_sweep
+from streamplace.sweep.checks import LARGE_SWEEP
 
 
 @handle_errors
@@ -33,6 +34,8 @@ def sweep_command(
         help="spark (default) or python (one scenario after another, no JVM; CSV only).")]
     = "spark",
     target_utilization_: TargetUtilizationOpt = None,
+    yes: Annotated[bool, typer.Option(
+        "--yes", help=f"Run a sweep of more than {LARGE_SWEEP:,} scenarios.")] = False,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Solve every scenario of SWEEP: tables, plans and plots in one folder."""
@@ -51,11 +54,12 @@ def sweep_command(
             stop_on_signals(stop):
         report = run_sweep(sweep, folder, master=master, engine=engine, resume=resume,
                            quiet=quiet, progress=progress, stop=stop,
-                           target_utilization=target_utilization_)
+                           target_utilization=target_utilization_, yes=yes)
     emit(Emission(
         document=_document(report),
         show=lambda c: render_sweep(c, report),
         notes=[f"results in {report.folder}/"],
+        warnings=report.warnings,
         verdict=_verdict(report),
         code=128 + (stop.signum or 2) if report.interrupted else 0),
         json_=json_, quiet=quiet)
@@ -66,6 +70,7 @@ def _document(report: SweepReport) -> dict[str, object]:
             "scenarios": report.total, "skipped": report.skipped, "ran": report.ran,
             "seconds": round(report.seconds, 3), "interrupted": report.interrupted,
             "files": [str(p) for p in report.files], "columns": list(report.columns),
+            "warnings": report.warnings,
             "rows": report.rows}
 
 

@@ -13,8 +13,9 @@ from typing import Any
 from streamplace.io.readers import read_document
 from streamplace.model.sweep import SweepFile
 from streamplace.solve.budget import StopRequest
+from streamplace.sweep.checks import check_size, check_sweep
 from streamplace.sweep.rows import Outcome, Settings
-from streamplace.sweep.scenarios import Scenario, expand, read_inputs
+from streamplace.sweep.scenarios import Scenario, expand, failure_counts, read_inputs
 from streamplace.sweep.store import Store
 
 ENGINES = ("spark", "python")
@@ -33,26 +34,34 @@ class SweepReport:
     columns: tuple[str, ...] = ()
     files: list[Path] = field(default_factory=list)
     interrupted: bool = False
+    warnings: list[str] = field(default_factory=list)  # damaged rows files, re-run
 
 
 def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
               engine: str = "spark", resume: bool = False, quiet: bool = False,
               progress: Progress | None = None, stop: StopRequest | None = None,
-              plots: bool = True, target_utilization: float | None = None) -> SweepReport:
-    """Run every scenario the folder does not hold yet, then write the tables and plots."""
+              plots: bool = True, target_utilization: float | None = None,
+              yes: bool = False) -> SweepReport:
+    """Run every scenario the folder does not hold yet, then write the tables and plots.
+    A sweep of more than checks.LARGE_SWEEP scenarios runs only with ``yes``."""
     stop = stop if stop is not None else StopRequest()
     sweep = read_document(SweepFile, sweep_path)
     if target_utilization is not None:  # the command line's, over the file's
         sweep = sweep.model_copy(update={"target_utilization": target_utilization})
+    check_sweep(sweep)
     inputs = read_inputs(sweep, sweep_path)
+    check_size(sweep, failure_counts(sweep, inputs), yes)
     scenarios = expand(sweep, inputs)
     settings = Settings.of(sweep)
     store = Store(folder)
     store.open(sweep_path, scenarios, resume)
-    finished = store.done()
+    finished, damaged = store.done(settings.columns)
     todo = [s for s in scenarios if s.id not in finished]
     report = SweepReport(store.root, sweep.analysis, len(scenarios),
                          len(scenarios) - len(todo), columns=settings.columns)
+    ids = {s.id for s in scenarios}
+    report.warnings += [f"{why}: the scenario runs again" for sid, why in
+                        sorted(damaged.items()) if sid in ids]
     started = time.perf_counter()
 
     def done(scenario: Scenario, outcomes: list[Outcome]) -> None:
@@ -67,7 +76,7 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
         from streamplace.sweep.runner import run_locally
 
         run_locally(inputs, settings, todo, done, stop)
-        report.rows = store.rows(scenarios)
+        report.rows = store.rows(scenarios, settings.columns)
         store.write_csv(report.rows, settings.columns)
         report.files.append(store.root / "results.csv")
     else:
@@ -77,7 +86,7 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
         with spark_session(master, quiet=quiet, name="streamplace-sweep") as spark:
             if todo:
                 run_on_spark(spark, inputs, settings, todo, done, stop)
-            report.rows = store.rows(scenarios)
+            report.rows = store.rows(scenarios, settings.columns)
             report.files += [store.write_csv(report.rows, settings.columns),
                              store.write_parquet(spark, report.rows, settings.columns)]
     report.seconds = time.perf_counter() - started

@@ -53,7 +53,8 @@ def run_on_spark(spark: SparkSession, inputs: Inputs, settings: Settings,
     # no data and the scheduler's work per job stays small
     rdd = sc.parallelize(chunks, len(chunks))
     queue = deque(range(len(chunks)))
-    lock = threading.Lock()
+    lock = threading.Lock()  # guards the queue
+    saving = threading.Lock()  # one thread at a time saves and counts (``done``)
     failures: list[BaseException] = []
     halt = threading.Event()  # the cluster failed: no new chunks
 
@@ -79,8 +80,9 @@ def run_on_spark(spark: SparkSession, inputs: Inputs, settings: Settings,
                     failures.append(exc)
                     halt.set()
                 return
-            for scenario, outcomes in results:
-                done(scenario, outcomes)
+            with saving:
+                for scenario, outcomes in results:
+                    done(scenario, outcomes)
 
     pool = [threading.Thread(target=worker, name=f"sweep-{i}", daemon=True)
             for i in range(min(threads, len(chunks)))]

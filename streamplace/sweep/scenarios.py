@@ -110,6 +110,12 @@ def expand(sweep: SweepFile, inputs: Inputs) -> list[Scenario]:
     return out
 
 
+def failure_counts(sweep: SweepFile, inputs: Inputs) -> dict[str, int]:
+    """How many failure variants each infrastructure file gives (before expanding them)."""
+    return {name: len(_failures(inputs.infrastructures[name], sweep.axes.failures))
+            for name in sweep.infrastructure_files}
+
+
 def instance_of(inputs: Inputs, scenario: Scenario, rate_scale: float | None = None,
                 weights: dict[str, float] | None = None) -> Instance:
     """The instance ``scenario`` solves (at ``rate_scale`` when an analysis probes another

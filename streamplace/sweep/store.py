@@ -55,8 +55,17 @@ class Store:
             {"sweep": str(sweep_path), "scenarios": [s.id for s in scenarios]},
             indent=1) + "\n")])
 
-    def done(self) -> set[str]:
-        return {p.stem for p in (self.root / "rows").glob("*.json")}
+    def done(self, columns: Sequence[str]) -> tuple[set[str], dict[str, str]]:
+        """The scenarios whose rows file is whole, and what is wrong with each damaged
+        one (cut short, edited, another sweep's): those run again."""
+        whole, damaged = set(), {}
+        for path in (self.root / "rows").glob("*.json"):
+            _rows, problem = self._read(path, columns)
+            if problem is None:
+                whole.add(path.stem)
+            else:
+                damaged[path.stem] = f"{path}: {problem}"
+        return whole, damaged
 
     def save(self, scenario: Scenario, outcomes: Sequence[Outcome]) -> None:
         """A finished scenario: its plans first, then its rows (which mark it done)."""
@@ -67,14 +76,35 @@ class Store:
         rows = json.dumps([o.row for o in outcomes], default=_plain) + "\n"
         write_outputs([Output(str(self.root / "rows" / f"{scenario.id}.json"), rows)])
 
-    def rows(self, scenarios: Iterable[Scenario]) -> list[dict[str, Any]]:
-        """Every saved row of these scenarios, in their order."""
+    def rows(self, scenarios: Iterable[Scenario], columns: Sequence[str],
+             ) -> list[dict[str, Any]]:
+        """Every saved row of these scenarios, in their order; a damaged file adds none
+        (its scenario counts as not run)."""
         out: list[dict[str, Any]] = []
         for s in scenarios:
-            path = self.root / "rows" / f"{s.id}.json"
-            if path.exists():
-                out += json.loads(path.read_text())
+            rows, _problem = self._read(self.root / "rows" / f"{s.id}.json", columns)
+            out += rows
         return out
+
+    @staticmethod
+    def _read(path: Path, columns: Sequence[str]) -> tuple[list[dict[str, Any]], str | None]:
+        """The rows of one file, or none and why they cannot be trusted."""
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return [], "missing"
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            return [], f"not readable JSON ({exc})"
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, dict)
+                                                             for r in rows):
+            return [], "not a list of rows"
+        for index, row in enumerate(rows):
+            lacking = [c for c in columns if c not in row]
+            if lacking:
+                return [], f"row {index} lacks {', '.join(lacking[:3])}"
+            if row["scenario_id"] != path.stem:
+                return [], f"row {index} is scenario {row['scenario_id']!r}'s"
+        return rows, None
 
     def write_csv(self, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> Path:
         buffer = io.StringIO()
