@@ -423,3 +423,28 @@ def test_a_huge_sweep_needs_yes(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
     sweep = read_document(SweepFile, str(path))
     assert check_size(sweep, {"infra.yaml": 1}, yes=True) == 2 * len(seeds)
+
+
+# row 14: explain and report honour a time limit and say what they left out
+
+
+def test_explain_and_report_stop_their_what_ifs_at_the_time_limit(tmp_path: Path) -> None:
+    files = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml"),
+             sample("debs2015", "plan.yaml")]
+    # the limit is over before the first what-if: the process has run longer than this
+    cut = run("explain", *files, "--time-limit", "0.000001", "--json")
+    assert cut.exit_code == 0, cut.output
+    document = json.loads(cut.stdout)
+    assert document["what_if"] == []
+    assert any("stopped at the time limit" in n and "not tried" in n
+               for n in document["notes"])
+    assert document["binding"] and document["operators"]  # the rest is still explained
+    whole = json.loads(run("explain", *files, "--time-limit", "600", "--json").stdout)
+    assert whole["what_if"] and not any("time limit" in n for n in whole["notes"])
+
+    html = tmp_path / "r.html"
+    report = run("report", *files, "-o", str(html), "--time-limit", "0.000001")
+    assert report.exit_code == 0, report.output
+    assert "stopped at the time limit" in html.read_text()
+    bad = run("explain", *files, "--time-limit", "-1")
+    assert bad.exit_code == 2 and "--time-limit" in bad.stderr

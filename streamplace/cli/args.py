@@ -32,6 +32,10 @@ TimeLimitOpt = Annotated[float | None, typer.Option(
     help="Seconds for the whole command; the best plan so far is written with status "
          "time_limit.")]
 
+WhatIfTimeOpt = Annotated[float | None, typer.Option(
+    "--time-limit", help="Seconds for the whole command; what-ifs not tried by then are "
+                         "left out, and a note says how many.")]
+
 
 class OutputFormat(enum.StrEnum):
     """The format of a written plan or application (default: from the file's extension)."""

@@ -13,13 +13,17 @@ from streamplace.cli.args import (
     QuietOpt,
     TargetUtilizationOpt,
     WeightsOpt,
+    WhatIfTimeOpt,
 )
-from streamplace.cli.console import handle_errors
+from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.progress import count_progress
 from streamplace.cli.render import render_explanation
+from streamplace.cli.runtime import stop_on_signals, watch_for
 from streamplace.io.readers import read_instance
 from streamplace.model.checks import application_warnings
 from streamplace.model.explain import explain
+from streamplace.solve.budget import StopRequest
 
 
 @handle_errors
@@ -27,17 +31,24 @@ def explain_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg
                     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
                     network_metric: MetricOpt = None,
                     target_utilization_: TargetUtilizationOpt = None,
+                    time_limit: WhatIfTimeOpt = None,
                     json_: JsonOpt = False,
                     quiet: QuietOpt = False) -> None:
     """Why this plan: objective by term and operator, binding constraints, what-if moves."""
     check_outputs([], [application, infrastructure, plan, objective])
+    opts.check_settings(time_limit, None, None, None)
     app_, infra = read_instance(application, infrastructure)
     app_ = opts.target_utilization(app_, target_utilization_)
     plan_ = opts.read_plan(plan, app_, infra)
-    ex = explain(app_, infra, plan_, opts.build_objective(objective, weights, network_metric))
+    goal = opts.build_objective(objective, weights, network_metric)
+    stop = StopRequest()
+    with count_progress(console(), "what-ifs (operators)", enabled=not quiet) as progress, \
+            stop_on_signals(stop):
+        ex = explain(app_, infra, plan_, goal, watch_for(stop, time_limit, progress))
     ev = ex.evaluation
     warnings = application_warnings(app_) + ev.warnings
     emit(Emission(
         document={"command": "explain", **ex.to_json(), "warnings": warnings},
         show=lambda con: render_explanation(con, ex, f"{app_.name} on {infra.name}: why {plan}"),
-        warnings=warnings), json_=json_, quiet=quiet or json_)
+        warnings=warnings, code=128 + stop.signum if stop.signum else 0),
+        json_=json_, quiet=quiet or json_)

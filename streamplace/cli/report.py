@@ -8,13 +8,24 @@ from typing import Annotated
 import typer
 
 from streamplace.cli import options as opts
-from streamplace.cli.args import AppArg, InfraArg, MetricOpt, ObjectiveOpt, QuietOpt, WeightsOpt
-from streamplace.cli.console import handle_errors
+from streamplace.cli.args import (
+    AppArg,
+    InfraArg,
+    MetricOpt,
+    ObjectiveOpt,
+    QuietOpt,
+    WeightsOpt,
+    WhatIfTimeOpt,
+)
+from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.progress import count_progress
+from streamplace.cli.runtime import stop_on_signals, watch_for
 from streamplace.draw.report import report_html
 from streamplace.errors import InputError
 from streamplace.io.outputs import Output
 from streamplace.io.readers import read_instance
+from streamplace.solve.budget import StopRequest
 from streamplace.sweep.store import MARKER
 
 
@@ -26,7 +37,8 @@ def report_command(
     output: Annotated[str, typer.Option("-o", "--output", help="The HTML file to write.")],
     title: Annotated[str | None, typer.Option(help="The report's title.")] = None,
     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
-    network_metric: MetricOpt = None, quiet: QuietOpt = False,
+    network_metric: MetricOpt = None, time_limit: WhatIfTimeOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """One HTML file, self-contained: each plan's metrics, utility, drawing, binding
     constraints and best changes; a comparison of several plans; a sweep's plots."""
@@ -40,11 +52,16 @@ def report_command(
     if not plan_files and not sweeps:
         raise InputError.single("nothing to report", "give at least one plan or sweep folder")
     check_outputs([output], [application, infrastructure, objective, *plan_files])
+    opts.check_settings(time_limit, None, None, None)
     app_, infra = read_instance(application, infrastructure)
     plans = [(path, opts.read_plan(path, app_, infra)) for path in plan_files]
-    text = report_html(app_, infra, plans, opts.build_objective(objective, weights,
-                                                                 network_metric),
-                       sweeps=sweeps, title=title)
-    emit(Emission(outputs=[Output(output, text)],
+    goal = opts.build_objective(objective, weights, network_metric)
+    stop = StopRequest()
+    with count_progress(console(), "what-ifs (operators)", enabled=not quiet) as progress, \
+            stop_on_signals(stop):
+        text = report_html(app_, infra, plans, goal, sweeps=sweeps, title=title,
+                           watch=watch_for(stop, time_limit, progress))
+    emit(Emission(outputs=[] if stop else [Output(output, text)],
+                  code=128 + stop.signum if stop.signum else 0,
                   notes=[f"report written to {output} ({len(text) / 1024:.0f} KiB, "
                          f"{len(plans)} plan(s), {len(sweeps)} sweep(s))"]), quiet=quiet)

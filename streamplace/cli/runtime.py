@@ -4,7 +4,7 @@
   written), during a solve the first one asks the method to stop (it returns its best plan
   within about a second, which is then written) and a second one ends the command at once.
 - ``--time-limit`` counts from the start of the process, so it bounds the whole command:
-  reading, building, solving and writing.
+  reading, building, solving and writing (for explain and report: trying what-ifs).
 """
 
 from __future__ import annotations
@@ -13,11 +13,15 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from streamplace.cli.signals import SIGNALS, Interrupted, replace
 from streamplace.solve.budget import StopRequest
+
+if TYPE_CHECKING:
+    from streamplace.model.explain import Watch
 
 __all__ = ["Interrupted", "remaining", "seconds_since_start", "stop_on_signals"]
 
@@ -74,6 +78,21 @@ def remaining(limit: float | None) -> float | None:
     if limit is None:
         return None
     return max(limit - seconds_since_start() - finishing_reserve(limit), 1e-6)
+
+
+def watch_for(stop: StopRequest, time_limit: float | None,
+              progress: Callable[[int, int], None]) -> Watch:
+    """What explain and report look at between what-ifs: a signal, the command's time
+    limit (less the finishing reserve), and where to say how far they got."""
+    from streamplace.model.explain import Watch
+
+    left = remaining(time_limit)
+    deadline = None if left is None else time.monotonic() + left
+
+    def stopping() -> bool:
+        return bool(stop) or (deadline is not None and time.monotonic() >= deadline)
+
+    return Watch(stopping, progress)
 
 
 _IMPORTED = time.perf_counter()

@@ -19,7 +19,7 @@ from pathlib import Path
 from streamplace import fmt
 from streamplace.draw.scene import build_scene
 from streamplace.model.application import Application
-from streamplace.model.explain import Explanation, explain
+from streamplace.model.explain import Explanation, Watch, explain
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
@@ -54,8 +54,10 @@ class PlanEntry:
 
 def report_html(app: Application, infra: Infrastructure, plans: Sequence[tuple[str, Plan]],
                 objective: Objective | None = None, sweeps: Sequence[Path] = (),
-                checks: Sequence[Check] | None = None, title: str | None = None) -> str:
-    entries = [PlanEntry(label, plan, explain(app, infra, plan, objective))
+                checks: Sequence[Check] | None = None, title: str | None = None,
+                watch: Watch | None = None) -> str:
+    """The report; each plan's what-ifs until ``watch`` says stop (its notes say so)."""
+    entries = [PlanEntry(label, plan, explain(app, infra, plan, objective, watch))
                for label, plan in plans]
     parts = [f"<h1>{_e(title or f'{app.name} on {infra.name}')}</h1>",
              f"<p class='note'>{len(app.operators)} operators, {len(infra.nodes)} nodes; "
@@ -161,6 +163,9 @@ def _plan_section(app: Application, infra: Infrastructure, entry: PlanEntry) -> 
         parts.append("<h3>Best single change per operator</h3><table><tr><th>operator</th>"
                      "<th>change</th><th>utility F</th><th>delta F</th></tr>"
                      f"{rows}</table>")
+    if ex.notes:
+        items = "".join(f"<li>{_e(note)}</li>" for note in ex.notes)
+        parts.append(f"<ul class='note'>{items}</ul>")
     return "\n".join(parts)
 
 

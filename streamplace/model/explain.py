@@ -6,21 +6,33 @@ operator's replicas changed (one replica moved, added or removed), so its delta 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from streamplace.model.application import Application, Operator
-from streamplace.model.evaluate import evaluate
+from streamplace.model.evaluate import evaluate, resolve_bounds
 from streamplace.model.evaluate.report import Evaluation
+from streamplace.model.evaluate.scorer import PlacementScorer
 from streamplace.model.evaluate.utility import candidates
-from streamplace.model.graph import build_graph
+from streamplace.model.graph import AppGraph, build_graph
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 
 SATURATION = 0.9  # a replica loaded above this share of its service rate is called out
-MAX_WHATIF = 4000  # evaluations at most; beyond, the nodes nearest the operator are tried
+WHATIF_WORK = 12_000_000  # what-ifs x (operators + streams) in all: the what-ifs' work
+MIN_WHATIF = 24  # what-ifs per operator however large the application
+
+
+@dataclass(frozen=True)
+class Watch:
+    """Whether to stop trying what-ifs (a time limit, a signal) and whom to tell how far
+    they got (operators done, operators)."""
+
+    stop: Callable[[], bool] = lambda: False
+    progress: Callable[[int, int], None] = lambda done, total: None
 
 
 @dataclass(frozen=True)
@@ -71,7 +83,8 @@ class Explanation:
 
 
 def explain(app: Application, infra: Infrastructure, plan: Plan,
-            objective: Objective | None = None) -> Explanation:
+            objective: Objective | None = None, watch: Watch | None = None) -> Explanation:
+    """Roles and binding constraints always; the what-ifs until ``watch`` says stop."""
     objective = objective or Objective()
     ev = evaluate(app, infra, plan, objective)
     out = Explanation(ev)
@@ -79,8 +92,7 @@ def explain(app: Application, infra: Infrastructure, plan: Plan,
         out.notes.append("some operator has no replica: nothing to explain beyond violations")
         return out
     out.operators, out.binding = roles(app, ev), bindings(app, ev)
-    graph = build_graph(app)
-    out.what_if = _what_if(app, infra, plan, objective, ev, graph.input_rates, out.notes)
+    out.what_if = _what_if(app, infra, plan, objective, ev, out.notes, watch or Watch())
     return out
 
 
@@ -123,47 +135,102 @@ def _utilisation(op: Operator, load_per_replica: float) -> float | None:
 
 
 def _what_if(app: Application, infra: Infrastructure, plan: Plan, objective: Objective,
-             ev: Evaluation, rates: dict[str, float], notes: list[str]) -> list[WhatIf]:
+             ev: Evaluation, notes: list[str], watch: Watch) -> list[WhatIf]:
     assert ev.utility is not None
     base = ev.utility.value
     network = Network(infra, tuple(plan.purchased))
     placement = {op.id: dict(plan.replicas(op.id)) for op in app.operators}
-    budget = max(1, MAX_WHATIF // max(1, len(app.operators)))
+    graph = build_graph(app)
+    trial = _trial_function(app, infra, plan, objective, graph, network, placement)
+    size = len(graph.streams) + len(app.operators)
+    per_operator = max(MIN_WHATIF, WHATIF_WORK // max(1, size * len(app.operators)))
     best: list[WhatIf] = []
-    for op in app.operators:
-        nodes = candidates(op, network)
-        if len(nodes) > budget // 3:
-            notes.append(f"{op.id}: tried the {budget // 3} candidates nearest its replicas")
-            here = next(iter(placement[op.id]))
-
-            def distance(v: str, h: str = here) -> float:
-                return network.delay(h, v)
-
-            nodes = sorted(nodes, key=distance)[:budget // 3]
-        options: list[tuple[str, dict[str, int]]] = []
-        current = placement[op.id]
-        for u in current:
-            for v in nodes:
-                if v != u:
-                    options.append((f"move one replica {u} -> {v}", _shift(current, u, v)))
-        if op.replicas is None and sum(current.values()) < op.replica_cap:
-            options += [(f"add a replica on {v}", _shift(current, None, v)) for v in nodes]
-        if op.replicas is None and sum(current.values()) > op.min_replicas:
-            options += [(f"remove a replica from {u}", _shift(current, u, None)) for u in current]
+    narrowed: dict[str, int] = {}
+    for done, op in enumerate(app.operators):
+        if watch.stop():
+            notes.append(f"what-ifs stopped at the time limit: {len(app.operators) - done} "
+                         "operator(s) not tried")
+            break
+        watch.progress(done, len(app.operators))
         found = None
+        options, nearest = _options(op, network, placement[op.id], per_operator)
+        if nearest is not None:
+            narrowed[op.id] = nearest
         for label, multiset in options:
-            trial = plan.model_copy(update={"placement": placement | {op.id: multiset}})
-            result = evaluate(app, infra, trial, objective)
-            if result.violations or result.utility is None or result.odrp is None:
-                continue
-            if found is None or result.utility.value > found.utility:
-                found = WhatIf(op.id, label, result.utility.value, result.utility.value - base,
-                               result.odrp.response_time, result.odrp.cost)
+            scored = trial(op.id, multiset)
+            if scored is not None and (found is None or scored[0] > found.utility):
+                found = WhatIf(op.id, label, scored[0], scored[0] - base, scored[1], scored[2])
         if found is not None:
             best.append(found)
         else:
             notes.append(f"{op.id}: no feasible single-replica change")
+    watch.progress(len(app.operators), len(app.operators))
+    if narrowed:
+        named = ", ".join(list(narrowed)[:3]) + (", ..." if len(narrowed) > 3 else "")
+        notes.append(f"{len(narrowed)} operator(s) ({named}) have more candidates than "
+                     f"the what-ifs' share: only the {min(narrowed.values())}-"
+                     f"{max(narrowed.values())} nearest their replicas were tried")
     return sorted(best, key=lambda w: -w.delta)
+
+
+Trial = Callable[[str, dict[str, int]], "tuple[float, float, float] | None"]
+
+
+def _trial_function(app: Application, infra: Infrastructure, plan: Plan,
+                    objective: Objective, graph: AppGraph, network: Network,
+                    placement: dict[str, dict[str, int]]) -> Trial:
+    """F, response time and cost of the plan with one operator changed (None when that
+    breaks a constraint): the incremental scorer where it scores exactly what the
+    evaluator would (no routes of the plan's own, no Benoit or Ecker constraints), the
+    evaluator itself otherwise."""
+    if plan.routes or app.throughput is not None or plan.model == "ecker":
+        def evaluated(op_id: str, multiset: dict[str, int]) -> tuple[float, float, float] | None:
+            trial = plan.model_copy(update={"placement": placement | {op_id: multiset}})
+            result = evaluate(app, infra, trial, objective)
+            if result.violations or result.utility is None or result.odrp is None:
+                return None
+            return result.utility.value, result.odrp.response_time, result.odrp.cost
+        return evaluated
+    bounds, _derived = resolve_bounds(graph, network, objective, plan)
+    scorer = PlacementScorer(graph, network, objective, bounds, placement)
+
+    def scored(op_id: str, multiset: dict[str, int]) -> tuple[float, float, float] | None:
+        before = scorer.placement[op_id]
+        scorer.change(op_id, multiset)
+        out = None
+        if scorer.feasible():
+            metrics = scorer.metrics()
+            out = scorer.value(), metrics["response_time"], metrics["cost"]
+        scorer.change(op_id, before)
+        return out
+    return scored
+
+
+def _options(op: Operator, network: Network, current: dict[str, int], budget: int,
+             ) -> tuple[list[tuple[str, dict[str, int]]], int | None]:
+    """One replica moved, added or removed; beyond ``budget`` changes, the candidates
+    nearest the operator's replicas only (how many is said)."""
+    nodes = candidates(op, network)
+    wide = max(1, budget // (len(current) + 2))
+    nearest = None
+    if len(nodes) > wide:
+        nearest = wide
+        here = next(iter(current))
+
+        def distance(v: str, h: str = here) -> float:
+            return network.delay(h, v)
+
+        nodes = sorted(nodes, key=distance)[:wide]
+    options: list[tuple[str, dict[str, int]]] = []
+    for u in current:
+        for v in nodes:
+            if v != u:
+                options.append((f"move one replica {u} -> {v}", _shift(current, u, v)))
+    if op.replicas is None and sum(current.values()) < op.replica_cap:
+        options += [(f"add a replica on {v}", _shift(current, None, v)) for v in nodes]
+    if op.replicas is None and sum(current.values()) > op.min_replicas:
+        options += [(f"remove a replica from {u}", _shift(current, u, None)) for u in current]
+    return options, nearest
 
 
 def _shift(multiset: dict[str, int], remove: str | None, add: str | None) -> dict[str, int]:

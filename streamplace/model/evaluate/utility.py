@@ -149,16 +149,21 @@ def utility(metrics: OdrpMetrics, objective: Objective,
     for term in terms_of(replanning):
         lo, hi = bounds[term]
         value = values[term]
-        if term == "availability":
-            normalised = _scaled(_log(value) - _log(lo), _log(hi) - _log(lo))
-        else:
-            normalised = _scaled(hi - value, hi - lo)
+        score = normalised(term, value, lo, hi)
         parts.append(UtilityTerm(
             term=term, metric=network_metric if term == "network" else term,
-            weight=weights[term], value=value, lo=lo, hi=hi, normalised=normalised,
-            contribution=weights[term] * normalised if weights[term] else 0.0,
+            weight=weights[term], value=value, lo=lo, hi=hi, normalised=score,
+            contribution=weights[term] * score if weights[term] else 0.0,
             derived_bound=term in derived))
     return Utility(sum(t.contribution for t in parts), network_metric, parts)
+
+
+def normalised(term: Term, value: float, lo: float, hi: float) -> float:
+    """A term's score in [0, 1] when the value is within its bounds: availability on a
+    log scale (higher is better), every other term lower is better."""
+    if term == "availability":
+        return _scaled(_log(value) - _log(lo), _log(hi) - _log(lo))
+    return _scaled(hi - value, hi - lo)
 
 
 def _scaled(numerator: float, span: float) -> float:

@@ -1,0 +1,264 @@
+"""F of a complete ODRP placement, kept up to date while one operator's replicas change
+at a time: what a local search or a what-if needs thousands of times per second.
+
+The numbers are the evaluator's (:mod:`streamplace.model.evaluate.odrp`, eqs. 1-21 of
+Cardellini et al. 2017) for plans without routes of their own: a change touches the
+operator's latency and cost, the streams at its ends, the nodes it leaves and joins; the
+response time is the longest path again (linear in the graph). Sums move by differences,
+so the scorer re-adds them from the parts every REFRESH changes to keep rounding from
+piling up. A method's final plan is still scored by :func:`evaluate`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import defaultdict
+from collections.abc import Mapping
+
+from streamplace.model.evaluate.odrp import operator_latency, pair_traffic
+from streamplace.model.evaluate.utility import normalised
+from streamplace.model.graph import AppGraph
+from streamplace.model.limits import MetricLimits, meets_lower, meets_upper
+from streamplace.model.network import Network
+from streamplace.model.objective import Objective, Term
+from streamplace.model.objective import terms as terms_of
+from streamplace.model.reconfiguration import Current
+
+Multiset = dict[str, int]
+REFRESH = 2000  # changes between two exact re-sums
+_NETWORK = ("traffic", "network_usage", "elastic_energy", "link_cost")
+
+
+class PlacementScorer:
+    """A complete placement and its F under fixed normalisation ``bounds``."""
+
+    def __init__(self, graph: AppGraph, network: Network, objective: Objective,
+                 bounds: Mapping[Term, tuple[float, float]], placement: Mapping[str, Multiset],
+                 limits: MetricLimits | None = None, current: Current | None = None) -> None:
+        self.graph, self.network, self.limits, self.current = graph, network, limits, current
+        self.ops = {op.id: op for op in graph.app.operators}
+        self.order = graph.topological_order()
+        self.position = {op: k for k, op in enumerate(self.order)}
+        self.into = {op: [(p, (p, op)) for p in graph.preds[op]] for op in self.order}
+        self.out = {op: list(graph.succs[op]) for op in self.order}
+        self.sinks = list(graph.sinks)
+        self.streams = {(s.source, s.target): s for s in graph.streams}
+        self.touching: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for key in self.streams:
+            self.touching[key[0]].append(key)
+            self.touching[key[1]].append(key)
+        self.speed = {u: n.speedup for u, n in network.nodes.items()}
+        self.weights = objective.weights.normalised(current is not None)
+        self.metric = objective.network_metric
+        self.bounds = dict(bounds)
+        self.terms = [t for t in terms_of(current is not None) if self.weights[t]]
+        self.placement: dict[str, Multiset] = {}
+        self._reset({op: dict(reps) for op, reps in placement.items()})
+
+    # state ---------------------------------------------------------------------------
+
+    def _reset(self, placement: dict[str, Multiset]) -> None:
+        self.ready = False  # the parts first, then their sums (_resum)
+        self.placement = placement
+        self.latency: dict[str, float] = {}
+        self.cost: dict[str, float] = {}
+        self.moves: dict[str, float] = {}
+        self.stream: dict[tuple[str, str], tuple[float, ...]] = {}
+        self.usage: dict[tuple[str, str], float] = defaultdict(float)
+        self.unstable: set[str] = set()  # operators loaded past their target utilisation
+        self.hosts: dict[str, int] = defaultdict(int)  # operators on each node
+        self.pairs: dict[tuple[str, str], int] = defaultdict(int)  # streams on each pair
+        for op in self.order:
+            self._add_operator(op)
+        for key in self.streams:
+            self._add_stream(key)
+        self.longest: dict[str, float] = {}  # the longest path ending with each operator
+        self.dirty: set[str] = set(self.order)
+        self._resum()
+
+    def _resum(self) -> None:
+        self.ready = False
+        self.changes = 0
+        self.totals = {name: math.fsum(s[i + 1] for s in self.stream.values())
+                       for i, name in enumerate(_NETWORK)}
+        self.totals["compute_cost"] = math.fsum(self.cost.values())
+        self.totals["moves"] = math.fsum(self.moves.values())
+        self.overfull = {key for key, used in self.usage.items() if self._over(key, used)}
+        self.log_nodes = [0.0, 0]  # sum of finite logs, count of zero availabilities
+        for u, n in self.hosts.items():
+            if n:
+                self._log(self.log_nodes, self.network.nodes[u].availability, 1)
+        self.log_links = [0.0, 0]
+        for pair, n in self.pairs.items():
+            if n:
+                self._log(self.log_links, self.network.link(*pair).availability, 1)
+        self.ready = True
+
+    @staticmethod
+    def _log(total: list[float], availability: float, sign: int) -> None:
+        if availability > 0:
+            total[0] += sign * math.log(availability)
+        else:
+            total[1] += sign
+
+    def _over(self, key: tuple[str, str], used: float) -> bool:
+        resources = self.network.nodes[key[0]].resources
+        capacity = math.inf if resources is None else resources.get(key[1], math.inf)
+        return used > capacity + 1e-9 * max(1.0, abs(capacity))
+
+    def _add_operator(self, op_id: str, sign: int = 1) -> None:
+        op, reps = self.ops[op_id], self.placement[op_id]
+        if sign > 0:
+            rate = self.graph.input_rates[op_id]
+            self.latency[op_id] = operator_latency(op, rate, reps, self.speed)
+            count = sum(reps.values())
+            self.cost[op_id] = op.cost * op.billing_units * count
+            stable = op.service_rate is None or (count > 0 and op.stable_at(rate / count))
+            (self.unstable.discard if stable else self.unstable.add)(op_id)
+            if self.current is not None:
+                self.moves[op_id] = float(sum(
+                    op.migration_cost * max(0, c - self.current.count(op_id, u))
+                    for u, c in reps.items()))
+        for u, c in reps.items():
+            for dim, amount in op.resources.items():
+                key = (u, dim)
+                self.usage[key] += sign * amount * c
+                if self.ready:
+                    if self._over(key, self.usage[key]):
+                        self.overfull.add(key)
+                    else:
+                        self.overfull.discard(key)
+            self._host(u, sign)
+
+    def _host(self, u: str, sign: int) -> None:
+        before = self.hosts[u]
+        self.hosts[u] = before + sign
+        if self.ready and (before == 0 or self.hosts[u] == 0):
+            self._log(self.log_nodes, self.network.nodes[u].availability, sign)
+
+    def _add_stream(self, key: tuple[str, str], sign: int = 1) -> None:
+        if sign < 0:
+            old = self.stream.pop(key)
+            for pair in self._remote_pairs(key):
+                self._pair(pair, -1)
+            if self.ready:
+                for i, name in enumerate(_NETWORK):
+                    self.totals[name] -= old[i + 1]
+            return
+        s = self.streams[key]
+        up, down = self.placement[s.source], self.placement[s.target]
+        link = self.network.link
+        delay = max(link(u, v).delay for u in up for v in down)
+        t = n = ee = lc = 0.0
+        for (u, v), tuples in pair_traffic(s.rate, up, down).items():
+            volume = tuples * s.tuple_size
+            if u != v and volume > 0:
+                logical = link(u, v)
+                t += volume
+                n += volume * logical.delay
+                ee += volume * logical.delay ** 2
+                lc += volume * logical.cost
+        self.stream[key] = (delay, t, n, ee, lc)
+        for pair in self._remote_pairs(key):
+            self._pair(pair, 1)
+        if self.ready:
+            for i, name in enumerate(_NETWORK):
+                self.totals[name] += self.stream[key][i + 1]
+
+    def _remote_pairs(self, key: tuple[str, str]) -> list[tuple[str, str]]:
+        s = self.streams[key]
+        if not s.rate * s.tuple_size > 0:
+            return []
+        return [(u, v) for u in self.placement[s.source] for v in self.placement[s.target]
+                if u != v]
+
+    def _pair(self, pair: tuple[str, str], sign: int) -> None:
+        before = self.pairs[pair]
+        self.pairs[pair] = before + sign
+        if self.ready and (before == 0 or self.pairs[pair] == 0):
+            self._log(self.log_links, self.network.link(*pair).availability, sign)
+
+    # changes -------------------------------------------------------------------------
+
+    def change(self, op_id: str, replicas: Multiset) -> None:
+        """Give ``op_id`` the multiset ``replicas`` (its candidates and counts unchecked)."""
+        self.changes += 1
+        old_cost, old_moves = self.cost[op_id], self.moves.get(op_id, 0.0)
+        for key in self.touching[op_id]:
+            self._add_stream(key, -1)
+        self._add_operator(op_id, -1)
+        self.placement[op_id] = dict(replicas)
+        self.dirty.add(op_id)  # its latency and the delays of its streams changed
+        self.dirty.update(self.out[op_id])
+        self._add_operator(op_id)
+        for key in self.touching[op_id]:
+            self._add_stream(key)
+        self.totals["compute_cost"] += self.cost[op_id] - old_cost
+        self.totals["moves"] += self.moves.get(op_id, 0.0) - old_moves
+        if self.changes >= REFRESH:
+            self._resum()
+
+    def trial(self, op_id: str, replicas: Multiset) -> float | None:
+        """F with ``op_id`` on ``replicas`` (None when that breaks capacity or a limit),
+        the placement left as it was."""
+        before = self.placement[op_id]
+        self.change(op_id, replicas)
+        value = self.value() if self.feasible() else None
+        self.change(op_id, before)
+        return value
+
+    # what the state scores -------------------------------------------------------------
+
+    def response_time(self) -> float:
+        """The longest path (eqs. 8-11), recomputed from the operators changed since it
+        was last asked for, onwards while their values change."""
+        best, stream, latency, position = self.longest, self.stream, self.latency, \
+            self.position
+        queue = [(position[op], op) for op in self.dirty]
+        heapq.heapify(queue)
+        queued = set(self.dirty)
+        self.dirty = set()
+        while queue:
+            _, op = heapq.heappop(queue)
+            queued.discard(op)
+            value = max((best[p] + stream[key][0] for p, key in self.into[op]),
+                        default=0.0) + latency[op]
+            if best.get(op) != value:
+                best[op] = value
+                for nxt in self.out[op]:
+                    if nxt not in queued:
+                        queued.add(nxt)
+                        heapq.heappush(queue, (position[nxt], nxt))
+        return max((best[s] for s in self.sinks), default=0.0)
+
+    def availability(self) -> float:
+        if self.log_nodes[1] or self.log_links[1]:
+            return 0.0
+        return math.exp(self.log_nodes[0] + self.log_links[0])
+
+    def metrics(self) -> dict[str, float]:
+        return {"response_time": self.response_time(), "availability": self.availability(),
+                "cost": self.totals["compute_cost"] + self.totals["link_cost"],
+                "traffic": self.totals["traffic"], "network_usage": self.totals["network_usage"],
+                "elastic_energy": self.totals["elastic_energy"]}
+
+    def feasible(self) -> bool:
+        """Capacity, stability and the limits hold (candidates and replica caps are the
+        caller's to keep)."""
+        if self.overfull or self.unstable:
+            return False
+        if not self.limits:
+            return True
+        values = self.metrics()
+        floor = self.limits.min_availability
+        return all(meets_upper(values[m], bound) for m, bound in self.limits.upper.items()) \
+            and (floor is None or meets_lower(values["availability"], floor))
+
+    def value(self) -> float:
+        """F (eq. 21), as :func:`streamplace.model.evaluate.utility.utility` scores it."""
+        values = self.metrics()
+        values["network"] = values[self.metric]
+        values["reconfiguration"] = self.totals["moves"]
+        return sum(self.weights[t] * normalised(t, values[t], *self.bounds[t])
+                   for t in self.terms)
