@@ -12,13 +12,14 @@ from pydantic import Field, model_validator
 
 from streamplace.model.base import Document, StrictModel
 from streamplace.model.fields import (
+    MOST_REPLICAS,
     Bytes,
+    Demand,
     Identifier,
     Money,
     Ops,
     PositiveRate,
     Rate,
-    Resources,
     Seconds,
 )
 
@@ -40,12 +41,12 @@ class Operator(StrictModel):
     input_rate: Rate | None = Field(
         None, description="Tuples/s entering the operator; default: sum of incoming stream "
                           "rates, or for a source the largest outgoing rate.")
-    resources: Resources = Field(default_factory=lambda: {"units": 1.0},
+    resources: Demand = Field(default_factory=lambda: {"units": 1.0},
                                  description="Res_i per replica.")
     cost: Money = Field(1.0, description="C_i: cost per replica per resource unit.")
-    max_replicas: Annotated[int, Field(ge=1)] | None = Field(
+    max_replicas: Annotated[int, Field(ge=1, le=MOST_REPLICAS)] | None = Field(
         None, description="k_i, the most replicas a solver may choose (default 1).")
-    replicas: Annotated[int, Field(ge=1)] | None = Field(
+    replicas: Annotated[int, Field(ge=1, le=MOST_REPLICAS)] | None = Field(
         None, description="Fixed instance count; excludes max_replicas.")
     candidates: list[Identifier] | None = Field(
         None, min_length=1, description="Nodes it may run on (default: every processor).")

@@ -92,6 +92,10 @@ ResourceAmount = Annotated[float, _v("plain", allow_inf=True), _s("plain", allow
 
 DEFAULT_DIMENSION = "units"
 """The resource dimension a plain number stands for (``resources: 8`` == ``{units: 8}``)."""
+MOST_REPLICAS = 2**31 - 1
+"""The most replicas one operator may run or be planned with: the largest parallelism a
+Java engine can hold, exact as a float ("as many as capacity allows" is a number this
+large, or no max_replicas at all)."""
 
 
 def _resources(value: object) -> object:
@@ -112,6 +116,16 @@ Resources = Annotated[
             {"type": "number", "minimum": 0}, {"type": "string", "enum": [".inf", "inf"]}]}},
     ], "description": "a number (one dimension named 'units') or a map like "
                       "{cpu: 1, memory: 512}"}),
+]
+
+Demand = Annotated[
+    dict[str, NonNegative],
+    BeforeValidator(_resources),
+    WithJsonSchema({"anyOf": [
+        {"type": "number", "minimum": 0},
+        {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}},
+    ], "description": "what one replica needs: a number (one dimension named 'units') or a "
+                      "map like {cpu: 1, memory: 512}; finite"}),
 ]
 
 

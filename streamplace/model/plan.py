@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from streamplace.model.base import Document, StrictModel
-from streamplace.model.fields import Identifier
+from streamplace.model.fields import MOST_REPLICAS, Identifier
 
 PLAN_SCHEMA = "streamplace/plan/v1"
 ModelFamily = Literal["odrp", "benoit", "ecker", "sbon", "path", "baseline"]
@@ -53,7 +53,7 @@ def _multiset(value: object) -> object:
     return value
 
 
-Replicas = Annotated[int, Field(ge=0)]
+Replicas = Annotated[int, Field(ge=0, le=MOST_REPLICAS)]
 Multiset = Annotated[
     dict[Identifier, Replicas],
     BeforeValidator(_multiset),

@@ -24,6 +24,9 @@ ROUNDING = 1e-9  # capacities and amounts are floats: 8 / (8 / 3) must give 3
 _SETTLE_STEPS = 3
 
 
+BEYOND_ANY_CAP = 2**63  # "no count of replicas is stable": above every k_i
+
+
 def fewest_stable(op: Operator, rate: float) -> int:
     """The fewest replicas (at least the operator's minimum) at which a replica is stable
     (:meth:`Operator.stable_at`: ``rate / m < mu``, or ``<= rho mu`` with a utilisation
@@ -35,7 +38,10 @@ def fewest_stable(op: Operator, rate: float) -> int:
     least = op.min_replicas
     if op.service_rate is None or op.replicas is not None:
         return least
-    need = max(least, math.floor(rate / (op.service_rate * op.target_utilization)))
+    quotient = rate / (op.service_rate * op.target_utilization)
+    if not math.isfinite(quotient):  # a service rate or target so small the share overflows
+        return BEYOND_ANY_CAP
+    need = max(least, math.floor(quotient))
     # floor() of a float quotient can be one off either way at the boundary, so a step or
     # two settles it; the steps are bounded because past 2**53 replicas a step no longer
     # changes the quotient (such a count is far beyond any k_i, so callers refuse it)

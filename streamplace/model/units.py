@@ -96,7 +96,12 @@ def parse_quantity(value: object, dimension: Dimension) -> float:
     if isinstance(value, bool):
         raise UnitError(f"expected {_DIMENSION_WORDS[dimension]}, got a boolean")
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past the largest float (about 1.8e308)
+            raise UnitError(f"{str(value)[:12]}... ({len(str(value))} digits) is too large "
+                            "for a number here: write at most about 1e308, or .inf where "
+                            "the field allows it") from None
     elif isinstance(value, str):
         number = _parse_text(value, dimension)
     else:

@@ -5,7 +5,6 @@ Solvers never report metrics of their own; they call :func:`evaluate` on the pla
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from streamplace.model.application import Application
@@ -110,6 +109,9 @@ def resolve_bounds(graph: AppGraph, network: Network, objective: Objective,
     return bounds, derived
 
 
+_LARGEST = 1.7e308  # a recorded bound beyond a float is not one this tool wrote
+
+
 def _recorded_bounds(plan: Plan | None) -> dict[Term, tuple[float, float]]:
     out: dict[Term, tuple[float, float]] = {}
     if plan is None or not plan.bounds_used:
@@ -117,6 +119,7 @@ def _recorded_bounds(plan: Plan | None) -> dict[Term, tuple[float, float]]:
     for term in terms(True):
         pair = plan.bounds_used.get(term)
         if (isinstance(pair, list | tuple) and len(pair) == 2
-                and all(isinstance(x, int | float) and not math.isnan(x) for x in pair)):
-            out[term] = (float(pair[0]), float(pair[1]))
+                and all(isinstance(x, int | float) and not isinstance(x, bool)
+                        and -_LARGEST <= x <= _LARGEST for x in pair)):
+            out[term] = (float(pair[0]), float(pair[1]))  # NaN fails the range test
     return out

@@ -18,7 +18,12 @@ from streamplace.model.graph import AppGraph, ResolvedStream, build_graph
 from streamplace.model.links import LogicalLink
 from streamplace.model.network import Network
 from streamplace.model.objective import Term, terms
-from streamplace.model.replicas import fewest_stable, per_node_cap, replica_ranges
+from streamplace.model.replicas import (
+    BEYOND_ANY_CAP,
+    fewest_stable,
+    per_node_cap,
+    replica_ranges,
+)
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.result import Instance
 
@@ -155,6 +160,11 @@ def prepare(instance: Instance, single_replica: bool = False) -> OdrpData:
 
 
 def _unstable_reason(op: Operator, rate: float, cap: int, need: int) -> str:
+    if need >= BEYOND_ANY_CAP:
+        return (f"operator {op.id}: no number of replicas is stable at its input rate "
+                f"{rate:g}/s with service rate {op.service_rate or 0:g}/s and target "
+                f"utilisation {op.target_utilization:g} — raise the service rate or the "
+                "target utilisation")
     return (f"operator {op.id} cannot be stable with {cap} replica(s) at its input rate "
             f"{rate:g}/s (service rate {op.service_rate or 0:g}/s): it needs at least {need}"
             + (" — raise max_replicas" if op.replicas is None else " — raise replicas"))
