@@ -7,6 +7,7 @@ kept in ``solver.model_objective`` and must agree with it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -38,6 +39,8 @@ from streamplace.solve.rounds import solve_in_rounds
 
 MAX_ROUNDS = 50  # of lazily added rows; each round adds at least one
 MAX_COLUMNS = 2_000_000  # beyond this a model needs gigabytes before HiGHS even starts
+SEARCH_SHARE = 0.3  # of a time limit, for the local search before the solver
+SEARCH_WORK = 300_000  # moves at most: without a time limit, the search ends the same anywhere
 
 
 def solve_odrp(instance: Instance, options: SolveOptions) -> SolveResult:
@@ -62,19 +65,46 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
                                 "drop --formulation multiset", path="formulation")
     start_plan = options.start or _current_start(instance, data) or \
         _baseline_start(instance, data)
+    searched: dict[str, object] = {}
+    if start_plan is not None and options.param("search", "on") == "on":
+        start_plan, searched = _search(data, start_plan, budget, options.seed)
     try:
         built = build_compact(data, budget, options.param("delay_rows", "auto")) \
             if formulation == FormulationName.COMPACT else build_multiset(data, budget)
     except Stopped:
         return _stopped(method, instance, budget, start_plan,
                         SolverReport(method, build_seconds=round(budget.elapsed(), 3),
-                                     counters={"formulation": formulation.value}))
-    result = _solve_built(instance, options, method, budget, built, start_plan)
+                                     counters={"formulation": formulation.value, **searched}))
+    result = _solve_built(instance, options, method, budget, built, start_plan, searched)
     return replace(result, program=built.model)
 
 
+def _search(data: OdrpData, start: Plan, budget: Budget, seed: int,
+            ) -> tuple[Plan, dict[str, object]]:
+    """The local search's plan from ``start`` (odrp_search.py), within its share of the
+    budget: SEARCH_SHARE of the time limit, at most SEARCH_WORK moves; the counters it
+    reports. The start itself where the search finds nothing better."""
+    from streamplace.model.evaluate.constraints import placement_violations
+    from streamplace.solve.odrp_search import improve
+
+    limit = budget.time_limit
+    phase = budget.until(budget.started + budget.elapsed() + SEARCH_SHARE * limit
+                         if limit is not None else budget.deadline,
+                         budget.work.spent + SEARCH_WORK)
+    found = improve(data, start, phase, seed)
+    counters: dict[str, object] = {
+        "search_moves": found.moves_tried, "search_local_optima": found.local_optima,
+        "search_seconds": round(phase.elapsed(), 3), "search_start_F": found.start_value,
+        "search_F": found.value}
+    if found.value == -math.inf or placement_violations(data.graph, data.network,
+                                                         found.plan):
+        return start, counters  # no feasible plan met on the way (the start breaks a limit)
+    return found.plan, counters
+
+
 def _solve_built(instance: Instance, options: SolveOptions, method: str, budget: Budget,
-                 built: Formulation, start_plan: Plan | None) -> SolveResult:
+                 built: Formulation, start_plan: Plan | None,
+                 searched: dict[str, object]) -> SolveResult:
     build_seconds = budget.elapsed()
     start = built.start_from(start_plan) if start_plan is not None else None
     done = solve_in_rounds(built, lambda begin: _run_mip(built.model, options, begin, budget),
@@ -86,7 +116,7 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
                           status=done.stopped_status(budget))
     fallback = done.previous or start_plan  # should the last round stop before a plan
     info = replace(outcome.report, build_seconds=round(build_seconds, 3)).counting(
-        formulation=options.formulation.value)
+        formulation=options.formulation.value, **searched)
     if done.rounds > 1 or done.added:
         info = info.counting(rounds=done.rounds, lazy_rows_added=done.added)
     if outcome.status == SolveStatus.INFEASIBLE:
@@ -225,18 +255,21 @@ _DELAY_ROWS = Param("delay_rows", str, "auto", "stream-delay rows (eq. 4) of the
                     "formulation: all in the model, lazy (added when a solution breaks "
                     f"them), or auto (lazy beyond {LAZY_DELAYS_FROM:,} rows)",
                     ("auto", "all", "lazy"))
+_SEARCH = Param("search", str, "on", "a local search on F before the solver, whose plan is "
+                "the solver's first incumbent (on), or the framework baseline as it is (off)",
+                ("on", "off"))
 _SETTINGS = frozenset({Setting.TIME_LIMIT, Setting.GAP, Setting.SEED, Setting.THREADS,
                        Setting.FORMULATION, Setting.SOLVER, Setting.START,
                        Setting.CURRENT, Setting.LIMITS})
 
 METHODS = (
     Method("odrp", "odrp", exact=True, replication=True, highs=True, settings=_SETTINGS,
-           params=(_DELAY_ROWS,),
+           params=(_DELAY_ROWS, _SEARCH),
            solve=solve_odrp, accepts=acyclic, paper="Cardellini et al. 2017",
            summary="Optimal replication and placement (ILP, HiGHS); compact or the paper's "
                    "multiset formulation"),
     Method("odp", "odrp", exact=True, highs=True, settings=_SETTINGS, solve=solve_odp,
-           params=(_DELAY_ROWS,),
+           params=(_DELAY_ROWS, _SEARCH),
            accepts=acyclic, paper="Cardellini et al. 2017",
            summary="Optimal placement with one replica per operator (ODRP with k_i = 1)"),
 )

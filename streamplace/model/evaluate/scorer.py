@@ -199,6 +199,15 @@ class PlacementScorer:
         if self.changes >= REFRESH:
             self._resum()
 
+    def snapshot(self) -> dict[str, Multiset]:
+        return {op: dict(reps) for op, reps in self.placement.items()}
+
+    def restore(self, placement: Mapping[str, Multiset]) -> None:
+        """Back to ``placement`` (a snapshot), changing only the operators that differ."""
+        for op, reps in placement.items():
+            if self.placement[op] != reps:
+                self.change(op, reps)
+
     def trial(self, op_id: str, replicas: Multiset) -> float | None:
         """F with ``op_id`` on ``replicas`` (None when that breaks capacity or a limit),
         the placement left as it was."""

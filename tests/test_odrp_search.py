@@ -1,0 +1,63 @@
+"""odrp's local search: never worse than its start, feasible as the evaluator sees it,
+the same plan for the same seed and work, and the exact answers unchanged with it on or
+off (brute force on tiny instances)."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamplace.io.readers import read_instance, read_objective
+from streamplace.model.evaluate import evaluate
+from streamplace.solve import Instance, SolveOptions, get_method
+from streamplace.solve.budget import Budget
+from streamplace.solve.ilp.odrp_data import prepare
+from streamplace.solve.odrp import _baseline_start
+from streamplace.solve.odrp_search import improve
+
+from .conftest import assert_exact, best_utility, sample
+from .test_odrp_exact import random_instance, spread_instance
+
+
+def debs() -> Instance:
+    app, infra = read_instance(sample("debs2015", "application.yaml"),
+                               sample("debs2015", "infrastructure.yaml"))
+    return Instance(app, infra, read_objective(sample("debs2015", "objective-balanced.yaml")))
+
+
+@pytest.mark.parametrize("make", [debs, *(lambda s=s: random_instance(s) for s in range(6)),
+                                  lambda: spread_instance(0)])
+def test_the_search_never_returns_a_plan_worse_than_its_start(make) -> None:  # type: ignore[no-untyped-def]
+    instance = make()
+    data = prepare(instance)
+    start = _baseline_start(instance, data)
+    assert start is not None
+    before = evaluate(instance.app, instance.infra, start, instance.objective)
+    found = improve(data, start, Budget(None, work_limit=20_000), seed=1)
+    after = evaluate(instance.app, instance.infra, found.plan, instance.objective)
+    assert after.violations == []
+    assert after.utility.value == pytest.approx(found.value, abs=1e-9)
+    assert found.start_value == pytest.approx(before.utility.value, abs=1e-9)
+    assert found.value >= found.start_value - 1e-12
+    again = improve(data, start, Budget(None, work_limit=20_000), seed=1)
+    assert again.plan.placement == found.plan.placement  # same seed, same work: same plan
+
+
+def test_the_search_moves_the_debs_start_towards_the_optimum() -> None:
+    instance = debs()
+    data = prepare(instance)
+    start = _baseline_start(instance, data)
+    found = improve(data, start, Budget(None, work_limit=50_000), seed=0)
+    optimum = get_method("odrp").solve(instance, SolveOptions(gap=0.0)).objective
+    assert found.start_value < found.value <= optimum + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_exact_answers_are_the_same_with_the_search_on_or_off(seed: int) -> None:
+    instance = random_instance(seed)
+    expected = best_utility(instance)
+    for search in ("on", "off"):
+        result = get_method("odrp").solve(instance, SolveOptions(
+            gap=0.0, params={"search": search}))
+        assert_exact(result, expected, f"search={search}")
+        if search == "on" and result.plan is not None:
+            assert result.solver["search_moves"] > 0
