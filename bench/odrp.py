@@ -8,21 +8,22 @@ writing the plan; median of three after a first run that compiles the modules), 
 its ratio against the baseline and the optimum it proves (they must agree). Goal: the whole
 process >= 25x the baseline.
 
-Part 2, time-to-gap curves of the compact formulation on edge + cloud clusters (two thirds
-small edge nodes, a cloud of 16-slot nodes 20-50 ms away; bench/scenarios.py), balanced
-weights with the network-usage metric, several seeds per size: the relative gap HiGHS
-reports after 1, 2, 5, 10, 20, 30 and 60 s ('none': no plan yet; 'no bound': a plan, the
-start's, but HiGHS still in the root LP). Goals: 30 x 20 (k = 4) proven optimal within
-60 s, 50 x 40 (k = 4) within 1% in 60 s.
+Part 2, odrp at scale on edge + cloud clusters (two thirds small edge nodes, a cloud of
+16-slot nodes 20-50 ms away; bench/scenarios.py), balanced weights with the network-usage
+metric, per size and seed: odrp's F (scored by the evaluator), bound, gap and wall time at
+the time limit; the best F of every other catalog method that applies, each run for
+``--others-time``; the best plan ever found on the instance (kept in bench/best_known/,
+replaced whenever a run beats it) and odrp's distance to it; the goals beside each (gap
+<= 1% at 30 x 20, <= 5% at 50 x 40; never below the best other method and within 0.5% of
+the best known).
 
-Run: ``python bench/odrp.py [--time-limit 60] [--seeds 3] [--skip-cbc] [--only-debs]
-[--only-curves]``.
+Run: ``python bench/odrp.py [--time-limit 60] [--seeds 3] [--others-time 20] [--skip-cbc]
+[--only-debs] [--only-scale]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import statistics
 import subprocess
@@ -40,16 +41,12 @@ from streamplace.solve import (
     SolveResult,
     get_method,
 )
-from streamplace.solve.progress import SolverProgress
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scenarios import edge_cloud_instance
 
 ROOT = Path(__file__).resolve().parent.parent
 DEBS = ROOT / "samples" / "debs2015"
-CHECKPOINTS = (1, 2, 5, 10, 20, 30, 60)
-FAMILIES = [  # nodes, operators, k, goal: the gap at the time limit
-    (20, 15, 3, 0.0), (30, 20, 4, 0.0), (50, 40, 4, 0.01)]
 WHOLE_PROCESS_GOAL = 25.0
 
 
@@ -133,65 +130,89 @@ def debs(time_limit: float, skip_cbc: bool) -> None:
           "with streamplace's HiGHS settings, RINS and RENS off)")
 
 
-def curve(n_nodes: int, n_ops: int, k: int, seed: int,
-          time_limit: float) -> tuple[SolveResult, list[tuple[float, float | None]], float]:
-    app, infra = edge_cloud_instance(n_nodes, n_ops, k, seed)
-    objective = Objective.model_validate({
+OTHERS = ("hybrid", "hill-climbing", "ant-system", "resource-aware", "first-fit-decreasing",
+          "round-robin", "ds2")
+BEST_KNOWN = Path(__file__).parent / "best_known"
+GOALS = {  # (nodes, operators, k): the gap goal and F's goal against the best known plan
+    (30, 20, 4): (0.01, 0.005), (50, 40, 4): (0.05, 0.005), (100, 60, 4): (None, None)}
+
+
+def balanced() -> Objective:
+    return Objective.model_validate({
         "weights": {"response_time": 1, "availability": 1, "cost": 1, "network": 1},
         "network_metric": "network_usage"})
-    seen: list[tuple[float, float | None]] = []
-    started = time.perf_counter()
-
-    def progress(event: SolverProgress) -> None:
-        seen.append((time.perf_counter() - started, event.gap))
-
-    result = run(Instance(app, infra, objective), "compact", "highs", time_limit, progress)
-    return result, seen, time.perf_counter() - started
 
 
-def gap_at(seen: list[tuple[float, float | None]], result: SolveResult, total: float,
-           at: float) -> str:
-    if at >= total:
-        final = 0.0 if result.status.value == "optimal" else result.gap
-        if final is None:
-            return "no bound" if result.plan is not None else "none"
-        return f"{final * 100:.2f}%"
-    before = [gap for seconds, gap in seen if seconds <= at]
-    if not before or before[-1] is None:
-        return "none"  # no plan yet
-    return f"{before[-1] * 100:.2f}%"
+def true_f(inst: Instance, result: SolveResult) -> float | None:
+    """F of a result's plan as the evaluator scores it, ODRP's way (Ecker plans too), None
+    without a feasible plan."""
+    from streamplace.model.evaluate import evaluate
+
+    if result.plan is None:
+        return None
+    plan = result.plan.model_copy(update={"model": None})
+    ev = evaluate(inst.app, inst.infra, plan, inst.objective)
+    return None if ev.violations or ev.utility is None else ev.utility.value
 
 
-def curves(time_limit: float, seeds: int) -> None:
-    checkpoints = [c for c in CHECKPOINTS if c <= time_limit]
-    print(f"\ntime-to-gap, compact+HiGHS, edge + cloud clusters, balanced weights, network "
-          f"usage, time limit {time_limit:g} s")
-    print(f"{'nodes':>5} {'ops':>4} {'k':>2} {'seed':>4} {'columns':>8} {'rows':>7} "
-          + "".join(f"{str(c) + ' s':>8}" for c in checkpoints)
-          + f" {'seconds':>8} {'status':>10} {'goal':>8}")
-    for n_nodes, n_ops, k, goal in FAMILIES:
-        met = done = 0
-        for seed in itertools.count():
-            if done == seeds:
-                break
-            result, seen, total = curve(n_nodes, n_ops, k, seed, time_limit)
-            if result.status.value == "infeasible":  # k too small for a merged stream's rate
-                print(f"{n_nodes:>5} {n_ops:>4} {k:>2} {seed:>4}  no plan exists: "
-                      f"{'; '.join(result.reasons)[:70]}")
-                continue
-            done += 1
-            s = result.solver
+def best_known(name: str, found: list[tuple[float | None, SolveResult]]) -> float:
+    """The best plan any run ever found on this instance (bench/best_known/NAME.yaml),
+    replaced when one of ``found`` beats it; its F."""
+    import yaml
+
+    path = BEST_KNOWN / f"{name}.yaml"
+    known = yaml.safe_load(path.read_text()) if path.exists() else None
+    best_f = known["F"] if known else float("-inf")
+    for f, result in found:
+        if f is not None and result.plan is not None and f > best_f + 1e-12:
+            best_f = f
+            known = {"F": f, "method": result.method,
+                     "placement": {op: dict(r) for op, r in result.plan.placement.items()}}
+    if known is not None:
+        BEST_KNOWN.mkdir(exist_ok=True)
+        path.write_text(yaml.safe_dump(known, sort_keys=True))
+    return best_f
+
+
+def scale(time_limit: float, seeds: int, others_time: float) -> None:
+    print(f"\nodrp at scale, edge + cloud clusters (bench/scenarios.py), balanced weights, "
+          f"network usage; odrp {time_limit:g} s, every other method {others_time:g} s")
+    print(f"{'instance':>14} {'seed':>4} {'F':>7} {'bound':>7} {'gap':>7} {'goal':>6} "
+          f"{'wall s':>7} {'best other':>22} {'best known':>10} {'to it':>7} {'goal':>6}")
+    for (n_nodes, n_ops, k), (gap_goal, known_goal) in GOALS.items():
+        for seed in range(1, seeds + 1):
+            app, infra = edge_cloud_instance(n_nodes, n_ops, k, seed)
+            inst = Instance(app, infra, balanced())
+            started = time.perf_counter()
+            result = run(inst, "compact", "highs", time_limit)
+            wall = time.perf_counter() - started
+            f = true_f(inst, result)
+            others = []
+            for method in OTHERS:
+                other = get_method(method).solve(inst, SolveOptions(time_limit=others_time,
+                                                                    seed=0))
+                others.append((true_f(inst, other), other))
+            scored = [(g, r.method) for g, r in others if g is not None]
+            top = max(scored, default=(None, "-"))
+            name = f"edge-cloud-{n_nodes}x{n_ops}x{k}-s{seed}"
+            known = best_known(name, [(f, result), *others])
             gap = 0.0 if result.status.value == "optimal" else result.gap
-            ok = gap is not None and (gap <= goal if goal else result.status.value == "optimal")
-            met += ok
-            print(f"{n_nodes:>5} {n_ops:>4} {k:>2} {seed:>4} {s.get('variables', 0):>8} "
-                  f"{s.get('constraints', 0):>7} "
-                  + "".join(f"{gap_at(seen, result, total, c):>8}" for c in checkpoints)
-                  + f" {total:>8.1f} {result.status.value:>10} "
-                  f"{'met' if ok else 'NOT met':>8}", flush=True)
-        want = "proven optimal" if not goal else f"gap <= {goal:.0%}"
-        print(f"{'':>5} goal {n_nodes} x {n_ops}: {want} within {time_limit:g} s: met on "
-              f"{met} of {seeds} seeds")
+            bound = "-" if result.bound is None else f"{result.bound:.4f}"
+            gap_text = "-" if gap is None else f"{gap:.1%}"
+            ok_gap = "" if gap_goal is None else (
+                "met" if gap is not None and gap <= gap_goal else "NOT")
+            to_known = None if f is None else (known - f) / abs(known)
+            ok_known = "" if known_goal is None or to_known is None else (
+                "met" if to_known <= known_goal and (top[0] is None or f >= top[0])
+                else "NOT")
+            other_text = "-" if top[0] is None else f"{top[1]} {top[0]:.4f}"
+            f_text = "-" if f is None else f"{f:.4f}"
+            to_text = "-" if to_known is None else f"{to_known:.2%}"
+            print(f"{n_nodes:>4} x {n_ops:>3} x {k} {seed:>4} {f_text:>7} {bound:>7} "
+                  f"{gap_text:>7} {ok_gap:>6} {wall:>7.1f} {other_text:>22} {known:>10.4f} "
+                  f"{to_text:>7} {ok_known:>6}", flush=True)
+    print("goals: gap <= 1% (30 x 20), <= 5% (50 x 40); F never below the best other method "
+          "and within 0.5% of the best known plan; 100 x 60: a plan within the limit")
 
 
 def main() -> None:
@@ -200,12 +221,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--skip-cbc", action="store_true")
     parser.add_argument("--only-debs", action="store_true")
-    parser.add_argument("--only-curves", action="store_true")
+    parser.add_argument("--only-scale", action="store_true")
+    parser.add_argument("--others-time", type=float, default=20.0)
     args = parser.parse_args()
-    if not args.only_curves:
+    if not args.only_scale:
         debs(max(args.time_limit, 300.0), args.skip_cbc)
     if not args.only_debs:
-        curves(args.time_limit, args.seeds)
+        scale(args.time_limit, args.seeds, args.others_time)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -138,6 +139,7 @@ def solve_highs(model: LinearModel, options: SolveOptions,
     budget = budget or options.budget()
     started = time.perf_counter()
     h = highspy.Highs()
+    _own_locks(h)
     h.silent()
     if h.passModel(_highs_lp(highspy, model)) != highspy.HighsStatus.kOk:
         raise SolverError("HiGHS rejected the model")
@@ -173,6 +175,14 @@ def _highs_lp(highspy: Any, model: LinearModel) -> Any:
     lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
                        for i in model.integer]
     return lp
+
+
+def _own_locks(h: Any) -> None:
+    """highspy keeps the locks of its solver thread on the class (highspy 1.15), so two
+    models solved at once in one process (odrp's sub-programs beside the whole one) would
+    refuse each other ("Solver is already running"): each model gets locks of its own."""
+    h._Highs__solver_stopped = threading.RLock()
+    h._Highs__solver_started = threading.Lock()
 
 
 def _solve_in_thread(h: Any, budget: Budget) -> None:

@@ -7,7 +7,6 @@ kept in ``solver.model_objective`` and must agree with it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -26,6 +25,7 @@ from streamplace.solve.ilp.odrp_multiset import estimated_columns as estimate_mu
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.method import Method, Param, Setting, acyclic
 from streamplace.solve.mip import MipOutcome
+from streamplace.solve.odrp_primal import PrimalSearch
 from streamplace.solve.report import SolverReport
 from streamplace.solve.result import (
     FormulationName,
@@ -39,8 +39,6 @@ from streamplace.solve.rounds import solve_in_rounds
 
 MAX_ROUNDS = 50  # of lazily added rows; each round adds at least one
 MAX_COLUMNS = 2_000_000  # beyond this a model needs gigabytes before HiGHS even starts
-SEARCH_SHARE = 0.3  # of a time limit, for the local search before the solver
-SEARCH_WORK = 300_000  # moves at most: without a time limit, the search ends the same anywhere
 
 
 def solve_odrp(instance: Instance, options: SolveOptions) -> SolveResult:
@@ -65,50 +63,30 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
                                 "drop --formulation multiset", path="formulation")
     start_plan = options.start or _current_start(instance, data) or \
         _baseline_start(instance, data)
-    searched: dict[str, object] = {}
-    if start_plan is not None and options.param("search", "on") == "on":
-        start_plan, searched = _search(data, start_plan, budget, options.seed)
+    primal = PrimalSearch.start(data, start_plan, budget, options.seed) \
+        if start_plan is not None and options.param("search", "on") == "on" else None
     try:
         built = build_compact(data, budget, options.param("delay_rows", "auto")) \
             if formulation == FormulationName.COMPACT else build_multiset(data, budget)
     except Stopped:
+        start_plan, searched = PrimalSearch.finish(primal, start_plan)
         return _stopped(method, instance, budget, start_plan,
                         SolverReport(method, build_seconds=round(budget.elapsed(), 3),
                                      counters={"formulation": formulation.value, **searched}))
-    result = _solve_built(instance, options, method, budget, built, start_plan, searched)
+    result = _solve_built(instance, options, method, budget, built, start_plan, primal)
     return replace(result, program=built.model)
-
-
-def _search(data: OdrpData, start: Plan, budget: Budget, seed: int,
-            ) -> tuple[Plan, dict[str, object]]:
-    """The local search's plan from ``start`` (odrp_search.py), within its share of the
-    budget: SEARCH_SHARE of the time limit, at most SEARCH_WORK moves; the counters it
-    reports. The start itself where the search finds nothing better."""
-    from streamplace.model.evaluate.constraints import placement_violations
-    from streamplace.solve.odrp_search import improve
-
-    limit = budget.time_limit
-    phase = budget.until(budget.started + budget.elapsed() + SEARCH_SHARE * limit
-                         if limit is not None else budget.deadline,
-                         budget.work.spent + SEARCH_WORK)
-    found = improve(data, start, phase, seed)
-    counters: dict[str, object] = {
-        "search_moves": found.moves_tried, "search_local_optima": found.local_optima,
-        "search_seconds": round(phase.elapsed(), 3), "search_start_F": found.start_value,
-        "search_F": found.value}
-    if found.value == -math.inf or placement_violations(data.graph, data.network,
-                                                         found.plan):
-        return start, counters  # no feasible plan met on the way (the start breaks a limit)
-    return found.plan, counters
 
 
 def _solve_built(instance: Instance, options: SolveOptions, method: str, budget: Budget,
                  built: Formulation, start_plan: Plan | None,
-                 searched: dict[str, object]) -> SolveResult:
+                 primal: PrimalSearch | None) -> SolveResult:
     build_seconds = budget.elapsed()
     start = built.start_from(start_plan) if start_plan is not None else None
     done = solve_in_rounds(built, lambda begin: _run_mip(built.model, options, begin, budget),
                            start, budget, MAX_ROUNDS)
+    # the search's plan competes with the solver's below as the start does (it is no
+    # worse than the start)
+    start_plan, searched = PrimalSearch.finish(primal, start_plan)
     outcome = done.outcome
     undervalued = done.broken > 0  # the plan holds; the model overrated it (delays left out)
     if undervalued:  # its value and gap are the evaluator's; the bound still holds
@@ -137,20 +115,22 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
                       started=budget.started,
                       bound=outcome.bound, gap=outcome.gap, info=info,
                       model_objective=outcome.objective)
-    if undervalued or result.plan is None:
-        # the last plan is not proven best (its round left rows out), or the evaluator
-        # refused it: every earlier round's plan and the start compete on their true value
+    if undervalued or result.plan is None or result.status != SolveStatus.OPTIMAL:
+        # the last plan is not proven best (its round left rows out, or the solver stopped
+        # early), or the evaluator refused it: every earlier round's plan and the start
+        # compete on their true value
         kept: SolveStatus = done.stopped_status(budget) if undervalued else \
-            SolveStatus.FEASIBLE
+            result.status if result.plan is not None else SolveStatus.FEASIBLE
         others = [p for p in (*done.seen[:-1], start_plan) if p is not None]
         best = _best_accepted(method, instance, others, kept, budget, info, outcome.bound)
         if best is not None and best.objective is not None and (
                 result.objective is None or best.objective > result.objective + 1e-12):
             why = "the solver's plan was refused" if result.plan is None else \
-                "an earlier plan scored better than the last round's"
+                "an earlier plan scored better than the solver's last"
             result = replace(best, message=f"{why}: {result.message}" if result.message
                              else why)
-    if undervalued and result.plan is not None:  # the gap of the plan's true value
+    if result.plan is not None and (undervalued or result.plan.gap is None):
+        # the gap of the plan's true value (a plan that won on it has none of its own)
         result = replace(result, plan=result.plan.model_copy(update={"gap": result.gap}))
     return result
 

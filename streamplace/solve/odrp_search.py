@@ -126,6 +126,7 @@ class _Search:
             for u in list(current):
                 yield _shift(current, u, None)
 
+
     def kick(self) -> list[str]:
         """Re-place an operator and its DAG neighbours at random (feasibly, where the
         tries find a way), so the next climb starts elsewhere; the operators moved."""
@@ -134,21 +135,27 @@ class _Search:
         centre = self.rng.choice(self.movable)
         group = [centre, *(op for op in self.neighbours[centre] if op in self.neighbours)]
         scorer = self.scorer
+        # half the kicks gather the group on one node (a chain moved to the cloud or the
+        # edge at once, which no single move reaches), half scatter it at random
+        together = self.rng.random() < 0.5
+        node = self.rng.choice(self.data.cands[centre])
         for op_id in group:
             before = scorer.placement[op_id]
             for _ in range(8):
                 self.budget.spend()
-                scorer.change(op_id, self._random_multiset(op_id))
+                scorer.change(op_id, self._random_multiset(op_id, node if together else None))
                 if scorer.feasible():
                     break
                 scorer.change(op_id, before)
         self.value = scorer.value() if scorer.feasible() else float("-inf")
         return [n for op in group for n in (op, *self.neighbours[op]) if n in self.neighbours]
 
-    def _random_multiset(self, op_id: str) -> Multiset:
+    def _random_multiset(self, op_id: str, node: str | None = None) -> Multiset:
         counts = self.data.counts[op_id]
         m = self.rng.choice(list(counts))
         cands = self.data.cands[op_id]
+        if node is not None and node in cands:
+            return {node: m}
         out: Multiset = {}
         for _ in range(m):
             u = self.rng.choice(cands)

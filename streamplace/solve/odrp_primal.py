@@ -1,0 +1,97 @@
+"""The primal side of ``odrp``: better plans found beside the solver, not instead of it.
+
+A thread improves the start plan by the local search on F (odrp_search.py), then by the
+large-neighbourhood search (odrp_lns.py), while the main thread builds the whole program
+and HiGHS solves it (HiGHS runs in its own thread without Python's lock, so on two cores
+both run at full speed). When the solver stops, the search is stopped too and its plan
+competes with the solver's on the evaluator's F; the bound is the solver's alone. The
+search never makes a result ``optimal``: only the solver's proof does.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+
+from streamplace.model.evaluate.constraints import placement_violations
+from streamplace.model.plan import Plan
+from streamplace.solve.budget import Budget, StopRequest
+from streamplace.solve.ilp.odrp_data import OdrpData
+
+SEARCH_SHARE = 0.3  # of a time limit, for the local search
+SEARCH_WORK = 300_000  # moves at most: without a time limit the search ends the same anywhere
+LNS_SHARE = 0.55  # of a time limit, for the large-neighbourhood search after it
+LNS_ROUNDS = 60  # sub-programs at most
+
+
+@dataclass
+class PrimalSearch:
+    data: OdrpData
+    given: Plan
+    budget: Budget
+    seed: int
+    halt: StopRequest = field(default_factory=StopRequest)
+    plan: Plan | None = None
+    counters: dict[str, object] = field(default_factory=dict)
+    failure: BaseException | None = None
+    thread: threading.Thread | None = None
+
+    @classmethod
+    def start(cls, data: OdrpData, given: Plan, budget: Budget, seed: int) -> PrimalSearch:
+        search = cls(data, given, budget, seed)
+        search.thread = threading.Thread(target=search._run, name="odrp-primal", daemon=True)
+        search.thread.start()
+        return search
+
+    @staticmethod
+    def finish(search: PrimalSearch | None, plan: Plan | None,
+               ) -> tuple[Plan | None, dict[str, object]]:
+        """Stop the search and wait for it: its plan (``plan`` without a search, or when
+        it found nothing feasible) and its counters."""
+        if search is None or search.thread is None:
+            return plan, {}
+        search.halt.set()
+        search.thread.join()
+        if search.failure is not None:
+            raise search.failure
+        return search.plan or plan, search.counters
+
+    def _phase(self, share: float, work: int | None = None) -> Budget:
+        limit = self.budget.time_limit
+        left = None if limit is None else max(0.0, min(
+            share * limit, self.budget.deadline - time.perf_counter()))
+        return Budget(left, self.halt, work_limit=work)
+
+    def _run(self) -> None:
+        try:
+            self._search()
+        except BaseException as exc:  # handed to the caller's thread by finish()
+            self.failure = exc
+
+    def _search(self) -> None:
+        from streamplace.solve.odrp_lns import lns
+        from streamplace.solve.odrp_search import improve
+
+        data = self.data
+        searching = self._phase(SEARCH_SHARE, SEARCH_WORK)
+        found = improve(data, self.given, searching, self.seed)
+        self.counters.update(
+            search_moves=found.moves_tried, search_local_optima=found.local_optima,
+            search_seconds=round(searching.elapsed(), 3), search_start_F=found.start_value,
+            search_F=found.value)
+        if found.value == -math.inf or placement_violations(data.graph, data.network,
+                                                             found.plan):
+            return  # no feasible plan met on the way (the start breaks a limit)
+        self.plan = found.plan
+        if self.halt:
+            return
+        deeper_budget = self._phase(LNS_SHARE)
+        deeper = lns(data, found.plan, deeper_budget, self.seed, LNS_ROUNDS)
+        self.counters.update(lns_rounds=deeper.rounds, lns_improved=deeper.improved,
+                             lns_seconds=round(deeper_budget.elapsed(), 3),
+                             lns_F=deeper.value)
+        if deeper.value > found.value and not placement_violations(
+                data.graph, data.network, deeper.plan):
+            self.plan = deeper.plan
