@@ -39,6 +39,7 @@ from streamplace.solve.rounds import solve_in_rounds
 
 MAX_ROUNDS = 50  # of lazily added rows; each round adds at least one
 MAX_COLUMNS = 2_000_000  # beyond this a model needs gigabytes before HiGHS even starts
+START_COLUMNS = 150_000  # beyond this HiGHS gets no start while the primal search runs
 
 
 def solve_odrp(instance: Instance, options: SolveOptions) -> SolveResult:
@@ -81,7 +82,11 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
                  built: Formulation, start_plan: Plan | None,
                  primal: PrimalSearch | None) -> SolveResult:
     build_seconds = budget.elapsed()
-    start = built.start_from(start_plan) if start_plan is not None else None
+    # HiGHS completes a start of the integer columns by an LP over the whole model, which
+    # minds neither its time limit nor an interrupt (7 s at 500,000 columns): where the
+    # primal search runs beside it, a large model goes without (the start competes anyway)
+    large = primal is not None and built.model.num_cols > START_COLUMNS
+    start = built.start_from(start_plan) if start_plan is not None and not large else None
     done = solve_in_rounds(built, lambda begin: _run_mip(built.model, options, begin, budget),
                            start, budget, MAX_ROUNDS)
     # the search's plan competes with the solver's below as the start does (it is no

@@ -160,7 +160,7 @@ def prepare(instance: Instance, single_replica: bool = False) -> OdrpData:
 
 
 def _unstable_reason(op: Operator, rate: float, cap: int, need: int) -> str:
-    if need >= BEYOND_ANY_CAP:
+    if need == BEYOND_ANY_CAP:  # the share per replica overflows: no count is stable
         return (f"operator {op.id}: no number of replicas is stable at its input rate "
                 f"{rate:g}/s with service rate {op.service_rate or 0:g}/s and target "
                 f"utilisation {op.target_utilization:g} — raise the service rate or the "
