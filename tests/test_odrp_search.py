@@ -61,3 +61,31 @@ def test_exact_answers_are_the_same_with_the_search_on_or_off(seed: int) -> None
         assert_exact(result, expected, f"search={search}")
         if search == "on" and result.plan is not None:
             assert result.solver["search_moves"] > 0
+
+
+@pytest.mark.parametrize("make", [debs, *(lambda s=s: random_instance(s) for s in (1, 4))])
+def test_large_neighbourhoods_never_return_a_plan_worse_than_their_start(make) -> None:  # type: ignore[no-untyped-def]
+    from streamplace.solve.odrp_lns import lns
+
+    instance = make()
+    data = prepare(instance)
+    start = _baseline_start(instance, data)
+    before = evaluate(instance.app, instance.infra, start, instance.objective).utility.value
+    found = lns(data, start, Budget(None), seed=2, max_rounds=6)
+    after = evaluate(instance.app, instance.infra, found.plan, instance.objective)
+    assert found.rounds == 6
+    assert after.violations == []
+    assert after.utility.value == pytest.approx(found.value, abs=1e-9)
+    assert found.value >= before - 1e-12
+    optimum = get_method("odrp").solve(instance, SolveOptions(gap=0.0)).objective
+    assert found.value <= optimum + 1e-9  # a sub-program's plan is a plan of the whole
+
+
+def test_the_search_beside_the_solver_reports_what_it_did_and_never_claims_a_proof() -> None:
+    instance = debs()
+    result = get_method("odrp").solve(instance, SolveOptions(gap=0.0))
+    assert result.status.value == "optimal"  # the solver's proof, as without the search
+    assert result.solver["search_moves"] > 0 and "search_F" in result.solver
+    off = get_method("odrp").solve(instance, SolveOptions(gap=0.0, params={"search": "off"}))
+    assert off.objective == pytest.approx(result.objective, abs=1e-9)
+    assert "search_moves" not in off.solver

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +21,7 @@ import numpy as np
 
 from streamplace.errors import InputError, SolverError
 from streamplace.solve.budget import Budget
+from streamplace.solve.highs_thread import own_locks, solve_in_thread
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.mip import MipOutcome, StatusMeaning
 from streamplace.solve.progress import ProgressFn, SolverProgress
@@ -35,7 +35,6 @@ sub-MIP heuristics spend most of the root node re-finding the start plan's neigh
 Measured by hand: DEBS sample 0.75 s of HiGHS with them, 0.49 s without; edge + cloud
 clusters of bench/odrp.py (20 x 15 and 30 x 20 at 30-40 s, 50 x 40 at 60 s) end at the same
 plan and gap either way."""
-POLL = 0.05  # seconds between looks at the stop request while HiGHS runs
 
 
 # HiGHS options streamplace sets from its own settings (Setting values): given through
@@ -139,7 +138,7 @@ def solve_highs(model: LinearModel, options: SolveOptions,
     budget = budget or options.budget()
     started = time.perf_counter()
     h = highspy.Highs()
-    _own_locks(h)
+    own_locks(h)
     h.silent()
     if h.passModel(_highs_lp(highspy, model)) != highspy.HighsStatus.kOk:
         raise SolverError("HiGHS rejected the model")
@@ -148,7 +147,13 @@ def solve_highs(model: LinearModel, options: SolveOptions,
     if start is not None:
         _set_start(h, start)
     _subscribe(h, options.progress)
-    _solve_in_thread(h, budget)
+    if not solve_in_thread(h, budget):
+        status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
+        seconds = time.perf_counter() - started
+        return MipOutcome(status, None, None, None, None, seconds, SolverReport(
+            "highs", seconds=round(seconds, 3), build_seconds=round(build_seconds, 3),
+            model_status="abandoned"), message="HiGHS did not stop at the limit: left "
+            "unread, the best plan known is kept")
     return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options,
                     budget)
 
@@ -175,29 +180,6 @@ def _highs_lp(highspy: Any, model: LinearModel) -> Any:
     lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
                        for i in model.integer]
     return lp
-
-
-def _own_locks(h: Any) -> None:
-    """highspy keeps the locks of its solver thread on the class (highspy 1.15), so two
-    models solved at once in one process (odrp's sub-programs beside the whole one) would
-    refuse each other ("Solver is already running"): each model gets locks of its own."""
-    h._Highs__solver_stopped = threading.RLock()
-    h._Highs__solver_started = threading.Lock()
-
-
-def _solve_in_thread(h: Any, budget: Budget) -> None:
-    """Solve in HiGHS's worker thread; pass a stop request, or the budget running out, on
-    as a HiGHS interrupt: HiGHS's own time_limit is not looked at in every phase (completing
-    a partial start solution by an LP, parts of presolve), its interrupt callbacks are."""
-    if budget.expired():
-        return  # nothing left: the caller sees "not solved" and keeps what it has
-    h.HandleUserInterrupt = True  # HiGHS's callbacks then honour cancelSolve()
-    h.startSolve()
-    cancelled = False
-    while not h.wait(POLL)[0]:
-        if not cancelled and budget.expired():
-            h.cancelSolve()
-            cancelled = True
 
 
 def _set_options(h: Any, options: SolveOptions, budget: Budget) -> None:
@@ -291,7 +273,7 @@ def _outcome(h: Any, highspy: Any, model: LinearModel, seconds: float, build: fl
     name = status.name
     meaning = HIGHS_STATUSES[name]
     if name in ("kNotset", "kInterrupt") and budget.expired() and not budget.interrupted:
-        # the budget ran out before HiGHS started, or _solve_in_thread cancelled it then
+        # the budget ran out before HiGHS started, or solve_in_thread cancelled it then
         meaning = StatusMeaning(_S.TIME_LIMIT, _S.TIME_LIMIT, "the time limit passed")
     if budget.interrupted and name in ("kNotset", "kInterrupt", "kTimeLimit"):
         meaning = HIGHS_STATUSES["kInterrupt"]

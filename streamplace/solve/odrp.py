@@ -74,7 +74,14 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
         return _stopped(method, instance, budget, start_plan,
                         SolverReport(method, build_seconds=round(budget.elapsed(), 3),
                                      counters={"formulation": formulation.value, **searched}))
-    result = _solve_built(instance, options, method, budget, built, start_plan, primal)
+    except BaseException:
+        PrimalSearch.abandon(primal)  # no search left running after a failure
+        raise
+    try:
+        result = _solve_built(instance, options, method, budget, built, start_plan, primal)
+    except BaseException:
+        PrimalSearch.abandon(primal)
+        raise
     return replace(result, program=built.model)
 
 

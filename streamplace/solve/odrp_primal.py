@@ -58,6 +58,13 @@ class PrimalSearch:
             raise search.failure
         return search.plan or plan, search.counters
 
+    @staticmethod
+    def abandon(search: PrimalSearch | None) -> None:
+        """Stop the search and wait for it, its plan unused (the caller is failing)."""
+        if search is not None and search.thread is not None:
+            search.halt.set()
+            search.thread.join()
+
     def _phase(self, share: float, work: int | None = None) -> Budget:
         limit = self.budget.time_limit
         left = None if limit is None else max(0.0, min(
