@@ -496,3 +496,30 @@ def test_a_cut_log_is_reported_in_the_tools_words(spark_logs: Any, tmp_path: Pat
                                       "none of the 1 stage(s) that ran can be placed")), reason
             said.add(reason[:12])
     assert said == {"no stage ran", "none of the "}
+
+
+def test_task_totals_do_not_depend_on_how_a_log_is_cut() -> None:
+    """Useful time is kept in whole nanoseconds: three tasks whose shuffle writes leave
+    fractions of a millisecond sum to the same totals in any grouping."""
+    from streamplace.io.eventlog.digest import Digest
+
+    def line(run: int, wait: int, write_ns: int) -> bytes:
+        return json.dumps({"Event": "SparkListenerTaskEnd", "Stage ID": 0,
+                           "Task End Reason": {"Reason": "Success"}, "Task Info": {},
+                           "Task Metrics": {"Executor Run Time": run,
+                                            "Shuffle Read Metrics": {"Fetch Wait Time": wait},
+                                            "Shuffle Write Metrics": {
+                                                "Shuffle Write Time": write_ns}}}).encode()
+
+    # in milliseconds these sum to 2151.092029 one way, 2151.0920290000004 another
+    lines = [line(276, 4, 1_777_198), line(1644, 0, 534_919), line(242, 3, 1_595_854)]
+
+    def digest(group: list[bytes]) -> Digest:
+        d = Digest()
+        for item in group:
+            d.add_line(item)
+        return d
+
+    whole = digest(lines).tasks
+    for groups in ([lines[:1], lines[1:]], [lines[2:], lines[:2]], [[x] for x in lines]):
+        assert merge_all([digest(g) for g in groups]).tasks == whole

@@ -36,7 +36,7 @@ from streamplace.io.eventlog.records import (
     READ_REC,
     RUN_MS,
     SUMMED,
-    USEFUL_MS,
+    USEFUL_NS,
     WAIT_MS,
     WRITE_NS,
     WRITE_REC,
@@ -214,7 +214,7 @@ def extract_application(d: Digest, log: EventLog, rate_statistic: str = "mean",
         consumed = totals[IN_REC] + totals[READ_REC] + received[group]
         produced = totals[WRITE_REC] + totals[OUT_REC]
         basis_records = consumed or produced
-        run, useful = totals[RUN_MS] / 1000.0, totals[USEFUL_MS] / 1000.0
+        run, useful = totals[RUN_MS] / 1000.0, totals[USEFUL_NS] / 1e9
         source = group not in fed and totals[IN_REC] > 0
         if source:
             read: dict[str, float] = defaultdict(float)

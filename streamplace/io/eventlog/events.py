@@ -23,7 +23,7 @@ from streamplace.io.eventlog.records import (
     READ_REC,
     RUN_MS,
     USEFUL_FLOOR,
-    USEFUL_MS,
+    USEFUL_NS,
     WAIT_MS,
     WRITE_BYTES,
     WRITE_NS,
@@ -122,7 +122,7 @@ def _task_end(d: Digest, e: dict[str, Any]) -> None:
     info = e.get("Task Info", {})
     totals = d.tasks.get(sid)
     if totals is None:
-        totals = d.tasks[sid] = [0.0] * (USEFUL_MS + 1) + [NEVER, -NEVER]
+        totals = d.tasks[sid] = [0.0] * (USEFUL_NS + 1) + [NEVER, -NEVER]
     reason = e.get("Task End Reason", {}).get("Reason")
     if reason != "Success":
         killed = reason == "TaskKilled" or bool(info.get("Killed"))
@@ -142,7 +142,8 @@ def _task_end(d: Digest, e: dict[str, Any]) -> None:
     totals[WAIT_MS] += wait
     totals[WRITE_NS] += write_ns
     if run > 0:  # DS2's useful time: what the task spent neither fetching nor writing
-        totals[USEFUL_MS] += max(run - wait - write_ns / 1e6, USEFUL_FLOOR * run)
+        totals[USEFUL_NS] += round(max(run * 1e6 - wait * 1e6 - write_ns,
+                                       USEFUL_FLOOR * run * 1e6))
     totals[IN_REC] += inp.get("Records Read", 0)
     totals[IN_BYTES] += inp.get("Bytes Read", 0)
     totals[READ_REC] += read.get("Total Records Read", 0)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-# Per-stage task totals, by position in the list kept for each stage. USEFUL_MS is run time
-# less shuffle fetch wait and shuffle write time, task by task (docs/models.md sec. 8).
+# Per-stage task totals, by position in the list kept for each stage. USEFUL_NS is run time
+# less shuffle fetch wait and shuffle write time, task by task (docs/models.md sec. 8), in
+# whole nanoseconds: sums of whole numbers are exact, so a log read in pieces merged in any
+# order gives the same totals as one read whole.
 OK, FAILED, KILLED, RUN_MS, IN_REC, IN_BYTES, READ_REC, READ_BYTES, WRITE_REC, WRITE_BYTES, \
-    OUT_REC, OUT_BYTES, WAIT_MS, WRITE_NS, USEFUL_MS, FIRST_LAUNCH, LAST_FINISH = range(17)
-SUMMED = range(USEFUL_MS + 1)
+    OUT_REC, OUT_BYTES, WAIT_MS, WRITE_NS, USEFUL_NS, FIRST_LAUNCH, LAST_FINISH = range(17)
+SUMMED = range(USEFUL_NS + 1)
 USEFUL_FLOOR = 0.01  # a task's useful time is at least this share of its run time
 NEVER = float("inf")
 
