@@ -13,7 +13,7 @@ from typing import Any
 from streamplace.model.application import Application, Operator
 from streamplace.model.evaluate import evaluate, resolve_bounds
 from streamplace.model.evaluate.report import Evaluation
-from streamplace.model.evaluate.scorer import PlacementScorer
+from streamplace.model.evaluate.scorer import PlacementScorer, shifted
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, build_graph
 from streamplace.model.infrastructure import Infrastructure
@@ -225,20 +225,9 @@ def _options(op: Operator, network: Network, current: dict[str, int], budget: in
     for u in current:
         for v in nodes:
             if v != u:
-                options.append((f"move one replica {u} -> {v}", _shift(current, u, v)))
+                options.append((f"move one replica {u} -> {v}", shifted(current, u, v)))
     if op.replicas is None and sum(current.values()) < op.replica_cap:
-        options += [(f"add a replica on {v}", _shift(current, None, v)) for v in nodes]
+        options += [(f"add a replica on {v}", shifted(current, None, v)) for v in nodes]
     if op.replicas is None and sum(current.values()) > op.min_replicas:
-        options += [(f"remove a replica from {u}", _shift(current, u, None)) for u in current]
+        options += [(f"remove a replica from {u}", shifted(current, u, None)) for u in current]
     return options, nearest
-
-
-def _shift(multiset: dict[str, int], remove: str | None, add: str | None) -> dict[str, int]:
-    out = dict(multiset)
-    if remove is not None:
-        out[remove] -= 1
-        if not out[remove]:
-            del out[remove]
-    if add is not None:
-        out[add] = out.get(add, 0) + 1
-    return out

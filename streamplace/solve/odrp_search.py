@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from streamplace.model.evaluate.scorer import Multiset, PlacementScorer
+from streamplace.model.evaluate.scorer import Multiset, PlacementScorer, shifted
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
 from streamplace.solve.ilp.odrp_data import OdrpData
@@ -118,13 +118,13 @@ class _Search:
         for u in list(current):
             for v in targets:
                 if v != u:
-                    yield _shift(current, u, v)
+                    yield shifted(current, u, v)
         if count + 1 in counts:
             for v in targets:
-                yield _shift(current, None, v)
+                yield shifted(current, None, v)
         if count - 1 in counts:
             for u in list(current):
-                yield _shift(current, u, None)
+                yield shifted(current, u, None)
 
 
     def kick(self) -> list[str]:
@@ -161,14 +161,3 @@ class _Search:
             u = self.rng.choice(cands)
             out[u] = out.get(u, 0) + 1
         return out
-
-
-def _shift(multiset: Multiset, remove: str | None, add: str | None) -> Multiset:
-    out = dict(multiset)
-    if remove is not None:
-        out[remove] -= 1
-        if not out[remove]:
-            del out[remove]
-    if add is not None:
-        out[add] = out.get(add, 0) + 1
-    return out

@@ -271,3 +271,20 @@ class PlacementScorer:
         values["reconfiguration"] = self.totals["moves"]
         return sum(self.weights[t] * normalised(t, values[t], *self.bounds[t])
                    for t in self.terms)
+
+
+def shifted(multiset: Multiset, remove: str | None, add: str | None) -> Multiset:
+    """``multiset`` with one replica taken from ``remove`` and one put on ``add`` (either
+    None: only the other).
+
+    >>> shifted({"a": 2}, "a", "b")
+    {'a': 1, 'b': 1}
+    """
+    out = dict(multiset)
+    if remove is not None:
+        out[remove] -= 1
+        if not out[remove]:
+            del out[remove]
+    if add is not None:
+        out[add] = out.get(add, 0) + 1
+    return out
