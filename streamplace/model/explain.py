@@ -13,7 +13,7 @@ from typing import Any
 from streamplace.model.application import Application, Operator
 from streamplace.model.evaluate import evaluate, resolve_bounds
 from streamplace.model.evaluate.report import Evaluation
-from streamplace.model.evaluate.scorer import PlacementScorer, shifted
+from streamplace.model.evaluate.scorer import PlacementScorer, one_replica_changes
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, build_graph
 from streamplace.model.infrastructure import Infrastructure
@@ -195,14 +195,9 @@ def _trial_function(app: Application, infra: Infrastructure, plan: Plan,
     scorer = PlacementScorer(graph, network, objective, bounds, placement)
 
     def scored(op_id: str, multiset: dict[str, int]) -> tuple[float, float, float] | None:
-        before = scorer.placement[op_id]
-        scorer.change(op_id, multiset)
-        out = None
-        if scorer.feasible():
-            metrics = scorer.metrics()
-            out = scorer.value(), metrics["response_time"], metrics["cost"]
-        scorer.change(op_id, before)
-        return out
+        found = scorer.trial(op_id, multiset)
+        return None if found is None else (found[0], found[1]["response_time"],
+                                           found[1]["cost"])
     return scored
 
 
@@ -221,13 +216,8 @@ def _options(op: Operator, network: Network, current: dict[str, int], budget: in
             return network.delay(h, v)
 
         nodes = sorted(nodes, key=distance)[:wide]
-    options: list[tuple[str, dict[str, int]]] = []
-    for u in current:
-        for v in nodes:
-            if v != u:
-                options.append((f"move one replica {u} -> {v}", shifted(current, u, v)))
-    if op.replicas is None and sum(current.values()) < op.replica_cap:
-        options += [(f"add a replica on {v}", shifted(current, None, v)) for v in nodes]
-    if op.replicas is None and sum(current.values()) > op.min_replicas:
-        options += [(f"remove a replica from {u}", shifted(current, u, None)) for u in current]
+    count = sum(current.values())
+    options = list(one_replica_changes(current, nodes,
+                                       add=op.replicas is None and count < op.replica_cap,
+                                       remove=op.replicas is None and count > op.min_replicas))
     return options, nearest

@@ -11,7 +11,7 @@ evaluator, so a plan over a limit is never handed out as feasible.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from streamplace.model.evaluate.report import OdrpMetrics, Subject, Violation
@@ -53,17 +53,27 @@ class MetricLimits:
 
     def violations(self, metrics: OdrpMetrics) -> list[Violation]:
         out = []
-        for metric, bound in self.upper.items():
-            value = metrics.metric(metric)
-            if not meets_upper(value, bound):
+        for metric, value, bound in self.broken(metrics.metric):
+            if metric == "availability":
+                out.append(Violation("limit.min_availability",
+                                     Subject("plan", ("availability",)),
+                                     f"availability is {value:.6g}, below its limit "
+                                     f"{bound:.6g}", bound - value))
+            else:
                 out.append(Violation(f"limit.max_{metric}", Subject("plan", (metric,)),
                                      f"{metric} is {value:.6g}, above its limit {bound:.6g}",
                                      value - bound))
+        return out
+
+    def broken(self, metric: Callable[[str], float]) -> list[tuple[str, float, float]]:
+        """The limits the metrics (by name) break: (metric, value, limit) each. Read
+        through a function, so the evaluator's metrics and a search's running sums are
+        checked alike."""
+        out = [(name, metric(name), bound) for name, bound in self.upper.items()
+               if not meets_upper(metric(name), bound)]
         floor = self.min_availability
-        if floor is not None and not meets_lower(metrics.availability, floor):
-            out.append(Violation("limit.min_availability", Subject("plan", ("availability",)),
-                                 f"availability is {metrics.availability:.6g}, below its "
-                                 f"limit {floor:.6g}", floor - metrics.availability))
+        if floor is not None and not meets_lower(metric("availability"), floor):
+            out.append(("availability", metric("availability"), floor))
         return out
 
 

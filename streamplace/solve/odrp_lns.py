@@ -1,14 +1,15 @@
 """Large-neighbourhood search for ``odrp``: small exact programs over a few operators at a
-time, the rest of the plan held where it is (Shaw's LNS; the sub-MIP scheme of Danna,
-Rothberg and Le Pape's RINS, with the neighbourhood chosen by the DAG instead of the LP).
+time, the rest of the plan held where it is (Shaw's LNS; sub-MIPs as in Danna, Rothberg and
+Le Pape's RINS, with the neighbourhood chosen by the DAG instead of the LP).
 
 Each round frees a neighbourhood (an operator with its upstream and downstream
 operators, or every operator on one node, or the operators of the critical path) and
 holds every other operator on the nodes it uses now with its count fixed. The compact
 program of that restricted instance is small (the held operators have one count and a
 node or two each), is built with the whole instance's normalisation bounds so that its F
-is the whole plan's F, and is solved by HiGHS from the current plan for a short time. Its
-plan replaces the current one when the incremental scorer says it is better, so the
+is the whole plan's F, and is solved by HiGHS within NODES branch-and-bound nodes and
+ROUND_SECONDS, without a start (HiGHS would complete one by an LP that minds no limit).
+Its plan replaces the current one when the incremental scorer says it is better, so the
 result is never worse than the start.
 """
 
@@ -47,13 +48,10 @@ def lns(data: OdrpData, start: Plan, budget: Budget, seed: int = 0,
     from streamplace.solve.highs import solve_highs
 
     instance = data.instance
-    placement = {op.id: dict(start.replicas(op.id)) for op in data.ops}
-    scorer = PlacementScorer(data.graph, data.network, instance.objective, data.bounds,
-                             placement, instance.limits, instance.current)
-    value = scorer.value() if scorer.feasible() else float("-inf")
+    scorer = data.scorer(start)
+    value = scorer.score()
     rng = random.Random(seed)
-    movable = [op.id for op in data.ops
-               if len(data.cands[op.id]) > 1 or len(data.counts[op.id]) > 1]
+    movable = data.movable
     pairs: dict[str, Any] = {t: pair for t, pair in data.bounds.items() if pair[0] < pair[1]}
     fixed_bounds = Bounds.model_construct(None, **pairs)  # the whole instance's bounds
     objective = instance.objective.model_copy(update={"bounds": fixed_bounds})
@@ -72,8 +70,6 @@ def lns(data: OdrpData, start: Plan, budget: Budget, seed: int = 0,
             built = build_compact(sub_data, phase, "all")
         except (InfeasibleError, Stopped):
             continue
-        # no start: HiGHS completes a partial start by an LP that ignores its time limit;
-        # the current plan is kept here whatever the sub-program finds
         outcome = solve_highs(built.model, SolveOptions(time_limit=limit, threads=1,
                                                         highs={"mip_max_nodes": NODES}),
                               None, phase)
@@ -83,7 +79,7 @@ def lns(data: OdrpData, start: Plan, budget: Budget, seed: int = 0,
         before = scorer.snapshot()
         for op_id in free:
             scorer.change(op_id, dict(found.replicas(op_id)))
-        new = scorer.value() if scorer.feasible() else float("-inf")
+        new = scorer.score()
         if new > value + 1e-12:
             value, improved = new, improved + 1
         else:

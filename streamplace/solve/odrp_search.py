@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from streamplace.model.evaluate.scorer import Multiset, PlacementScorer, shifted
+from streamplace.model.evaluate.scorer import Multiset, PlacementScorer, one_replica_changes
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
 from streamplace.solve.ilp.odrp_data import OdrpData
@@ -40,10 +40,7 @@ class SearchResult:
 def improve(data: OdrpData, start: Plan, budget: Budget, seed: int = 0) -> SearchResult:
     """The best plan the search finds from ``start`` (a complete, feasible plan) until the
     budget runs out or KICKS_WITHOUT_GAIN kicks in a row find nothing better."""
-    instance = data.instance
-    placement = {op.id: dict(start.replicas(op.id)) for op in data.ops}
-    scorer = PlacementScorer(data.graph, data.network, instance.objective, data.bounds,
-                             placement, instance.limits, instance.current)
+    scorer = data.scorer(start)
     rng = random.Random(seed)
     search = _Search(data, scorer, budget, rng)
     start_value = search.value
@@ -68,12 +65,11 @@ class _Search:
     def __init__(self, data: OdrpData, scorer: PlacementScorer, budget: Budget,
                  rng: random.Random) -> None:
         self.data, self.scorer, self.budget, self.rng = data, scorer, budget, rng
-        self.movable = [op.id for op in data.ops
-                        if len(data.cands[op.id]) > 1 or len(data.counts[op.id]) > 1]
+        self.movable = data.movable
         graph = data.graph
         self.neighbours = {op: sorted(set(graph.preds[op]) | set(graph.succs[op]))
                            for op in self.movable}
-        self.value = scorer.value() if scorer.feasible() else float("-inf")
+        self.value = scorer.score()
 
     def climb(self, active: list[str] | None = None) -> float:
         """First improvement until no move of any operator improves F (or the budget ends).
@@ -115,16 +111,9 @@ class _Search:
         count = sum(current.values())
         targets = list(cands)
         self.rng.shuffle(targets)
-        for u in list(current):
-            for v in targets:
-                if v != u:
-                    yield shifted(current, u, v)
-        if count + 1 in counts:
-            for v in targets:
-                yield shifted(current, None, v)
-        if count - 1 in counts:
-            for u in list(current):
-                yield shifted(current, u, None)
+        changes = one_replica_changes(current, targets, add=count + 1 in counts,
+                                      remove=count - 1 in counts)
+        return (multiset for _words, multiset in changes)
 
 
     def kick(self) -> list[str]:
@@ -147,7 +136,7 @@ class _Search:
                 if scorer.feasible():
                     break
                 scorer.change(op_id, before)
-        self.value = scorer.value() if scorer.feasible() else float("-inf")
+        self.value = scorer.score()
         return [n for op in group for n in (op, *self.neighbours[op]) if n in self.neighbours]
 
     def _random_multiset(self, op_id: str, node: str | None = None) -> Multiset:

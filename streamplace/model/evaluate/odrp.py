@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 
 from streamplace.model.application import Operator
 from streamplace.model.evaluate.report import OdrpMetrics, OperatorMetrics, PathStep, StreamMetrics
@@ -50,6 +53,37 @@ def pair_traffic(rate: float, up: dict[str, int],
     return {(u, v): rate * cu * cv / total for u, cu in up.items() for v, cv in down.items()}
 
 
+@dataclass(frozen=True)
+class StreamLoad:
+    """What one stream puts on the network under a placement."""
+
+    delay: float      # the worst pair delay (eq. 4)
+    traffic: float    # bytes/s between distinct nodes (eq. 18)
+    usage: float      # bytes/s x delay (eq. 19)
+    energy: float     # bytes/s x delay^2 (eq. 20)
+    link_cost: float  # bytes/s x cost per byte (eq. 5)
+    remote: tuple[tuple[str, str, float], ...]  # pairs carrying tuples, their availability
+
+
+def stream_load(rate: float, tuple_size: float, up: dict[str, int], down: dict[str, int],
+                link: Callable[[str, str], LogicalLink]) -> StreamLoad:
+    """One stream's terms from its replicas' nodes (eqs. 4, 5, 7, 18-20); ``link`` gives
+    the logical link of each pair."""
+    delay = max(link(u, v).delay for u in up for v in down)
+    t = n = ee = lc = 0.0
+    remote = []
+    for (u, v), tuples in pair_traffic(rate, up, down).items():
+        volume = tuples * tuple_size
+        if u != v and volume > 0:
+            logical = link(u, v)
+            remote.append((u, v, logical.availability))
+            t += volume
+            n += volume * logical.delay
+            ee += volume * logical.delay ** 2
+            lc += volume * logical.cost
+    return StreamLoad(delay, t, n, ee, lc, tuple(remote))
+
+
 def odrp_metrics(graph: AppGraph, network: Network, placement: dict[str, dict[str, int]],
                  routed: dict[tuple[str, str, str, str], LogicalLink] | None = None,
                  ) -> OdrpMetrics:
@@ -87,24 +121,16 @@ def odrp_metrics(graph: AppGraph, network: Network, placement: dict[str, dict[st
     network_cost = traffic = usage_n = energy = 0.0
     delays: dict[tuple[str, str], float] = {}
     for s in graph.streams:
-        up, down = placement[s.source], placement[s.target]
-        delay = max(link_of(s.source, s.target, u, v).delay
-                    for u in up for v in down)  # eq. 4
-        delays[(s.source, s.target)] = delay
-        t = n = ee = lc = 0.0
-        for (u, v), tuples in pair_traffic(s.rate, up, down).items():
-            volume = tuples * s.tuple_size
-            link = link_of(s.source, s.target, u, v)
-            if u != v and volume > 0:
-                used_links[(u, v)] = min(used_links.get((u, v), 1.0), link.availability)
-                t += volume                      # eq. 18
-                n += volume * link.delay         # eq. 19
-                ee += volume * link.delay ** 2   # eq. 20
-                lc += volume * link.cost         # eq. 5, per byte
-        stream_metrics.append(StreamMetrics(s.source, s.target, s.rate, s.bytes_per_s, delay,
-                                            t, n, ee, lc))
-        traffic, usage_n, energy, network_cost = traffic + t, usage_n + n, energy + ee, \
-            network_cost + lc
+        load = stream_load(s.rate, s.tuple_size, placement[s.source], placement[s.target],
+                           partial(link_of, s.source, s.target))
+        delays[(s.source, s.target)] = load.delay
+        for u, v, availability in load.remote:
+            used_links[(u, v)] = min(used_links.get((u, v), 1.0), availability)
+        stream_metrics.append(StreamMetrics(s.source, s.target, s.rate, s.bytes_per_s,
+                                            load.delay, load.traffic, load.usage, load.energy,
+                                            load.link_cost))
+        traffic, usage_n, energy, network_cost = traffic + load.traffic, \
+            usage_n + load.usage, energy + load.energy, network_cost + load.link_cost
 
     response, path, steps = _critical_path(graph, {k: v.latency for k, v in op_metrics.items()},
                                            delays)

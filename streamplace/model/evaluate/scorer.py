@@ -1,8 +1,10 @@
 """F of a complete ODRP placement, kept up to date while one operator's replicas change
 at a time: what a local search or a what-if needs thousands of times per second.
 
-The numbers are the evaluator's (:mod:`streamplace.model.evaluate.odrp`, eqs. 1-21 of
-Cardellini et al. 2017) for plans without routes of their own: a change touches the
+The numbers are the evaluator's for plans without routes of their own: each part comes
+from the evaluator's own functions (:func:`~streamplace.model.evaluate.odrp.operator_latency`,
+:func:`~streamplace.model.evaluate.odrp.stream_load`, the capacity, stability, limit and
+normalisation checks; eqs. 1-21 of Cardellini et al. 2017), and a change touches the
 operator's latency and cost, the streams at its ends, the nodes it leaves and joins; the
 response time is the longest path again (linear in the graph). Sums move by differences,
 so the scorer re-adds them from the parts every REFRESH changes to keep rounding from
@@ -14,20 +16,23 @@ from __future__ import annotations
 import heapq
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
-from streamplace.model.evaluate.odrp import operator_latency, pair_traffic
+from streamplace.model.evaluate.constraints import over
+from streamplace.model.evaluate.odrp import StreamLoad, operator_latency, stream_load
 from streamplace.model.evaluate.utility import normalised
 from streamplace.model.graph import AppGraph
-from streamplace.model.limits import MetricLimits, meets_lower, meets_upper
+from streamplace.model.limits import MetricLimits
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective, Term
 from streamplace.model.objective import terms as terms_of
 from streamplace.model.reconfiguration import Current
+from streamplace.model.replicas import is_stable
 
 Multiset = dict[str, int]
 REFRESH = 2000  # changes between two exact re-sums
-_NETWORK = ("traffic", "network_usage", "elastic_energy", "link_cost")
+_NETWORK = {"traffic": "traffic", "network_usage": "usage", "elastic_energy": "energy",
+            "link_cost": "link_cost"}  # running total: the StreamLoad field it sums
 
 
 class PlacementScorer:
@@ -64,7 +69,7 @@ class PlacementScorer:
         self.latency: dict[str, float] = {}
         self.cost: dict[str, float] = {}
         self.moves: dict[str, float] = {}
-        self.stream: dict[tuple[str, str], tuple[float, ...]] = {}
+        self.stream: dict[tuple[str, str], StreamLoad] = {}
         self.usage: dict[tuple[str, str], float] = defaultdict(float)
         self.unstable: set[str] = set()  # operators loaded past their target utilisation
         self.hosts: dict[str, int] = defaultdict(int)  # operators on each node
@@ -80,8 +85,8 @@ class PlacementScorer:
     def _resum(self) -> None:
         self.ready = False
         self.changes = 0
-        self.totals = {name: math.fsum(s[i + 1] for s in self.stream.values())
-                       for i, name in enumerate(_NETWORK)}
+        self.totals = {name: math.fsum(getattr(load, field) for load in self.stream.values())
+                       for name, field in _NETWORK.items()}
         self.totals["compute_cost"] = math.fsum(self.cost.values())
         self.totals["moves"] = math.fsum(self.moves.values())
         self.overfull = {key for key, used in self.usage.items() if self._over(key, used)}
@@ -104,8 +109,7 @@ class PlacementScorer:
 
     def _over(self, key: tuple[str, str], used: float) -> bool:
         resources = self.network.nodes[key[0]].resources
-        capacity = math.inf if resources is None else resources.get(key[1], math.inf)
-        return used > capacity + 1e-9 * max(1.0, abs(capacity))
+        return over(used, math.inf if resources is None else resources.get(key[1], math.inf))
 
     def _add_operator(self, op_id: str, sign: int = 1) -> None:
         op, reps = self.ops[op_id], self.placement[op_id]
@@ -114,12 +118,10 @@ class PlacementScorer:
             self.latency[op_id] = operator_latency(op, rate, reps, self.speed)
             count = sum(reps.values())
             self.cost[op_id] = op.cost * op.billing_units * count
-            stable = op.service_rate is None or (count > 0 and op.stable_at(rate / count))
+            stable = op.service_rate is None or (count > 0 and is_stable(op, rate, count))
             (self.unstable.discard if stable else self.unstable.add)(op_id)
             if self.current is not None:
-                self.moves[op_id] = float(sum(
-                    op.migration_cost * max(0, c - self.current.count(op_id, u))
-                    for u, c in reps.items()))
+                self.moves[op_id] = self.current.moves([op], {op_id: reps})
         for u, c in reps.items():
             for dim, amount in op.resources.items():
                 key = (u, dim)
@@ -139,39 +141,17 @@ class PlacementScorer:
 
     def _add_stream(self, key: tuple[str, str], sign: int = 1) -> None:
         if sign < 0:
-            old = self.stream.pop(key)
-            for pair in self._remote_pairs(key):
-                self._pair(pair, -1)
-            if self.ready:
-                for i, name in enumerate(_NETWORK):
-                    self.totals[name] -= old[i + 1]
-            return
-        s = self.streams[key]
-        up, down = self.placement[s.source], self.placement[s.target]
-        link = self.network.link
-        delay = max(link(u, v).delay for u in up for v in down)
-        t = n = ee = lc = 0.0
-        for (u, v), tuples in pair_traffic(s.rate, up, down).items():
-            volume = tuples * s.tuple_size
-            if u != v and volume > 0:
-                logical = link(u, v)
-                t += volume
-                n += volume * logical.delay
-                ee += volume * logical.delay ** 2
-                lc += volume * logical.cost
-        self.stream[key] = (delay, t, n, ee, lc)
-        for pair in self._remote_pairs(key):
-            self._pair(pair, 1)
+            load = self.stream.pop(key)
+        else:
+            s = self.streams[key]
+            load = self.stream[key] = stream_load(
+                s.rate, s.tuple_size, self.placement[s.source], self.placement[s.target],
+                self.network.link)
+        for u, v, _availability in load.remote:
+            self._pair((u, v), sign)
         if self.ready:
-            for i, name in enumerate(_NETWORK):
-                self.totals[name] += self.stream[key][i + 1]
-
-    def _remote_pairs(self, key: tuple[str, str]) -> list[tuple[str, str]]:
-        s = self.streams[key]
-        if not s.rate * s.tuple_size > 0:
-            return []
-        return [(u, v) for u in self.placement[s.source] for v in self.placement[s.target]
-                if u != v]
+            for name, field in _NETWORK.items():
+                self.totals[name] += sign * getattr(load, field)
 
     def _pair(self, pair: tuple[str, str], sign: int) -> None:
         before = self.pairs[pair]
@@ -208,14 +188,14 @@ class PlacementScorer:
             if self.placement[op] != reps:
                 self.change(op, reps)
 
-    def trial(self, op_id: str, replicas: Multiset) -> float | None:
-        """F with ``op_id`` on ``replicas`` (None when that breaks capacity or a limit),
-        the placement left as it was."""
+    def trial(self, op_id: str, replicas: Multiset) -> tuple[float, dict[str, float]] | None:
+        """F and the metrics with ``op_id`` on ``replicas`` (None when that breaks
+        capacity, stability or a limit), the placement left as it was."""
         before = self.placement[op_id]
         self.change(op_id, replicas)
-        value = self.value() if self.feasible() else None
+        out = (self.value(), self.metrics()) if self.feasible() else None
         self.change(op_id, before)
-        return value
+        return out
 
     # what the state scores -------------------------------------------------------------
 
@@ -231,7 +211,7 @@ class PlacementScorer:
         while queue:
             _, op = heapq.heappop(queue)
             queued.discard(op)
-            value = max((best[p] + stream[key][0] for p, key in self.into[op]),
+            value = max((best[p] + stream[key].delay for p, key in self.into[op]),
                         default=0.0) + latency[op]
             if best.get(op) != value:
                 best[op] = value
@@ -257,12 +237,11 @@ class PlacementScorer:
         caller's to keep)."""
         if self.overfull or self.unstable:
             return False
-        if not self.limits:
-            return True
-        values = self.metrics()
-        floor = self.limits.min_availability
-        return all(meets_upper(values[m], bound) for m, bound in self.limits.upper.items()) \
-            and (floor is None or meets_lower(values["availability"], floor))
+        return not self.limits or not self.limits.broken(self.metrics().__getitem__)
+
+    def score(self) -> float:
+        """F where the placement is feasible, minus infinity where it is not."""
+        return self.value() if self.feasible() else -math.inf
 
     def value(self) -> float:
         """F (eq. 21), as :func:`streamplace.model.evaluate.utility.utility` scores it."""
@@ -288,3 +267,19 @@ def shifted(multiset: Multiset, remove: str | None, add: str | None) -> Multiset
     if add is not None:
         out[add] = out.get(add, 0) + 1
     return out
+
+
+def one_replica_changes(current: Multiset, nodes: list[str], add: bool, remove: bool,
+                        ) -> Iterator[tuple[str, Multiset]]:
+    """Every change of one replica, said in words: one moved to another of ``nodes``, one
+    added on any of them (when ``add``), one removed (when ``remove``)."""
+    for u in list(current):
+        for v in nodes:
+            if v != u:
+                yield f"move one replica {u} -> {v}", shifted(current, u, v)
+    if add:
+        for v in nodes:
+            yield f"add a replica on {v}", shifted(current, None, v)
+    if remove:
+        for u in list(current):
+            yield f"remove a replica from {u}", shifted(current, u, None)

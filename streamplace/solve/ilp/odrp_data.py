@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from streamplace.errors import InfeasibleError
 from streamplace.model.application import Operator
 from streamplace.model.evaluate import resolve_bounds
+from streamplace.model.evaluate.scorer import PlacementScorer
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, ResolvedStream, build_graph
 from streamplace.model.links import LogicalLink
 from streamplace.model.network import Network
 from streamplace.model.objective import Term, terms
+from streamplace.model.plan import Plan
 from streamplace.model.replicas import (
     BEYOND_ANY_CAP,
     fewest_stable,
@@ -60,6 +62,20 @@ class OdrpData:
     def count_cost(self, op: Operator, m: int) -> float:
         """How m replicas of ``op`` move F through the cost term (eq. 2)."""
         return self.scales["cost"].slope * op.cost * op.billing_units * m
+
+    def scorer(self, plan: Plan) -> PlacementScorer:
+        """``plan``'s F kept up to date change by change, under this instance's bounds,
+        limits and current plan (what the primal searches climb on)."""
+        placement = {op.id: dict(plan.replicas(op.id)) for op in self.ops}
+        instance = self.instance
+        return PlacementScorer(self.graph, self.network, instance.objective, self.bounds,
+                               placement, instance.limits, instance.current)
+
+    @property
+    def movable(self) -> list[str]:
+        """The operators a search can change: more than one candidate or count."""
+        return [op.id for op in self.ops
+                if len(self.cands[op.id]) > 1 or len(self.counts[op.id]) > 1]
 
     def bounds_used(self) -> dict[str, list[float]]:
         """The normalisation bounds of F, as a plan records them."""
