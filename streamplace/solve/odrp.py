@@ -67,22 +67,18 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
     primal = PrimalSearch.start(data, start_plan, budget, options.seed) \
         if start_plan is not None and options.param("search", "on") == "on" else None
     try:
-        built = build_compact(data, budget, options.param("delay_rows", "auto")) \
-            if formulation == FormulationName.COMPACT else build_multiset(data, budget)
-    except Stopped:
-        start_plan, searched = PrimalSearch.finish(primal, start_plan)
-        return _stopped(method, instance, budget, start_plan,
-                        SolverReport(method, build_seconds=round(budget.elapsed(), 3),
-                                     counters={"formulation": formulation.value, **searched}))
-    except BaseException:
-        PrimalSearch.abandon(primal)  # no search left running after a failure
-        raise
-    try:
+        try:
+            built = build_compact(data, budget, options.param("delay_rows", "auto")) \
+                if formulation == FormulationName.COMPACT else build_multiset(data, budget)
+        except Stopped:
+            start_plan, searched = PrimalSearch.finish(primal, start_plan)
+            return _stopped(method, instance, budget, [start_plan], SolverReport(
+                method, build_seconds=round(budget.elapsed(), 3),
+                counters={"formulation": formulation.value, **searched}))
         result = _solve_built(instance, options, method, budget, built, start_plan, primal)
-    except BaseException:
-        PrimalSearch.abandon(primal)
-        raise
-    return replace(result, program=built.model)
+        return replace(result, program=built.model)
+    finally:
+        PrimalSearch.stop(primal)  # never left running, whatever ended the solve
 
 
 def _solve_built(instance: Instance, options: SolveOptions, method: str, budget: Budget,
@@ -104,7 +100,6 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
     if undervalued:  # its value and gap are the evaluator's; the bound still holds
         outcome = replace(outcome, objective=None, gap=None,
                           status=done.stopped_status(budget))
-    fallback = done.previous or start_plan  # should the last round stop before a plan
     info = replace(outcome.report, build_seconds=round(build_seconds, 3)).counting(
         formulation=options.formulation.value, **searched)
     if done.rounds > 1 or done.added:
@@ -117,8 +112,8 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
         return SolveResult.infeasible(method, [f"no plan satisfies the {what} together"],
                                       budget.elapsed(), info)
     if done.plan is None and outcome.status.stopped_early:
-        return _stopped(method, instance, budget, fallback, info, outcome.bound,
-                        outcome.message)
+        return _stopped(method, instance, budget, [*done.seen, start_plan], info,
+                        outcome.bound, outcome.message)
     if done.plan is None:
         status = outcome.status if outcome.status != SolveStatus.OPTIMAL else SolveStatus.ERROR
         return SolveResult(status, method, seconds=budget.elapsed(), solver=info,
@@ -215,18 +210,18 @@ def _refuse_huge(data: OdrpData, formulation: FormulationName) -> None:
                                                 fix)])
 
 
-def _stopped(method: str, instance: Instance, budget: Budget, start_plan: Plan | None,
+def _stopped(method: str, instance: Instance, budget: Budget, plans: Sequence[Plan | None],
              info: SolverReport, bound: float | None = None,
              why: str = "") -> SolveResult:
-    """Stopped before the solver had a plan of its own: the start plan, if any, is the best
-    known; otherwise there is no plan."""
+    """Stopped before the solver had a plan of its own: the best of ``plans`` (earlier
+    rounds', the start, the primal search's) is the best known; without any, no plan."""
     status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
     if why and not budget.expired():  # another solver limit (nodes, memory, ...)
         status = SolveStatus.LIMIT
-    if start_plan is not None:
-        return conclude(method, instance, start_plan, status, model="odrp",
-                        started=budget.started,
-                        bound=bound, gap=None, info=info)
+    best = _best_accepted(method, instance, [p for p in plans if p is not None], status,
+                          budget, info, bound)
+    if best is not None:
+        return best
     reason = why or ("interrupted" if budget.interrupted else "the time limit passed")
     return SolveResult(status, method, seconds=budget.elapsed(), solver=info, bound=bound,
                        message=f"{reason} before any feasible plan was found")
@@ -247,9 +242,9 @@ _DELAY_ROWS = Param("delay_rows", str, "auto", "stream-delay rows (eq. 4) of the
                     "formulation: all in the model, lazy (added when a solution breaks "
                     f"them), or auto (lazy beyond {LAZY_DELAYS_FROM:,} rows)",
                     ("auto", "all", "lazy"))
-_SEARCH = Param("search", str, "on", "a local search on F before the solver, whose plan is "
-                "the solver's first incumbent (on), or the framework baseline as it is (off)",
-                ("on", "off"))
+_SEARCH = Param("search", str, "on", "a primal search beside the solver (a local search on "
+                "F, then small sub-programs), whose plan competes with the solver's (on), "
+                "or the solver alone from the framework baseline (off)", ("on", "off"))
 _SETTINGS = frozenset({Setting.TIME_LIMIT, Setting.GAP, Setting.SEED, Setting.THREADS,
                        Setting.FORMULATION, Setting.SOLVER, Setting.START,
                        Setting.CURRENT, Setting.LIMITS})

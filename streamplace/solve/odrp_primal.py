@@ -50,17 +50,16 @@ class PrimalSearch:
                ) -> tuple[Plan | None, dict[str, object]]:
         """Stop the search and wait for it: its plan (``plan`` without a search, or when
         it found nothing feasible) and its counters."""
-        if search is None or search.thread is None:
+        if search is None:
             return plan, {}
-        search.halt.set()
-        search.thread.join()
+        PrimalSearch.stop(search)
         if search.failure is not None:
             raise search.failure
         return search.plan or plan, search.counters
 
     @staticmethod
-    def abandon(search: PrimalSearch | None) -> None:
-        """Stop the search and wait for it, its plan unused (the caller is failing)."""
+    def stop(search: PrimalSearch | None) -> None:
+        """Stop the search and wait for it (again: it is already done)."""
         if search is not None and search.thread is not None:
             search.halt.set()
             search.thread.join()

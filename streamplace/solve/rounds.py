@@ -30,12 +30,6 @@ class Rounds:
     added: int           # rows added over all rounds
     seen: tuple[Plan, ...]  # every round's plan, in order (the last one's included)
 
-    @property
-    def previous(self) -> Plan | None:
-        """The plan of the round before the last, if any."""
-        earlier = self.seen[:-1] if self.plan is not None else self.seen
-        return earlier[-1] if earlier else None
-
     def stopped_status(self, budget: Budget) -> SolveStatus:
         """The status to report when the last round's plan broke rows: the last round's own
         if the solver stopped early, else why the rounds ended (``limit``: the round limit)."""
