@@ -43,10 +43,8 @@ def get_method(name: str, instance: Instance | None = None) -> Method:
     to the instance it is given."""
     entries = [m for m in methods() if m.name == name]
     if not entries:
-        names = method_names()
-        close = difflib.get_close_matches(name, names, n=1)
-        fix = f"did you mean {close[0]!r}?" if close else f"use one of: {', '.join(names)}"
-        raise InputError.single(f"unknown method {name!r}", fix, path="method")
+        raise InputError.single(f"unknown method {name!r}", unknown_method_fix(name),
+                                path="method")
     if len(entries) == 1:
         return entries[0]
     if instance is not None:
@@ -56,6 +54,13 @@ def get_method(name: str, instance: Instance | None = None) -> Method:
         return get_method(name, inst).solve(inst, options)
 
     return replace(entries[0], solve=dispatch)
+
+
+def unknown_method_fix(name: str) -> str:
+    """What to write instead of a method name no entry has."""
+    names = method_names()
+    close = difflib.get_close_matches(name, names, n=1)
+    return f"did you mean {close[0]!r}?" if close else f"use one of: {', '.join(names)}"
 
 
 def model_of(name: str) -> ModelFamily | None:

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from streamplace.errors import InputError, Problem
-from streamplace.model.sweep import WEIGHT_KEYS, SweepFile
-from streamplace.solve.registry import method_names
+from streamplace.model.sweep import SweepFile
+from streamplace.solve.registry import method_names, unknown_method_fix
+from streamplace.sweep.scenarios import full_names
 
 LARGE_SWEEP = 10_000  # scenarios; more need --yes
 
@@ -51,17 +52,10 @@ def check_size(sweep: SweepFile, failures: dict[str, int], yes: bool) -> int:
 
 
 def _unknown_methods(sweep: SweepFile) -> list[Problem]:
-    import difflib
-
     known = method_names()
-    out = []
-    for index, name in enumerate(sweep.methods):
-        if name not in known:
-            close = difflib.get_close_matches(name, known, n=1)
-            fix = (f"did you mean {close[0]!r}?" if close
-                   else "streamplace methods lists them")
-            out.append(sweep.problem(f"methods[{index}]", f"unknown method {name!r}", fix))
-    return out
+    return [sweep.problem(f"methods[{index}]", f"unknown method {name!r}",
+                          unknown_method_fix(name))
+            for index, name in enumerate(sweep.methods) if name not in known]
 
 
 def _repeated(sweep: SweepFile, name: str, values: Sequence[Any]) -> list[Problem]:
@@ -80,7 +74,7 @@ def _repeated(sweep: SweepFile, name: str, values: Sequence[Any]) -> list[Proble
 
 def _key(value: Any) -> str:
     if isinstance(value, dict):  # weights: r and response_time are one term
-        value = {WEIGHT_KEYS.get(k, k): float(v) for k, v in value.items()}
+        value = full_names(value)
     if isinstance(value, float) and math.isfinite(value) and value == int(value):
         value = int(value)  # 1 and 1.0 are one rate scale
     return json.dumps(value, sort_keys=True)

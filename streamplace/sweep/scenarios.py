@@ -88,7 +88,7 @@ def expand(sweep: SweepFile, inputs: Inputs) -> list[Scenario]:
     """Every scenario, in a stable order: infrastructure, failure, rate, weights, seed,
     method."""
     axes = sweep.axes
-    weights = [_full_names(w) for w in axes.weights] if axes.weights else [None]
+    weights = [full_names(w) for w in axes.weights] if axes.weights else [None]
     out = []
     for infra_name in sweep.infrastructure_files:
         failures = _failures(inputs.infrastructures[infra_name], axes.failures)
@@ -156,7 +156,7 @@ def _plain(doc: Application | Infrastructure) -> dict[str, Any]:
     return doc.model_dump(by_alias=True, exclude_none=True, exclude={"schema_"})
 
 
-def _full_names(weights: dict[str, float]) -> dict[str, float]:
+def full_names(weights: dict[str, float]) -> dict[str, float]:
     return {WEIGHT_KEYS.get(k, k): float(v) for k, v in sorted(weights.items())}
 
 
