@@ -15,15 +15,14 @@ from streamplace.cli.args import (
     WeightsOpt,
     WhatIfTimeOpt,
 )
-from streamplace.cli.console import console, handle_errors
+from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
-from streamplace.cli.progress import count_progress
 from streamplace.cli.render import render_explanation
-from streamplace.cli.runtime import stop_on_signals, watch_for
+from streamplace.cli.runtime import signal_exit_code
+from streamplace.cli.whatifs import watching_what_ifs
 from streamplace.io.readers import read_instance
 from streamplace.model.checks import application_warnings
 from streamplace.model.explain import explain
-from streamplace.solve.budget import StopRequest
 
 
 @handle_errors
@@ -41,14 +40,12 @@ def explain_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg
     app_ = opts.target_utilization(app_, target_utilization_)
     plan_ = opts.read_plan(plan, app_, infra)
     goal = opts.build_objective(objective, weights, network_metric)
-    stop = StopRequest()
-    with count_progress(console(), "what-ifs (operators)", enabled=not quiet) as progress, \
-            stop_on_signals(stop):
-        ex = explain(app_, infra, plan_, goal, watch_for(stop, time_limit, progress))
+    with watching_what_ifs(time_limit, quiet) as (watch, stop):
+        ex = explain(app_, infra, plan_, goal, watch)
     ev = ex.evaluation
     warnings = application_warnings(app_) + ev.warnings
     emit(Emission(
         document={"command": "explain", **ex.to_json(), "warnings": warnings},
         show=lambda con: render_explanation(con, ex, f"{app_.name} on {infra.name}: why {plan}"),
-        warnings=warnings, code=128 + stop.signum if stop.signum else 0),
+        warnings=warnings, code=signal_exit_code(stop)),
         json_=json_, quiet=quiet or json_)

@@ -17,15 +17,14 @@ from streamplace.cli.args import (
     WeightsOpt,
     WhatIfTimeOpt,
 )
-from streamplace.cli.console import console, handle_errors
+from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
-from streamplace.cli.progress import count_progress
-from streamplace.cli.runtime import stop_on_signals, watch_for
+from streamplace.cli.runtime import signal_exit_code
+from streamplace.cli.whatifs import watching_what_ifs
 from streamplace.draw.report import report_html
 from streamplace.errors import InputError
 from streamplace.io.outputs import Output
 from streamplace.io.readers import read_instance
-from streamplace.solve.budget import StopRequest
 from streamplace.sweep.store import MARKER
 
 
@@ -56,12 +55,9 @@ def report_command(
     app_, infra = read_instance(application, infrastructure)
     plans = [(path, opts.read_plan(path, app_, infra)) for path in plan_files]
     goal = opts.build_objective(objective, weights, network_metric)
-    stop = StopRequest()
-    with count_progress(console(), "what-ifs (operators)", enabled=not quiet) as progress, \
-            stop_on_signals(stop):
-        text = report_html(app_, infra, plans, goal, sweeps=sweeps, title=title,
-                           watch=watch_for(stop, time_limit, progress))
+    with watching_what_ifs(time_limit, quiet) as (watch, stop):
+        text = report_html(app_, infra, plans, goal, sweeps=sweeps, title=title, watch=watch)
     emit(Emission(outputs=[] if stop else [Output(output, text)],
-                  code=128 + stop.signum if stop.signum else 0,
+                  code=signal_exit_code(stop),
                   notes=[f"report written to {output} ({len(text) / 1024:.0f} KiB, "
                          f"{len(plans)} plan(s), {len(sweeps)} sweep(s))"]), quiet=quiet)

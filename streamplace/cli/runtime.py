@@ -80,6 +80,11 @@ def remaining(limit: float | None) -> float | None:
     return max(limit - seconds_since_start() - finishing_reserve(limit), 1e-6)
 
 
+def signal_exit_code(stop: StopRequest) -> int:
+    """128 + the signal that stopped the command, 0 when none did."""
+    return 128 + stop.signum if stop.signum else 0
+
+
 def watch_for(stop: StopRequest, time_limit: float | None,
               progress: Callable[[int, int], None]) -> Watch:
     """What explain and report look at between what-ifs: a signal, the command's time

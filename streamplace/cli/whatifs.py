@@ -1,0 +1,25 @@
+"""What explain and report wrap their what-ifs in: progress on stderr, signals caught,
+the command's time limit (docs/cli.md, ``explain``)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from streamplace.cli.console import console
+from streamplace.cli.progress import count_progress
+from streamplace.cli.runtime import stop_on_signals, watch_for
+from streamplace.model.explain import Watch
+from streamplace.solve.budget import StopRequest
+
+
+@contextlib.contextmanager
+def watching_what_ifs(time_limit: float | None, quiet: bool,
+                      ) -> Iterator[tuple[Watch, StopRequest]]:
+    """While explain or report try what-ifs: progress on stderr, signals caught, and what
+    the what-ifs look at to stop (:func:`watch_for`); the stop request tells the command
+    whether a signal came (its exit code: :func:`signal_exit_code`)."""
+    stop = StopRequest()
+    with count_progress(console(), "what-ifs (operators)", enabled=not quiet) as progress, \
+            stop_on_signals(stop):
+        yield watch_for(stop, time_limit, progress), stop
