@@ -39,6 +39,8 @@ def solve_in_thread(h: Any, budget: Budget) -> bool:
             h.cancelSolve()
             cancelled_at = time.perf_counter()
         elif cancelled_at is not None and time.perf_counter() - cancelled_at > GRACE:
-            _ABANDONED.append(h)  # kept alive while its thread runs; freed at exit
+            # kept alive while its thread runs (a long sweep lets go of those done)
+            _ABANDONED[:] = [other for other in _ABANDONED if other.is_solver_running()]
+            _ABANDONED.append(h)
             return False
     return True

@@ -21,7 +21,7 @@ from typing import Any
 
 from streamplace.errors import InfeasibleError
 from streamplace.model.evaluate.scorer import PlacementScorer
-from streamplace.model.objective import Bounds
+from streamplace.model.objective import Bounds, Objective
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget, Stopped
 from streamplace.solve.ilp.odrp_compact import build_compact
@@ -114,7 +114,7 @@ def _neighbourhood(data: OdrpData, scorer: PlacementScorer, movable: list[str],
     return chosen
 
 
-def _restricted(data: OdrpData, objective: object, placement: dict[str, dict[str, int]],
+def _restricted(data: OdrpData, objective: Objective, placement: dict[str, dict[str, int]],
                 free: list[str], rng: random.Random) -> Instance:
     """The instance with every operator outside ``free`` held (its candidates the nodes it
     uses, its count fixed), and each freed one offered the nodes it and its DAG neighbours
@@ -136,5 +136,5 @@ def _restricted(data: OdrpData, objective: object, placement: dict[str, dict[str
         ops.append(op.model_copy(update={"candidates": sorted(reps), "max_replicas": None,
                                          "replicas": sum(reps.values())}))
     app = instance.app.model_copy(update={"operators": ops})
-    return Instance(app, instance.infra, objective,  # type: ignore[arg-type]
+    return Instance(app, instance.infra, objective,
                     instance.current, instance.limits)
