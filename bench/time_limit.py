@@ -2,9 +2,9 @@
 memory of the installed command against the limit, on instances whose model outgrows it.
 
 The baseline is the limit itself: per instance the wall time, its excess over the limit and
-the goal beside it (docs/cli.md, "What bounds time and memory": the limit plus 1 s, which
-holds while the model is built or HiGHS looks at its clock, not while HiGHS completes a
-partial start plan: the 200 x 30 instance shows that case). Peak memory is the largest
+the goal beside it (docs/cli.md, "What bounds time and memory": the limit plus 1 s). The
+200 x 30 instance (537,000 columns, 11 million nonzeros) is the one where loading the model
+into HiGHS and letting it go weigh most. Peak memory is the largest
 resident set of any solve so far (what getrusage reports for children). Run it beside two
 ``yes > /dev/null`` to see the margin on a busy machine.
 

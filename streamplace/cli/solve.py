@@ -117,7 +117,7 @@ def solve_command(
     emission = _emission(result, instance, chosen.model == "benoit", output, format_, json_,
                          stop)
     if dump_model and dump_format and result.program is not None:
-        from streamplace.solve.highs import model_text
+        from streamplace.solve.highs_model import model_text
 
         emission.outputs.append(Output(dump_model, model_text(result.program, dump_format)))
         emission.notes.append(f"model written to {dump_model}")

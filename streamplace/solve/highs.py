@@ -12,15 +12,13 @@ request reaches HiGHS through its interrupt callbacks, and HiGHS returns its inc
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from streamplace.errors import InputError, SolverError
 from streamplace.solve.budget import Budget
+from streamplace.solve.highs_model import pass_model
 from streamplace.solve.highs_thread import own_locks, solve_in_thread
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.mip import MipOutcome, StatusMeaning
@@ -47,34 +45,6 @@ def highspy_ok() -> Any:
     import highspy
 
     return highspy.HighsStatus.kOk
-
-
-def model_text(model: LinearModel, fmt: str) -> str:
-    """The model as HiGHS writes it: ``mps`` (free MPS) or ``lp`` (CPLEX LP format), for
-    inspecting it or solving it elsewhere."""
-    import tempfile
-
-    import highspy
-
-    h = highspy.Highs()
-    h.silent()
-    lp = _highs_lp(highspy, model)
-    lp.col_names_ = [re.sub(r"\s+", "_", name).replace("[", "(").replace("]", ")")
-                     for name in model.names]  # as LP and MPS files allow names
-    seen: dict[str, int] = {}
-    rows = []
-    for family in model.row_family:  # rows named by family: capacity_(eq._23).4
-        seen[family] = seen.get(family, 0) + 1
-        rows.append(f"{re.sub(r'[^A-Za-z0-9()._-]+', '_', family)}.{seen[family]}")
-    lp.row_names_ = rows
-    if h.passModel(lp) != highspy.HighsStatus.kOk:
-        raise SolverError("HiGHS rejected the model")
-    with tempfile.TemporaryDirectory(prefix="streamplace-") as folder:
-        path = f"{folder}/model.{fmt}"
-        if h.writeModel(path) == highspy.HighsStatus.kError:
-            raise SolverError(f"HiGHS could not write the model as {fmt}")
-        with open(path, encoding="utf-8") as written:
-            return written.read()
 
 
 def read_highs_option(name: str, raw: str) -> HighsValue:
@@ -137,49 +107,32 @@ def solve_highs(model: LinearModel, options: SolveOptions,
 
     budget = budget or options.budget()
     started = time.perf_counter()
+    if budget.expired():  # loading a large model takes seconds: not when nothing is left
+        return _unsolved(budget, started, 0.0, "not loaded",
+                         "the time ran out before HiGHS started")
     h = highspy.Highs()
     own_locks(h)
     h.silent()
-    if h.passModel(_highs_lp(highspy, model)) != highspy.HighsStatus.kOk:
-        raise SolverError("HiGHS rejected the model")
+    pass_model(h, highspy, model)
     build_seconds = time.perf_counter() - started
     _set_options(h, options, budget)
     if start is not None:
         _set_start(h, start)
     _subscribe(h, options.progress)
     if not solve_in_thread(h, budget):
-        status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
-        seconds = time.perf_counter() - started
-        return MipOutcome(status, None, None, None, None, seconds, SolverReport(
-            "highs", seconds=round(seconds, 3), build_seconds=round(build_seconds, 3),
-            model_status="abandoned"), message="HiGHS did not stop at the limit: left "
-            "unread, the best plan known is kept")
+        return _unsolved(budget, started, build_seconds, "abandoned", "HiGHS did not stop at "
+                         "the limit: left unread, the best plan known is kept")
     return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options,
                     budget)
 
 
-def _highs_lp(highspy: Any, model: LinearModel) -> Any:
-    """The model as one HighsLp, passed in bulk (row by row is quadratic in highspy)."""
-    lp = highspy.HighsLp()
-    lp.num_col_ = model.num_cols
-    lp.num_row_ = model.num_rows
-    lp.col_cost_ = np.asarray(model.cost)
-    lp.col_lower_ = np.asarray(model.lb)
-    lp.col_upper_ = np.asarray(model.ub)
-    lp.row_lower_ = np.asarray(model.row_lo)
-    lp.row_upper_ = np.asarray(model.row_hi)
-    lp.offset_ = model.offset
-    lp.sense_ = highspy.ObjSense.kMaximize if model.maximize else highspy.ObjSense.kMinimize
-    start_, index, value = model.to_csr()
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = start_
-    lp.a_matrix_.index_ = index
-    lp.a_matrix_.value_ = value
-    lp.a_matrix_.num_col_ = model.num_cols
-    lp.a_matrix_.num_row_ = model.num_rows
-    lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                       for i in model.integer]
-    return lp
+def _unsolved(budget: Budget, started: float, build_seconds: float, model_status: str,
+              message: str) -> MipOutcome:
+    status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
+    seconds = time.perf_counter() - started
+    return MipOutcome(status, None, None, None, None, seconds, SolverReport(
+        "highs", seconds=round(seconds, 3), build_seconds=round(build_seconds, 3),
+        model_status=model_status), message=message)
 
 
 def _set_options(h: Any, options: SolveOptions, budget: Budget) -> None:
