@@ -228,14 +228,15 @@ def test_a_limit_a_hair_below_the_optimum_gives_the_next_best_plan():
 
 
 def test_validate_and_the_evaluator_share_the_tolerance(tmp_path: Path):
-    from streamplace.model.limits import LIMIT_TOLERANCE, meets_upper
+    from streamplace.model.metrics import LIMIT_TOLERANCE, Metric, meets
 
     out = tmp_path / "plan.yaml"
     assert run("solve", *DEBS, "-q", "-o", str(out)).exit_code == 0
     rt = yaml.safe_load(out.read_text())["metrics"]["response_time"]
     inside = rt * (1 - LIMIT_TOLERANCE / 2)
     outside = rt * (1 - 4 * LIMIT_TOLERANCE)
-    assert meets_upper(rt, inside) and not meets_upper(rt, outside)
+    assert meets(Metric.RESPONSE_TIME, rt, inside)
+    assert not meets(Metric.RESPONSE_TIME, rt, outside)
     ok = run("validate", *DEBS, str(out), "--max-response-time", repr(inside), "-q")
     assert ok.exit_code == 0, ok.stderr
     bad = run("validate", *DEBS, str(out), "--max-response-time", repr(outside), "--json")

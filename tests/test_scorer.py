@@ -11,7 +11,7 @@ from streamplace.model.evaluate import evaluate, resolve_bounds
 from streamplace.model.evaluate.scorer import PlacementScorer
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import build_graph
-from streamplace.model.limits import MetricLimits
+from streamplace.model.metrics import MetricLimits
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
@@ -36,7 +36,7 @@ def test_the_scorer_agrees_with_the_evaluator_after_every_change(
     plan = read_plan_for(sample(name, "plan.yaml"), app, infra)
     graph, network = build_graph(app), Network.of(infra)
     current = Current(plan.placement) if seed % 2 else None
-    limits = MetricLimits({"response_time": 1e9}, min_availability=0.5)
+    limits = MetricLimits({"response_time": 1e9, "availability": 0.5})
     bounds, _ = resolve_bounds(graph, network, goal, None, current is not None)
     scorer = PlacementScorer(graph, network, goal, bounds,
                              {op: dict(plan.replicas(op)) for op in app.operator_ids},

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+
+from streamplace.model.metrics import NETWORK_METRICS, Metric
 
 AppArg = Annotated[str, typer.Argument(metavar="APP",
                                        help="Application file (YAML/JSON, - = stdin).")]
@@ -15,7 +17,7 @@ ObjectiveOpt = Annotated[str | None, typer.Option("--objective", help="Objective
 WeightsOpt = Annotated[str | None, typer.Option(
     "--weights", help="SAW weights r=..,a=..,c=..,z=.. (instead of an objective file).")]
 MetricOpt = Annotated[str | None, typer.Option(
-    "--network-metric", help="traffic | network_usage | elastic_energy.")]
+    "--network-metric", help=" | ".join(NETWORK_METRICS) + ".")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No tables on stderr.")]
 OutputOpt = Annotated[str | None, typer.Option(
@@ -46,12 +48,21 @@ class OutputFormat(enum.StrEnum):
 
 FormatOpt = Annotated[OutputFormat | None, typer.Option(
     "--format", help="yaml or json (default: from -o's extension, else yaml).")]
-MaxResponseTimeOpt = Annotated[str | None, typer.Option(
-    help="At most this response time R (seconds, or e.g. '200 ms').")]
-MinAvailabilityOpt = Annotated[str | None, typer.Option(help="At least this availability A.")]
-MaxCostOpt = Annotated[str | None, typer.Option(help="At most this cost C.")]
-MaxTrafficOpt = Annotated[str | None, typer.Option(
-    help="At most this traffic T (bytes/s, or e.g. '2 MB/s').")]
+
+
+def _limit(metric: Metric, example: str = "") -> Any:
+    side = "At least" if metric.higher_is_better else "At most"
+    return typer.Option(metric.flag, help=f"{side} this {metric.label}{example}.")
+
+
+MaxResponseTimeOpt = Annotated[str | None, _limit(Metric.RESPONSE_TIME,
+                                                  " (seconds, or e.g. '200 ms')")]
+MinAvailabilityOpt = Annotated[str | None, _limit(Metric.AVAILABILITY)]
+MaxCostOpt = Annotated[str | None, _limit(Metric.COST)]
+MaxTrafficOpt = Annotated[str | None, _limit(Metric.TRAFFIC, " (bytes/s, or e.g. '2 MB/s')")]
+MaxNetworkUsageOpt = Annotated[str | None, _limit(Metric.NETWORK_USAGE,
+                                                  " (bytes, as bytes/s x seconds)")]
+MaxElasticEnergyOpt = Annotated[str | None, _limit(Metric.ELASTIC_ENERGY)]
 TargetUtilizationOpt = Annotated[float | None, typer.Option(
     "--target-utilization", help="rho in (0, 1]: a replica may run at most at rho x its "
                                  "service rate (default 1: strictly below it).")]

@@ -16,7 +16,7 @@ from streamplace.errors import InputError, Problem
 from streamplace.io.readers import read_objective, read_plan_for
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.limits import MetricLimits
+from streamplace.model.metrics import Metric, MetricLimits
 from streamplace.model.objective import NetworkMetric, Objective, Weights
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
@@ -107,16 +107,26 @@ def parse_limit(text: str | None, option: str, dimension: Dimension,
     return value
 
 
-def read_limits(max_response_time: str | None, min_availability: str | None,
-                max_cost: str | None, max_traffic: str | None) -> MetricLimits | None:
-    """Hard limits on metrics from the threshold flags (the same as ``validate``'s)."""
-    upper = {metric: value for metric, value in (
-        ("response_time", parse_limit(max_response_time, "--max-response-time", "time")),
-        ("cost", parse_limit(max_cost, "--max-cost", "money")),
-        ("traffic", parse_limit(max_traffic, "--max-traffic", "bandwidth"))) if value is not None}
-    floor = parse_limit(min_availability, "--min-availability", "plain", high=1.0)
-    limits = MetricLimits(upper, floor)
-    return limits if limits else None
+def limit_flags(max_response_time: str | None, min_availability: str | None,
+                max_cost: str | None, max_traffic: str | None, max_network_usage: str | None,
+                max_elastic_energy: str | None) -> MetricLimits:
+    """Hard limits on metrics from the limit flags, in the order commands declare them."""
+    return read_limits({
+        Metric.RESPONSE_TIME: max_response_time, Metric.AVAILABILITY: min_availability,
+        Metric.COST: max_cost, Metric.TRAFFIC: max_traffic,
+        Metric.NETWORK_USAGE: max_network_usage, Metric.ELASTIC_ENERGY: max_elastic_energy})
+
+
+def read_limits(given: Mapping[Metric, str | None]) -> MetricLimits:
+    """Hard limits on metrics from the limit flags (``--max-cost`` ...), each read in its
+    metric's units; availability is a probability."""
+    bounds = {}
+    for metric, text in given.items():
+        value = parse_limit(text, metric.flag, metric.dimension,
+                            high=1.0 if metric.higher_is_better else None)
+        if value is not None:
+            bounds[metric] = value
+    return MetricLimits(bounds)
 
 
 def target_utilization(app: Application, rho: float | None) -> Application:

@@ -15,7 +15,9 @@ from streamplace.cli.args import (
     InfraArg,
     JsonOpt,
     MaxCostOpt,
+    MaxElasticEnergyOpt,
     MaxMovesOpt,
+    MaxNetworkUsageOpt,
     MaxResponseTimeOpt,
     MaxTrafficOpt,
     MetricOpt,
@@ -69,6 +71,7 @@ def solve_command(
     max_moves: MaxMovesOpt = None,
     max_response_time: MaxResponseTimeOpt = None, min_availability: MinAvailabilityOpt = None,
     max_cost: MaxCostOpt = None, max_traffic: MaxTrafficOpt = None,
+    max_network_usage: MaxNetworkUsageOpt = None, max_elastic_energy: MaxElasticEnergyOpt = None,
     dump_model: Annotated[str | None, typer.Option(
         "--dump-model", help="Also write the integer program (odrp, odp, benoit) as HiGHS "
                              "writes it: FILE.mps or FILE.lp.")] = None,
@@ -83,7 +86,8 @@ def solve_command(
     opts.check_settings(time_limit, gap, threads, seed)
     app_, infra = read_instance(application, infrastructure)
     app_ = opts.target_utilization(app_, target_utilization_)
-    limits = opts.read_limits(max_response_time, min_availability, max_cost, max_traffic)
+    limits = opts.limit_flags(max_response_time, min_availability, max_cost, max_traffic,
+                              max_network_usage, max_elastic_energy) or None
     current_ = opts.read_current(current, max_moves, app_, infra, not ignore_names)
     instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
                         current_, limits)

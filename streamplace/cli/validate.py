@@ -18,7 +18,9 @@ from streamplace.cli.args import (
     InfraArg,
     JsonOpt,
     MaxCostOpt,
+    MaxElasticEnergyOpt,
     MaxMovesOpt,
+    MaxNetworkUsageOpt,
     MaxResponseTimeOpt,
     MaxTrafficOpt,
     MinAvailabilityOpt,
@@ -35,7 +37,7 @@ from streamplace.io.outputs import Output
 from streamplace.io.readers import read_instance
 from streamplace.model.checks import application_warnings
 from streamplace.model.evaluate import evaluate
-from streamplace.model.validation import Check, Thresholds, run_checks
+from streamplace.model.validation import Check, run_checks
 
 
 @handle_errors
@@ -43,6 +45,7 @@ def validate_command(
     application: AppArg, infrastructure: InfraArg, plan: PlanArg,
     max_response_time: MaxResponseTimeOpt = None, min_availability: MinAvailabilityOpt = None,
     max_cost: MaxCostOpt = None, max_traffic: MaxTrafficOpt = None,
+    max_network_usage: MaxNetworkUsageOpt = None, max_elastic_energy: MaxElasticEnergyOpt = None,
     junit_xml_: Annotated[str | None, typer.Option(
         "--junit-xml", help="Write the checks as JUnit XML for CI systems.")] = None,
     html_: Annotated[str | None, typer.Option(
@@ -58,20 +61,15 @@ def validate_command(
     started = time.perf_counter()
     check_outputs([junit_xml_, html_], [application, infrastructure, plan, objective, current],
                   json_)
-    thresholds = Thresholds(
-        max_response_time=opts.parse_limit(max_response_time, "--max-response-time", "time"),
-        min_availability=opts.parse_limit(min_availability, "--min-availability", "plain",
-                                          high=1.0),
-        max_cost=opts.parse_limit(max_cost, "--max-cost", "money"),
-        max_traffic=opts.parse_limit(max_traffic, "--max-traffic", "bandwidth"),
-    )
+    limits = opts.limit_flags(max_response_time, min_availability, max_cost, max_traffic,
+                              max_network_usage, max_elastic_energy)
     objective_ = opts.build_objective(objective, None, None)
     app_, infra = read_instance(application, infrastructure)
     app_ = opts.target_utilization(app_, target_utilization_)
     plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, objective_,
-                  opts.read_current(current, max_moves, app_, infra, not ignore_names))
-    checks = run_checks(ev, thresholds, plan_, app_, infra)
+                  opts.read_current(current, max_moves, app_, infra, not ignore_names), limits)
+    checks = run_checks(ev, limits, plan_, app_, infra)
     passed = all(c.passed for c in checks)
     warnings = application_warnings(app_) + ev.warnings
     outputs = []

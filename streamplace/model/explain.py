@@ -17,6 +17,7 @@ from streamplace.model.evaluate.scorer import PlacementScorer, one_replica_chang
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, build_graph
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.metrics import Metric
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
@@ -196,8 +197,8 @@ def _trial_function(app: Application, infra: Infrastructure, plan: Plan,
 
     def scored(op_id: str, multiset: dict[str, int]) -> tuple[float, float, float] | None:
         found = scorer.trial(op_id, multiset)
-        return None if found is None else (found[0], found[1]["response_time"],
-                                           found[1]["cost"])
+        return None if found is None else (found[0], found[1][Metric.RESPONSE_TIME],
+                                           found[1][Metric.COST])
     return scored
 
 

@@ -16,12 +16,12 @@ from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.explain import Binding, bindings
 from streamplace.model.graph import build_graph
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.metrics import METRIC_NAMES
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
 
-DIFF_METRICS = ("response_time", "cost", "availability", "traffic", "network_usage",
-                "elastic_energy", "utility")
+DIFF_METRICS = (*METRIC_NAMES, "utility")
 FLINK_ENTRY = ("{{ Vertex ID {vertex} | Parallelism {before} -> {after} | "
                "Processing capacity {cap_before:.2f} -> {cap_after:.2f} | "
                "Target data rate {rate:.2f}}}")

@@ -8,7 +8,7 @@ from typing import Any
 from streamplace.model.application import Application
 from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.limits import meets_lower, meets_upper
+from streamplace.model.metrics import MetricLimits
 from streamplace.model.plan import Plan
 
 CORE_CONSTRAINTS = ("placement.missing", "placement.role", "replicas.fixed", "replicas.max",
@@ -18,14 +18,6 @@ BENOIT_CONSTRAINTS = ("benoit.single_processor", "benoit.compute", "benoit.proce
                       "benoit.download_missing", "benoit.download_duplicate",
                       "benoit.download_server")
 PATH_CONSTRAINTS = ("route.mixed", "bandwidth", "uplink")
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    max_response_time: float | None = None
-    min_availability: float | None = None
-    max_cost: float | None = None
-    max_traffic: float | None = None
 
 
 @dataclass(frozen=True)
@@ -41,9 +33,11 @@ class Check:
                 "message": self.message, "details": list(self.details)}
 
 
-def run_checks(evaluation: Evaluation, thresholds: Thresholds, plan: Plan,
+def run_checks(evaluation: Evaluation, limits: MetricLimits, plan: Plan,
                app: Application, infra: Infrastructure) -> list[Check]:
-    """The plan's identity, every constraint family that applies, then the thresholds."""
+    """The plan's identity, every constraint family that applies, then the thresholds:
+    ``evaluation`` is the plan evaluated with ``limits``, whose violations are the failed
+    thresholds."""
     foreign = {kind for kind, _, _ in foreign_names(plan, app, infra)}
     checks = [_names_match("application", plan.application, app.name, foreign),
               _names_match("infrastructure", plan.infrastructure, infra.name, foreign)]
@@ -56,29 +50,25 @@ def run_checks(evaluation: Evaluation, thresholds: Thresholds, plan: Plan,
         names.append("ecker.headroom")
     if evaluation.reconfiguration is not None:
         names.append("reconfiguration.max_moves")
-    names += sorted({v.constraint for v in evaluation.violations} - set(names))
+    names += sorted({v.constraint for v in evaluation.violations
+                     if not v.constraint.startswith("limit.")} - set(names))
     for name in names:
         hits = [v for v in evaluation.violations if v.constraint == name]
         message = f"{len(hits)} violation(s)" if hits else "satisfied"
         checks.append(Check("constraints", name, not hits, message,
                             tuple(f"{v.subject}: {v.message}" for v in hits)))
     odrp = evaluation.odrp
-    limits = (("response_time", thresholds.max_response_time, "<=", "s"),
-              ("availability", thresholds.min_availability, ">=", ""),
-              ("cost", thresholds.max_cost, "<=", ""),
-              ("traffic", thresholds.max_traffic, "<=", "B/s"))
-    for metric, limit, relation, unit in limits:
-        if limit is None:
-            continue
-        name = f"{'min' if relation == '>=' else 'max'}_{metric}"
+    broken = {v.constraint for v in evaluation.violations}
+    for metric, bound in limits.bounds.items():
+        name = metric.limit_name
         if odrp is None:
             checks.append(Check("thresholds", name, False,
                                 f"{metric} is undefined: some operator has no replica"))
             continue
-        value = odrp.metric(metric)
-        ok = meets_lower(value, limit) if relation == ">=" else meets_upper(value, limit)
-        checks.append(Check("thresholds", name, ok,
-                            f"{metric} = {value:.6g}{unit} (limit {relation} {limit:.6g}{unit})"))
+        relation = ">=" if metric.higher_is_better else "<="
+        checks.append(Check("thresholds", name, f"limit.{name}" not in broken,
+                            f"{metric} = {metric.exact(odrp.metric(metric))} (limit "
+                            f"{relation} {metric.exact(bound)})"))
     return checks
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from streamplace.model.metrics import METRIC_NAMES
 from streamplace.solve.method import Method
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 
-COLUMNS = ("method", "status", "seconds", "utility", "gap_to_bound", "response_time", "cost",
-           "availability", "traffic", "network_usage", "elastic_energy", "ecker_score",
-           "benoit_cost", "path_cost", "message")
+COLUMNS = ("method", "status", "seconds", "utility", "gap_to_bound", *METRIC_NAMES,
+           "ecker_score", "benoit_cost", "path_cost", "message")
 METRICS = COLUMNS[5:14]
 
 

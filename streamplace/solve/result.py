@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from streamplace.model.application import Application
 from streamplace.model.evaluate import Evaluation
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.limits import MetricLimits
+from streamplace.model.metrics import MetricLimits
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.plan import SolveStatus as SolveStatus  # one status type, shared

@@ -9,22 +9,17 @@ import time
 from typing import Any
 
 from streamplace.errors import InfeasibleError, InputError
-from streamplace.model.limits import MetricLimits
+from streamplace.model.metrics import NETWORK_METRICS, Metric, MetricLimits
 from streamplace.solve.result import SolveResult, SolveStatus
 from streamplace.sweep.rows import Outcome, Settings, outcome, solve
 from streamplace.sweep.scenarios import Inputs, Scenario, instance_of
 
 _FOUND = (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT,
           SolveStatus.LIMIT)
-_TERM = {"response_time": "response_time", "cost": "cost", "availability": "availability",
-         "traffic": "network", "network_usage": "network", "elastic_energy": "network"}
 
 
 def thresholds(settings: dict[str, Any]) -> MetricLimits:
-    upper = {metric: settings[f"max_{metric}"] for metric in
-             ("response_time", "cost", "traffic", "network_usage", "elastic_energy")
-             if settings.get(f"max_{metric}") is not None}
-    return MetricLimits(upper, settings.get("min_availability"))
+    return MetricLimits.named(settings)
 
 
 def max_rate(inputs: Inputs, settings: Settings, scenario: Scenario) -> Outcome:
@@ -138,13 +133,13 @@ def pareto_front(inputs: Inputs, settings: Settings, scenario: Scenario) -> list
 
 def _optimise(inputs: Inputs, settings: Settings, scenario: Scenario, metric: str,
               limits: MetricLimits) -> SolveResult:
-    weights = {_TERM[metric]: 1.0}
+    metric = Metric(metric)
     try:
-        instance = instance_of(inputs, scenario, weights=weights)
-        if _TERM[metric] == "network":
+        instance = instance_of(inputs, scenario, weights={metric.term: 1.0})
+        if metric in NETWORK_METRICS:
             instance = type(instance)(instance.app, instance.infra,
                                       instance.objective.model_copy(
-                                          update={"network_metric": metric}))
+                                          update={"network_metric": metric.value}))
         return solve(instance, scenario, settings.time_limit, limits)
     except InfeasibleError as exc:
         return SolveResult.infeasible(scenario.method, exc.reasons, 0.0)
@@ -156,26 +151,24 @@ def _optimise(inputs: Inputs, settings: Settings, scenario: Scenario, metric: st
 def _limit(metric: str, value: float | None) -> MetricLimits:
     if value is None:
         return MetricLimits()
-    if metric == "availability":
-        return MetricLimits(min_availability=min(max(value, 0.0), 1.0))
-    return MetricLimits({metric: value})
+    if Metric(metric).higher_is_better:  # availability: a probability
+        value = min(max(value, 0.0), 1.0)
+    return MetricLimits({Metric(metric): value})
 
 
 def _merge(a: MetricLimits, b: MetricLimits) -> MetricLimits:
-    return MetricLimits({**a.upper, **b.upper},
-                        b.min_availability if b.min_availability is not None
-                        else a.min_availability)
+    return MetricLimits({**a.bounds, **b.bounds})
 
 
 def _loosened(metric: str, value: float) -> float:
     """The first metric held at its optimum, allowing for rounding."""
     slack = 1e-9 * max(1.0, abs(value))
-    return value - slack if metric == "availability" else value + slack
+    return value - slack if Metric(metric).higher_is_better else value + slack
 
 
 def _tightened(metric: str, value: float, step: float) -> float:
     delta = step * max(abs(value), 1e-12)
-    return value + delta if metric == "availability" else value - delta
+    return value + delta if Metric(metric).higher_is_better else value - delta
 
 
 def _worst(a: SolveStatus, b: SolveStatus) -> SolveStatus:

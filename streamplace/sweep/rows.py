@@ -9,14 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.io.writers import dumps, plan_document
-from streamplace.model.limits import MetricLimits
+from streamplace.model.metrics import METRIC_NAMES, MetricLimits
 from streamplace.model.sweep import SweepFile
 from streamplace.solve.registry import applicable
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 from streamplace.sweep.scenarios import Scenario
 
-METRICS = ("response_time", "cost", "availability", "traffic", "network_usage",
-           "elastic_energy")
+METRICS = METRIC_NAMES
 COLUMNS = ("scenario_id", "method", "rate_scale", "failure", "weights", "seed",
            "infrastructure", "status", "objective", "bound", "gap", *METRICS, "seconds",
            "plan", "error")

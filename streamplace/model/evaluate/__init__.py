@@ -5,10 +5,12 @@ Solvers never report metrics of their own; they call :func:`evaluate` on the pla
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from streamplace.model.application import Application
-from streamplace.model.evaluate.constraints import over, placement_violations
+from streamplace.model.evaluate.constraints import (
+    limit_violations,
+    over,
+    placement_violations,
+)
 from streamplace.model.evaluate.ecker import ecker_score
 from streamplace.model.evaluate.odrp import odrp_metrics
 from streamplace.model.evaluate.paths import path_metrics, routed_links
@@ -17,13 +19,11 @@ from streamplace.model.evaluate.trees import benoit_evaluation
 from streamplace.model.evaluate.utility import derive_bounds, utility
 from streamplace.model.graph import AppGraph, build_graph, cyclic_order
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.metrics import MetricLimits
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective, Term, terms
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
-
-if TYPE_CHECKING:  # limits.py needs this package's metrics: importing it here is a cycle
-    from streamplace.model.limits import MetricLimits
 
 __all__ = ["Evaluation", "evaluate", "resolve_bounds"]
 
@@ -65,7 +65,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     if complete:
         odrp = odrp_metrics(graph, network, placement, routed)
         if limits:
-            violations += limits.violations(odrp)
+            violations += limit_violations(limits, odrp)
         bounds, derived = resolve_bounds(graph, network, objective, plan, moves is not None)
         util = utility(odrp, objective, bounds, derived, moves)
         ecker, headroom = ecker_score(graph, network, placement)

@@ -12,8 +12,9 @@ import itertools
 import math
 from collections import defaultdict
 
-from streamplace.model.evaluate.report import Subject, Violation
+from streamplace.model.evaluate.report import OdrpMetrics, Subject, Violation
 from streamplace.model.graph import AppGraph
+from streamplace.model.metrics import MetricLimits
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 
@@ -92,4 +93,15 @@ def _route_violations(graph: AppGraph, network: Network, plan: Plan) -> list[Vio
         for a, b in itertools.pairwise(r.path):
             if network.hop(a, b) is None:
                 out.append(Violation("route.invalid", where, f"hop {a} -> {b} has no link"))
+    return out
+
+
+def limit_violations(limits: MetricLimits, metrics: OdrpMetrics) -> list[Violation]:
+    """A violation ``limit.max_cost`` (``limit.min_availability`` ...) per broken limit."""
+    out = []
+    for metric, value, bound in limits.broken(metrics.metric):
+        side = "below" if metric.higher_is_better else "above"
+        out.append(Violation(f"limit.{metric.limit_name}", Subject("plan", (metric.value,)),
+                             f"{metric} is {value:.6g}, {side} its limit {bound:.6g}",
+                             abs(value - bound)))
     return out

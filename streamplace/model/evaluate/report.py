@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
+from streamplace.model.metrics import METRIC_NAMES
+
 
 class Subject(NamedTuple):
     """What a violation or a usage row is about: a kind and the ids that name it, e.g.
@@ -203,8 +205,7 @@ class Evaluation:
         """The flat ``metrics`` block of a plan file (docs/formats.md)."""
         out: dict[str, float] = {}
         if self.odrp is not None:
-            for name in ("response_time", "cost", "availability", "traffic",
-                         "network_usage", "elastic_energy"):
+            for name in METRIC_NAMES:
                 out[name] = self.odrp.metric(name)
         if self.utility is not None:
             out["utility"] = self.utility.value

@@ -22,7 +22,7 @@ from streamplace.model.evaluate.constraints import over
 from streamplace.model.evaluate.odrp import StreamLoad, operator_latency, stream_load
 from streamplace.model.evaluate.utility import normalised
 from streamplace.model.graph import AppGraph
-from streamplace.model.limits import MetricLimits
+from streamplace.model.metrics import NETWORK_METRICS, Metric, MetricLimits
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective, Term
 from streamplace.model.objective import terms as terms_of
@@ -31,8 +31,9 @@ from streamplace.model.replicas import is_stable
 
 Multiset = dict[str, int]
 REFRESH = 2000  # changes between two exact re-sums
-_NETWORK = {"traffic": "traffic", "network_usage": "usage", "elastic_energy": "energy",
-            "link_cost": "link_cost"}  # running total: the StreamLoad field it sums
+_NETWORK = {Metric.TRAFFIC: "traffic", Metric.NETWORK_USAGE: "usage",
+            Metric.ELASTIC_ENERGY: "energy", "link_cost": "link_cost"}
+"""Each running total and the StreamLoad field it sums."""
 
 
 class PlacementScorer:
@@ -188,7 +189,7 @@ class PlacementScorer:
             if self.placement[op] != reps:
                 self.change(op, reps)
 
-    def trial(self, op_id: str, replicas: Multiset) -> tuple[float, dict[str, float]] | None:
+    def trial(self, op_id: str, replicas: Multiset) -> tuple[float, dict[Metric, float]] | None:
         """F and the metrics with ``op_id`` on ``replicas`` (None when that breaks
         capacity, stability or a limit), the placement left as it was."""
         before = self.placement[op_id]
@@ -226,11 +227,12 @@ class PlacementScorer:
             return 0.0
         return math.exp(self.log_nodes[0] + self.log_links[0])
 
-    def metrics(self) -> dict[str, float]:
-        return {"response_time": self.response_time(), "availability": self.availability(),
-                "cost": self.totals["compute_cost"] + self.totals["link_cost"],
-                "traffic": self.totals["traffic"], "network_usage": self.totals["network_usage"],
-                "elastic_energy": self.totals["elastic_energy"]}
+    def metrics(self) -> dict[Metric, float]:
+        totals = self.totals
+        return {Metric.RESPONSE_TIME: self.response_time(),
+                Metric.AVAILABILITY: self.availability(),
+                Metric.COST: totals["compute_cost"] + totals["link_cost"],
+                **{m: totals[m] for m in NETWORK_METRICS}}
 
     def feasible(self) -> bool:
         """Capacity, stability and the limits hold (candidates and replica caps are the
@@ -245,7 +247,7 @@ class PlacementScorer:
 
     def value(self) -> float:
         """F (eq. 21), as :func:`streamplace.model.evaluate.utility.utility` scores it."""
-        values = self.metrics()
+        values = {m.value: v for m, v in self.metrics().items()}
         values["network"] = values[self.metric]
         values["reconfiguration"] = self.totals["moves"]
         return sum(self.weights[t] * normalised(t, values[t], *self.bounds[t])

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from streamplace.model.application import Operator
 from streamplace.model.evaluate.report import OdrpMetrics, Utility, UtilityTerm
 from streamplace.model.graph import AppGraph
+from streamplace.model.metrics import Metric
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective, Term
 from streamplace.model.objective import terms as terms_of
@@ -121,7 +122,7 @@ def _latency(op: Operator, rate: float, count: int) -> float:
 def _factor(delay: float, same_node: bool, metric: str) -> float:
     if same_node:
         return 0.0
-    return {"traffic": 1.0, "network_usage": delay, "elastic_energy": delay**2}[metric]
+    return Metric(metric).per_byte(delay)
 
 
 def _longest(graph: AppGraph, weight: dict[str, float],

@@ -28,17 +28,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from streamplace.model.limits import MetricLimits
+from streamplace.model.metrics import Metric, MetricLimits
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
 from streamplace.solve.ilp.odrp_cuts import landmark_potentials, transport_bound
 from streamplace.solve.ilp.odrp_data import OdrpData
-from streamplace.solve.ilp.odrp_delays import (
-    LAZY_DELAYS_FROM,
-    add_broken_delay_rows,
-    add_delay_row,
-    delay_row_count,
-)
+from streamplace.solve.ilp.odrp_delays import LAZY_DELAYS_FROM, DelayRows, delay_row_count
 from streamplace.solve.ilp.odrp_limits import add_limits
 from streamplace.solve.ilp.odrp_reconfiguration import add_reconfiguration
 from streamplace.solve.linear import LinearModel
@@ -55,14 +50,10 @@ class CompactModel:
     # t indexed by (operator, node): [(m, a, column)], so rows are built without scans
     cells: dict[tuple[str, str], list[tuple[int, int, int]]] = field(default_factory=dict)
     z: dict[tuple[str, str], int] = field(default_factory=dict)
-    # stream delays D (eq. 4): column per stream index, and the pair rows in the model
-    delays: dict[int, int] = field(default_factory=dict)
-    delay_rows: set[tuple[int, str, str]] = field(default_factory=set)
-    lazy_delays: bool = False
-    data: OdrpData | None = None
+    delays: DelayRows | None = None  # the stream delays D (eq. 4) and their pair rows
 
     def add_violated(self, values: Sequence[float], plan: Plan) -> int:
-        return add_broken_delay_rows(self, values, plan) if self.lazy_delays else 0
+        return self.delays.add_broken(values, plan) if self.delays and self.delays.lazy else 0
 
     def decode(self, values: Sequence[float]) -> Plan:
         placement: dict[str, dict[str, int]] = {}
@@ -89,16 +80,17 @@ def build_compact(data: OdrpData, budget: Budget | None = None,
     ``delay_rows``: ``all`` in the model, ``lazy`` (added as solutions break them), or
     ``auto``: lazy beyond :data:`LAZY_DELAYS_FROM` rows."""
     check = budget.check if budget is not None else _never
-    out = CompactModel(data.new_model(), data.bounds_used(), data=data)
+    out = CompactModel(data.new_model(), data.bounds_used())
     m_ = out.model
     scales = data.scales
     limits = data.instance.limits or MetricLimits()
     # a response-time limit must hold for whatever plan a time limit leaves: rows all in
-    out.lazy_delays = delay_rows == "lazy" or (
-        delay_rows == "auto" and "response_time" not in limits.upper
+    lazy = delay_rows == "lazy" or (
+        delay_rows == "auto" and Metric.RESPONSE_TIME not in limits
         and delay_row_count(data) > LAZY_DELAYS_FROM)
-    need_latency = scales["response_time"].slope != 0 or "response_time" in limits.upper
-    need_avail = scales["availability"].slope != 0 or limits.min_availability is not None
+    out.delays = DelayRows(m_, data, out.z, lazy)
+    need_latency = scales["response_time"].slope != 0 or Metric.RESPONSE_TIME in limits
+    need_avail = scales["availability"].slope != 0 or Metric.AVAILABILITY in limits
     z = out.z
     for op in data.ops:
         check()
@@ -205,6 +197,8 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
                 elif op.latency:
                     m_.row([col, z[(op.id, u)]], [1.0, -op.latency / speed], lo=0.0)
     r = m_.var("r", cost=data.scales["response_time"].slope)
+    rows = out.delays
+    assert rows is not None
     potentials = landmark_potentials(data, out.model, out.cells)
     for s in data.streams:
         delay = m_.var(f"D[{s.source},{s.target}]")
@@ -212,12 +206,12 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
             for phi in potentials:  # D >= |phi_target - phi_source| (odrp_cuts.py)
                 m_.row([delay, phi[s.target], phi[s.source]], [1.0, -1.0, 1.0], lo=0.0)
                 m_.row([delay, phi[s.target], phi[s.source]], [1.0, 1.0, -1.0], lo=0.0)
-        out.delays[s.index] = delay
-        for u in data.cands[s.source] if not out.lazy_delays else ():
+        rows.delays[s.index] = delay
+        for u in data.cands[s.source] if not rows.lazy else ():
             for v in data.cands[s.target]:
                 d = data.link(u, v).delay
                 if 0 < d < float("inf"):
-                    add_delay_row(out, s.index, s.source, s.target, u, v, d)
+                    rows.add(s.index, s.source, s.target, u, v, d)
         with m_.family("transport cuts"):
             transport_bound(data, out.model, out.cells, s.source, s.target, delay)
         m_.row([arrival[s.target], arrival[s.source], delay, lat[s.target]],

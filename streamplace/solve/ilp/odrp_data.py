@@ -17,6 +17,7 @@ from streamplace.model.evaluate.scorer import PlacementScorer
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, ResolvedStream, build_graph
 from streamplace.model.links import LogicalLink
+from streamplace.model.metrics import Metric
 from streamplace.model.network import Network
 from streamplace.model.objective import Term, terms
 from streamplace.model.plan import Plan
@@ -118,8 +119,7 @@ class OdrpData:
         if u == v:
             return 0.0
         delay = self.link(u, v).delay
-        metric = self.instance.objective.network_metric
-        return {"traffic": 1.0, "network_usage": delay, "elastic_energy": delay**2}[metric]
+        return Metric(self.instance.objective.network_metric).per_byte(delay)
 
 
 def prepare(instance: Instance, single_replica: bool = False) -> OdrpData:

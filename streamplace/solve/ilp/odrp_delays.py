@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from streamplace.model.plan import Plan
 from streamplace.solve.ilp.odrp_data import OdrpData
-
-if TYPE_CHECKING:
-    from streamplace.solve.ilp.odrp_compact import CompactModel
+from streamplace.solve.linear import LinearModel
 
 LAZY_DELAYS_FROM = 50_000
 
@@ -29,31 +27,38 @@ def delay_row_count(data: OdrpData) -> int:
     return sum(len(data.cands[s.source]) * len(data.cands[s.target]) for s in data.streams)
 
 
-def add_delay_row(out: CompactModel, index: int, up: str, down: str, u: str, v: str,
-                  d: float) -> int:
-    """The row of eq. 4 for stream ``index`` and nodes u, v (once); 1 if added."""
-    if (index, u, v) in out.delay_rows:
-        return 0
-    out.delay_rows.add((index, u, v))
-    out.model.row([out.delays[index], out.z[(up, u)], out.z[(down, v)]], [1.0, -d, -d],
-                  lo=-d, family="stream delay (eq. 4)")
-    return 1
+@dataclass
+class DelayRows:
+    """The stream-delay columns D of ``model`` (one per stream index) and the rows of eq. 4
+    added so far, each pair of nodes once."""
 
+    model: LinearModel
+    data: OdrpData
+    z: dict[tuple[str, str], int]
+    lazy: bool = False
+    delays: dict[int, int] = field(default_factory=dict)
+    added: set[tuple[int, str, str]] = field(default_factory=set)
 
-def add_broken_delay_rows(out: CompactModel, values: Sequence[float], plan: Plan) -> int:
-    """Add the rows of every pair of nodes ``plan`` uses whose delay exceeds the solution's
-    D; how many."""
-    data = out.data
-    if data is None:
-        return 0
-    added = 0
-    for s in data.streams:
-        col = out.delays.get(s.index)
-        if col is None:
-            continue
-        for u in plan.replicas(s.source):
-            for v in plan.replicas(s.target):
-                d = data.link(u, v).delay
-                if 0 < d < math.inf and d > values[col] + 1e-9 * max(1.0, d):
-                    added += add_delay_row(out, s.index, s.source, s.target, u, v, d)
-    return added
+    def add(self, index: int, up: str, down: str, u: str, v: str, d: float) -> int:
+        """The row of eq. 4 for stream ``index`` and nodes u, v (once); 1 if added."""
+        if (index, u, v) in self.added:
+            return 0
+        self.added.add((index, u, v))
+        self.model.row([self.delays[index], self.z[(up, u)], self.z[(down, v)]],
+                       [1.0, -d, -d], lo=-d, family="stream delay (eq. 4)")
+        return 1
+
+    def add_broken(self, values: Sequence[float], plan: Plan) -> int:
+        """Add the rows of every pair of nodes ``plan`` uses whose delay exceeds the
+        solution's D; how many."""
+        added = 0
+        for s in self.data.streams:
+            col = self.delays.get(s.index)
+            if col is None:
+                continue
+            for u in plan.replicas(s.source):
+                for v in plan.replicas(s.target):
+                    d = self.data.link(u, v).delay
+                    if 0 < d < math.inf and d > values[col] + 1e-9 * max(1.0, d):
+                        added += self.add(s.index, s.source, s.target, u, v, d)
+        return added

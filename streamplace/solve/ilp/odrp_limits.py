@@ -15,53 +15,52 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from streamplace.model.limits import MetricLimits
+from streamplace.model.metrics import Metric, MetricLimits
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.linear import LinearModel
 
 Cells = dict[tuple[str, str], list[tuple[int, int, int]]]
-_FACTORS: dict[str, Callable[[float], float]] = {
-    "traffic": lambda d: 1.0, "network_usage": lambda d: d, "elastic_energy": lambda d: d * d}
 
 
 def add_limits(data: OdrpData, m_: LinearModel, c: dict[tuple[str, int], int], cells: Cells,
                limits: MetricLimits, r: int | None, log_a: list[tuple[int, float]],
                check: Callable[[], None]) -> None:
-    for metric, bound in limits.upper.items():
+    for metric, bound in limits.bounds.items():
         check()
-        if metric == "response_time":
+        if metric == Metric.AVAILABILITY:
+            if bound > 0 and log_a:  # A is 1 when nothing can fail
+                m_.row([col for col, _ in log_a], [value for _, value in log_a],
+                       lo=math.log(bound))
+            continue
+        if metric == Metric.RESPONSE_TIME:
             assert r is not None
             _bounded(m_, [r], [1.0], bound)
             continue
         cols: list[int] = []
         vals: list[float] = []
-        if metric == "cost":
+        if metric == Metric.COST:
             for (op_id, m), col in c.items():
                 op = data.instance.app.operator(op_id)
                 cols.append(col)
                 vals.append(op.cost * op.billing_units * m)
         _products(data, m_, cells, _pair_weight(data, metric), cols, vals, metric)
         _bounded(m_, cols, vals, bound)
-    floor = limits.min_availability
-    if floor is not None and floor > 0 and log_a:  # A is 1 when nothing can fail
-        m_.row([col for col, _ in log_a], [value for _, value in log_a], lo=math.log(floor))
 
 
 def _bounded(m_: LinearModel, cols: list[int], vals: list[float], bound: float) -> None:
     """``sum vals x <= bound``, divided by the bound so that the solver's absolute
-    feasibility tolerance is relative to the limit (model/limits.py, LIMIT_TOLERANCE)."""
+    feasibility tolerance is relative to the limit (model/metrics.py, LIMIT_TOLERANCE)."""
     if bound > 0:
         m_.row(cols, [v / bound for v in vals], hi=1.0, family="limits")
     else:
         m_.row(cols, vals, hi=bound, family="limits")
 
 
-def _pair_weight(data: OdrpData, metric: str) -> Callable[[str, str], float]:
+def _pair_weight(data: OdrpData, metric: Metric) -> Callable[[str, str], float]:
     """Per byte/s between nodes u and v: the link cost (for cost) or the metric's factor."""
-    if metric == "cost":
+    if metric == Metric.COST:
         return lambda u, v: data.link(u, v).cost
-    factor = _FACTORS[metric]
-    return lambda u, v: factor(data.link(u, v).delay)
+    return lambda u, v: metric.per_byte(data.link(u, v).delay)
 
 
 def _products(data: OdrpData, m_: LinearModel, cells: Cells, weight: Callable[[str, str], float],
