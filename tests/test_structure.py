@@ -196,3 +196,16 @@ def test_solving_the_sample_loads_only_what_solve_needs(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "plan.yaml").exists()
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_views_draw_and_commands_command():
+    """Command modules sit directly under streamplace.cli, one per command; views (Rich
+    tables and summaries) under streamplace.cli.views, which never import a command."""
+    from streamplace.cli.app import COMMANDS
+
+    commands = {f"streamplace.cli.{module}" for module, _ in COMMANDS.values()}
+    graph = _imports()
+    for view in (n for n in graph if n.startswith("streamplace.cli.views.")):
+        assert not set(graph.successors(view)) & commands, view
+    assert all(not c.startswith("streamplace.cli.views") for c in commands)
+    assert "streamplace.cli.render" in commands  # the render command, not a view

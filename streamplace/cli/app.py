@@ -16,7 +16,7 @@ COMMANDS = {  # name: (module, function); a command's module is imported when it
     "evaluate": ("evaluate", "evaluate_command"), "validate": ("validate", "validate_command"),
     "explain": ("explain", "explain_command"), "diff": ("diff", "diff_command"),
     "export": ("export", "export_command"), "sweep": ("sweep", "sweep_command"),
-    "render": ("render_plan", "render_command"), "report": ("report", "report_command"),
+    "render": ("render", "render_command"), "report": ("report", "report_command"),
     "extract": ("extract", "extract_command"), "schema": ("listing", "schema_command"),
     "methods": ("listing", "methods_command"),
 }

@@ -22,12 +22,12 @@ from streamplace.cli.args import (
 )
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import EXIT_NO_ANSWER, Emission, check_outputs, emit
+from streamplace.cli.opening import open_inputs
 from streamplace.cli.progress import live_progress
-from streamplace.cli.render import render_comparison
 from streamplace.cli.runtime import stop_on_signals
+from streamplace.cli.views.plans import render_comparison
 from streamplace.errors import InputError
 from streamplace.io.outputs import Output
-from streamplace.io.readers import read_instance
 from streamplace.io.writers import csv_text
 from streamplace.model.checks import application_warnings
 from streamplace.solve import Instance, SolveOptions, get_method
@@ -62,10 +62,11 @@ def compare_command(
             get_method(name)
     except InputError as exc:
         raise InputError([replace(p, path="--methods") for p in exc.problems]) from None
-    app_, infra = read_instance(application, infrastructure)
-    app_ = opts.target_utilization(app_, target_utilization_)
-    instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
-                        opts.read_current(current, None, app_, infra, not ignore_names))
+    opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
+                         network_metric=network_metric, target_utilization=target_utilization_,
+                         current=current, ignore_names=ignore_names)
+    app_, infra = opened.app, opened.infra
+    instance = Instance(app_, infra, opened.objective, opened.current)
     chosen = [get_method(name, instance) for name in names]
     con = console()
     stop = StopRequest()

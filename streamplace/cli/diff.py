@@ -20,8 +20,8 @@ from streamplace.cli.args import (
 )
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
-from streamplace.cli.render_diff import render_diff
-from streamplace.io.readers import read_instance
+from streamplace.cli.opening import open_inputs
+from streamplace.cli.views.diff import render_diff
 from streamplace.model.plandiff import diff_plans
 
 
@@ -40,12 +40,12 @@ def diff_command(
     """Per operator, the replicas NEW adds and removes against CURRENT; the metric deltas
     and the constraints that bind differently."""
     check_outputs([], [application, infrastructure, current, new, objective])
-    app_, infra = read_instance(application, infrastructure)
-    app_ = opts.target_utilization(app_, target_utilization_)
+    opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
+                         network_metric=network_metric, target_utilization=target_utilization_)
+    app_, infra = opened.app, opened.infra
     before, after = (opts.read_plan(path, app_, infra, not ignore_names)
                      for path in (current, new))
-    diff = diff_plans(app_, infra, before, after,
-                      opts.build_objective(objective, weights, network_metric))
+    diff = diff_plans(app_, infra, before, after, opened.objective)
     emit(Emission(
         document={"command": "diff", "application": app_.name, "infrastructure": infra.name,
                   **diff.to_json()},

@@ -18,8 +18,8 @@ from streamplace.cli.args import (
 )
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
-from streamplace.cli.render import render_evaluation
-from streamplace.io.readers import read_instance
+from streamplace.cli.opening import open_inputs
+from streamplace.cli.views.plans import render_evaluation
 from streamplace.io.writers import plan_document
 from streamplace.model.checks import application_warnings
 from streamplace.model.evaluate import evaluate
@@ -34,12 +34,12 @@ def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanAr
                      json_: JsonOpt = False, quiet: QuietOpt = False) -> None:
     """Compute every metric of PLAN and every constraint it violates."""
     check_outputs([], [application, infrastructure, plan, objective, current])
-    app_, infra = read_instance(application, infrastructure)
-    app_ = opts.target_utilization(app_, target_utilization_)
+    opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
+                         network_metric=network_metric, target_utilization=target_utilization_,
+                         current=current, ignore_names=ignore_names)
+    app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra)
-    objective_ = opts.build_objective(objective, weights, network_metric)
-    current_ = opts.read_current(current, None, app_, infra, not ignore_names)
-    ev = evaluate(app_, infra, plan_, objective_, current_)
+    ev = evaluate(app_, infra, plan_, opened.objective, opened.current)
     warnings = application_warnings(app_) + ev.warnings
     emit(Emission(
         document={"command": "evaluate", "application": app_.name, "infrastructure": infra.name,

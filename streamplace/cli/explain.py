@@ -5,6 +5,8 @@ from __future__ import annotations
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
     AppArg,
+    CurrentOpt,
+    IgnoreNamesOpt,
     InfraArg,
     JsonOpt,
     MetricOpt,
@@ -17,10 +19,10 @@ from streamplace.cli.args import (
 )
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
-from streamplace.cli.render import render_explanation
+from streamplace.cli.opening import open_inputs
 from streamplace.cli.runtime import signal_exit_code
+from streamplace.cli.views.plans import render_explanation
 from streamplace.cli.whatifs import watching_what_ifs
-from streamplace.io.readers import read_instance
 from streamplace.model.checks import application_warnings
 from streamplace.model.explain import explain
 
@@ -30,18 +32,20 @@ def explain_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg
                     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
                     network_metric: MetricOpt = None,
                     target_utilization_: TargetUtilizationOpt = None,
+                    current: CurrentOpt = None, ignore_names: IgnoreNamesOpt = False,
                     time_limit: WhatIfTimeOpt = None,
                     json_: JsonOpt = False,
                     quiet: QuietOpt = False) -> None:
     """Why this plan: objective by term and operator, binding constraints, what-if moves."""
-    check_outputs([], [application, infrastructure, plan, objective])
+    check_outputs([], [application, infrastructure, plan, objective, current])
     opts.check_settings(time_limit, None, None, None)
-    app_, infra = read_instance(application, infrastructure)
-    app_ = opts.target_utilization(app_, target_utilization_)
+    opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
+                         network_metric=network_metric, target_utilization=target_utilization_,
+                         current=current, ignore_names=ignore_names)
+    app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra)
-    goal = opts.build_objective(objective, weights, network_metric)
     with watching_what_ifs(time_limit, quiet) as (watch, stop):
-        ex = explain(app_, infra, plan_, goal, watch)
+        ex = explain(app_, infra, plan_, opened.objective, watch, opened.current)
     ev = ex.evaluation
     warnings = application_warnings(app_) + ev.warnings
     emit(Emission(

@@ -17,15 +17,16 @@ from streamplace.cli.args import (
     OutputOpt,
     PlanArg,
     QuietOpt,
+    TargetUtilizationOpt,
 )
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
-from streamplace.cli.tables import table
+from streamplace.cli.opening import open_inputs
+from streamplace.cli.views.tables import table
 from streamplace.errors import InputError
 from streamplace.io.engines import Export, ExportOptions, Target, export
 from streamplace.io.loader import load_path
 from streamplace.io.outputs import STDOUT, Output
-from streamplace.io.readers import read_instance
 from streamplace.model.evaluate import evaluate
 
 
@@ -53,12 +54,14 @@ def export_command(
     node_label: Annotated[str, typer.Option(
         help="kubernetes: the node label whose values are the plan's node ids.")] =
     ExportOptions.node_label,
-    ignore_names: IgnoreNamesOpt = False, json_: JsonOpt = False, quiet: QuietOpt = False,
+    ignore_names: IgnoreNamesOpt = False, target_utilization_: TargetUtilizationOpt = None,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Write what TARGET takes to run PLAN: configuration, commands or manifests."""
     check_outputs([output], [application, infrastructure, plan, flink_job, flux], json_)
     _only_for(to, {"--flink-job": (flink_job, Target.FLINK), "--flux": (flux, Target.STORM)})
-    app_, infra = read_instance(application, infrastructure)
+    opened = open_inputs(application, infrastructure, target_utilization=target_utilization_)
+    app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra, not ignore_names)
     options = ExportOptions(
         flink_job=load_path(flink_job)[0] if flink_job else None,

@@ -13,12 +13,8 @@ from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.progress import reading_progress
 from streamplace.io.outputs import STDOUT, Output
+from streamplace.io.spark import Engine
 from streamplace.io.writers import dumps, format_for
-
-
-class Engine(enum.StrEnum):
-    spark = "spark"
-    python = "python"
 
 
 class Statistic(enum.StrEnum):
@@ -41,7 +37,8 @@ def extract_command(
     app_id: Annotated[str | None, typer.Option(
         "--app-id", help="Which application, when the paths hold several.")] = None,
     engine: Annotated[Engine, typer.Option(
-        help="spark: read on Spark (default); python: in this process, no JVM.")] = Engine.spark,
+        help="spark: read on Spark (default); python: in this process, no JVM.",
+        case_sensitive=False)] = Engine.SPARK,
     rate_statistic: Annotated[Statistic, typer.Option(
         "--rate-statistic", help="Rates the application carries: mean over the log, or "
                                  "the 95th percentile or maximum over its epochs.")]
@@ -54,7 +51,7 @@ def extract_command(
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Extract: an application (and infrastructure skeleton) from Spark event logs."""
-    from streamplace.cli.render_extract import render_extraction
+    from streamplace.cli.views.extract import render_extraction
     from streamplace.io.eventlog import extract
 
     check_outputs([output, infrastructure_out], eventlogs, json_)

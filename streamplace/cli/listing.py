@@ -10,7 +10,7 @@ import typer
 from streamplace.cli.args import JsonOpt
 from streamplace.cli.console import handle_errors, stdout_console
 from streamplace.cli.options import FLAGS
-from streamplace.cli.render import render_methods
+from streamplace.cli.views.plans import render_methods
 from streamplace.io.outputs import write_output
 from streamplace.io.schema import json_schema
 from streamplace.io.writers import json_text

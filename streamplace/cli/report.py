@@ -14,17 +14,18 @@ from streamplace.cli.args import (
     MetricOpt,
     ObjectiveOpt,
     QuietOpt,
+    TargetUtilizationOpt,
     WeightsOpt,
     WhatIfTimeOpt,
 )
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.opening import open_inputs
 from streamplace.cli.runtime import signal_exit_code
 from streamplace.cli.whatifs import watching_what_ifs
 from streamplace.draw.report import report_html
 from streamplace.errors import InputError
 from streamplace.io.outputs import Output
-from streamplace.io.readers import read_instance
 from streamplace.sweep.store import MARKER
 
 
@@ -37,7 +38,7 @@ def report_command(
     title: Annotated[str | None, typer.Option(help="The report's title.")] = None,
     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
     network_metric: MetricOpt = None, time_limit: WhatIfTimeOpt = None,
-    quiet: QuietOpt = False,
+    target_utilization_: TargetUtilizationOpt = None, quiet: QuietOpt = False,
 ) -> None:
     """One HTML file, self-contained: each plan's metrics, utility, drawing, binding
     constraints and best changes; a comparison of several plans; a sweep's plots."""
@@ -52,11 +53,13 @@ def report_command(
         raise InputError.single("nothing to report", "give at least one plan or sweep folder")
     check_outputs([output], [application, infrastructure, objective, *plan_files])
     opts.check_settings(time_limit, None, None, None)
-    app_, infra = read_instance(application, infrastructure)
+    opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
+                         network_metric=network_metric, target_utilization=target_utilization_)
+    app_, infra = opened.app, opened.infra
     plans = [(path, opts.read_plan(path, app_, infra)) for path in plan_files]
-    goal = opts.build_objective(objective, weights, network_metric)
     with watching_what_ifs(time_limit, quiet) as (watch, stop):
-        text = report_html(app_, infra, plans, goal, sweeps=sweeps, title=title, watch=watch)
+        text = report_html(app_, infra, plans, opened.objective, sweeps=sweeps, title=title,
+                           watch=watch)
     emit(Emission(outputs=[] if stop else [Output(output, text)],
                   code=signal_exit_code(stop),
                   notes=[f"report written to {output} ({len(text) / 1024:.0f} KiB, "

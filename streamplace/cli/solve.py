@@ -31,12 +31,12 @@ from streamplace.cli.args import (
 )
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit, solve_exit_code
+from streamplace.cli.opening import open_inputs
 from streamplace.cli.progress import live_progress
-from streamplace.cli.render import render_solve
 from streamplace.cli.runtime import remaining, stop_on_signals
+from streamplace.cli.views.plans import render_solve
 from streamplace.errors import InputError
 from streamplace.io.outputs import STDOUT, Output
-from streamplace.io.readers import read_instance
 from streamplace.io.writers import dumps, format_for, plan_document
 from streamplace.model.checks import application_warnings
 from streamplace.model.network import Network
@@ -84,13 +84,13 @@ def solve_command(
                   json_)
     dump_format = opts.model_format(dump_model)
     opts.check_settings(time_limit, gap, threads, seed)
-    app_, infra = read_instance(application, infrastructure)
-    app_ = opts.target_utilization(app_, target_utilization_)
     limits = opts.limit_flags(max_response_time, min_availability, max_cost, max_traffic,
                               max_network_usage, max_elastic_energy) or None
-    current_ = opts.read_current(current, max_moves, app_, infra, not ignore_names)
-    instance = Instance(app_, infra, opts.build_objective(objective, weights, network_metric),
-                        current_, limits)
+    opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
+                         network_metric=network_metric, target_utilization=target_utilization_,
+                         current=current, max_moves=max_moves, ignore_names=ignore_names)
+    app_, infra = opened.app, opened.infra
+    instance = Instance(app_, infra, opened.objective, opened.current, limits)
     try:
         chosen = applicable(method, instance)
         opts.check_applies(chosen, {

@@ -7,15 +7,16 @@ from typing import Annotated
 
 import typer
 
+from streamplace.cli import options as opts
 from streamplace.cli.args import JsonOpt, QuietOpt, TargetUtilizationOpt
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.progress import count_progress
-from streamplace.cli.render_sweep import render_sweep
 from streamplace.cli.runtime import stop_on_signals
-from streamplace.errors import InputError
+from streamplace.cli.views.sweep import render_sweep
+from streamplace.io.spark import Engine
 from streamplace.solve.budget import StopRequest
-from streamplace.sweep import ENGINES, SweepReport, run_sweep
+from streamplace.sweep import SweepReport, run_sweep
 from streamplace.sweep.checks import LARGE_SWEEP
 
 
@@ -30,9 +31,9 @@ def sweep_command(
     resume: Annotated[bool, typer.Option(
         "--resume", help="Continue the sweep the folder holds: run only what it lacks.")]
     = False,
-    engine: Annotated[str, typer.Option(
-        help="spark (default) or python (one scenario after another, no JVM; CSV only).")]
-    = "spark",
+    engine: Annotated[Engine, typer.Option(
+        help="spark (default) or python (one scenario after another, no JVM; CSV only).",
+        case_sensitive=False)] = Engine.SPARK,
     target_utilization_: TargetUtilizationOpt = None,
     yes: Annotated[bool, typer.Option(
         "--yes", help=f"Run a sweep of more than {LARGE_SWEEP:,} scenarios.")] = False,
@@ -40,13 +41,7 @@ def sweep_command(
 ) -> None:
     """Solve every scenario of SWEEP: tables, plans and plots in one folder."""
     check_outputs([], [sweep], json_)
-    if engine not in ENGINES:
-        raise InputError.single(f"unknown engine {engine!r}", f"use one of {', '.join(ENGINES)}",
-                                path="--engine")
-    if target_utilization_ is not None and not 0 < target_utilization_ <= 1:
-        raise InputError.single(f"--target-utilization {target_utilization_:g} is not in "
-                                "(0, 1]", "write e.g. --target-utilization 0.7",
-                                path="--target-utilization")
+    opts.check_target_utilization(target_utilization_)
     folder = output or f"sweep-{Path(sweep).stem}"
     stop = StopRequest()
     con = console()

@@ -23,18 +23,20 @@ from streamplace.cli.args import (
     MaxNetworkUsageOpt,
     MaxResponseTimeOpt,
     MaxTrafficOpt,
+    MetricOpt,
     MinAvailabilityOpt,
     ObjectiveOpt,
     PlanArg,
     QuietOpt,
     TargetUtilizationOpt,
+    WeightsOpt,
 )
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
-from streamplace.cli.render import render_checks
+from streamplace.cli.opening import open_inputs
+from streamplace.cli.views.plans import render_checks
 from streamplace.io.junit import junit_xml
 from streamplace.io.outputs import Output
-from streamplace.io.readers import read_instance
 from streamplace.model.checks import application_warnings
 from streamplace.model.evaluate import evaluate
 from streamplace.model.validation import Check, run_checks
@@ -53,7 +55,8 @@ def validate_command(
                        "first: a CI artifact.")] = None,
     current: CurrentOpt = None, ignore_names: IgnoreNamesOpt = False,
     max_moves: MaxMovesOpt = None,
-    objective: ObjectiveOpt = None,
+    objective: ObjectiveOpt = None, weights: WeightsOpt = None,
+    network_metric: MetricOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
@@ -63,12 +66,12 @@ def validate_command(
                   json_)
     limits = opts.limit_flags(max_response_time, min_availability, max_cost, max_traffic,
                               max_network_usage, max_elastic_energy)
-    objective_ = opts.build_objective(objective, None, None)
-    app_, infra = read_instance(application, infrastructure)
-    app_ = opts.target_utilization(app_, target_utilization_)
+    opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
+                         network_metric=network_metric, target_utilization=target_utilization_,
+                         current=current, max_moves=max_moves, ignore_names=ignore_names)
+    app_, infra, objective_ = opened.app, opened.infra, opened.objective
     plan_ = opts.read_plan(plan, app_, infra)
-    ev = evaluate(app_, infra, plan_, objective_,
-                  opts.read_current(current, max_moves, app_, infra, not ignore_names), limits)
+    ev = evaluate(app_, infra, plan_, objective_, opened.current, limits)
     checks = run_checks(ev, limits, plan_, app_, infra)
     passed = all(c.passed for c in checks)
     warnings = application_warnings(app_) + ev.warnings

@@ -8,6 +8,7 @@ used as it is and left running; a session started here is stopped when the work 
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import shutil
 import sys
@@ -16,10 +17,30 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from streamplace.errors import EngineError
+from streamplace.errors import EngineError, InputError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+class Engine(enum.StrEnum):
+    """Where extraction and sweeps do their data work: on Spark, or in this process."""
+
+    SPARK = "spark"
+    PYTHON = "python"
+
+    @classmethod
+    def named(cls, name: str) -> Engine:
+        """The engine ``name`` says (exit 2 naming ``--engine`` otherwise).
+
+        >>> Engine.named("python")
+        <Engine.PYTHON: 'python'>
+        """
+        try:
+            return cls(name)
+        except ValueError:
+            raise InputError.single(f"unknown engine {name!r}",
+                                    f"use one of {', '.join(cls)}", path="--engine") from None
+
 
 # The session started here: no UI, no console progress bar (it would interleave with
 # the Rich progress on stderr), and no event log of its own.

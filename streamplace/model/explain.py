@@ -21,6 +21,7 @@ from streamplace.model.metrics import Metric
 from streamplace.model.network import Network
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
+from streamplace.model.reconfiguration import Current
 
 SATURATION = 0.9  # a replica loaded above this share of its service rate is called out
 WHATIF_WORK = 12_000_000  # what-ifs x (operators + streams) in all: the what-ifs' work
@@ -84,16 +85,20 @@ class Explanation:
 
 
 def explain(app: Application, infra: Infrastructure, plan: Plan,
-            objective: Objective | None = None, watch: Watch | None = None) -> Explanation:
-    """Roles and binding constraints always; the what-ifs until ``watch`` says stop."""
+            objective: Objective | None = None, watch: Watch | None = None,
+            current: Current | None = None) -> Explanation:
+    """Roles and binding constraints always; the what-ifs until ``watch`` says stop. With
+    the plan that runs now (``current``), F and every what-if count the reconfiguration
+    term, as ``solve --current`` scores plans."""
     objective = objective or Objective()
-    ev = evaluate(app, infra, plan, objective)
+    ev = evaluate(app, infra, plan, objective, current)
     out = Explanation(ev)
     if ev.odrp is None or ev.utility is None:
         out.notes.append("some operator has no replica: nothing to explain beyond violations")
         return out
     out.operators, out.binding = roles(app, ev), bindings(app, ev)
-    out.what_if = _what_if(app, infra, plan, objective, ev, out.notes, watch or Watch())
+    out.what_if = _what_if(app, infra, plan, objective, ev, out.notes, watch or Watch(),
+                           current)
     return out
 
 
@@ -136,13 +141,14 @@ def _utilisation(op: Operator, load_per_replica: float) -> float | None:
 
 
 def _what_if(app: Application, infra: Infrastructure, plan: Plan, objective: Objective,
-             ev: Evaluation, notes: list[str], watch: Watch) -> list[WhatIf]:
+             ev: Evaluation, notes: list[str], watch: Watch,
+             current: Current | None) -> list[WhatIf]:
     assert ev.utility is not None
     base = ev.utility.value
     network = Network(infra, tuple(plan.purchased))
     placement = {op.id: dict(plan.replicas(op.id)) for op in app.operators}
     graph = build_graph(app)
-    trial = _trial_function(app, infra, plan, objective, graph, network, placement)
+    trial = _trial_function(app, infra, plan, objective, graph, network, placement, current)
     size = len(graph.streams) + len(app.operators)
     per_operator = max(MIN_WHATIF, WHATIF_WORK // max(1, size * len(app.operators)))
     best: list[WhatIf] = []
@@ -179,7 +185,7 @@ Trial = Callable[[str, dict[str, int]], "tuple[float, float, float] | None"]
 
 def _trial_function(app: Application, infra: Infrastructure, plan: Plan,
                     objective: Objective, graph: AppGraph, network: Network,
-                    placement: dict[str, dict[str, int]]) -> Trial:
+                    placement: dict[str, dict[str, int]], current: Current | None) -> Trial:
     """F, response time and cost of the plan with one operator changed (None when that
     breaks a constraint): the incremental scorer where it scores exactly what the
     evaluator would (no routes of the plan's own, no Benoit or Ecker constraints), the
@@ -187,13 +193,13 @@ def _trial_function(app: Application, infra: Infrastructure, plan: Plan,
     if plan.routes or app.throughput is not None or plan.model == "ecker":
         def evaluated(op_id: str, multiset: dict[str, int]) -> tuple[float, float, float] | None:
             trial = plan.model_copy(update={"placement": placement | {op_id: multiset}})
-            result = evaluate(app, infra, trial, objective)
+            result = evaluate(app, infra, trial, objective, current)
             if result.violations or result.utility is None or result.odrp is None:
                 return None
             return result.utility.value, result.odrp.response_time, result.odrp.cost
         return evaluated
-    bounds, _derived = resolve_bounds(graph, network, objective, plan)
-    scorer = PlacementScorer(graph, network, objective, bounds, placement)
+    bounds, _derived = resolve_bounds(graph, network, objective, plan, current is not None)
+    scorer = PlacementScorer(graph, network, objective, bounds, placement, current=current)
 
     def scored(op_id: str, multiset: dict[str, int]) -> tuple[float, float, float] | None:
         found = scorer.trial(op_id, multiset)

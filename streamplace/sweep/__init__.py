@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.io.readers import read_document
+from streamplace.io.spark import Engine
 from streamplace.model.sweep import SweepFile
 from streamplace.solve.budget import StopRequest
 from streamplace.sweep.checks import check_size, check_sweep
@@ -18,7 +19,6 @@ from streamplace.sweep.rows import Outcome, Settings
 from streamplace.sweep.scenarios import Scenario, expand, failure_counts, read_inputs
 from streamplace.sweep.store import Store
 
-ENGINES = ("spark", "python")
 Progress = Callable[[int, int], None]  # (scenarios done, total)
 
 
@@ -45,6 +45,7 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
     """Run every scenario the folder does not hold yet, then write the tables and plots.
     A sweep of more than checks.LARGE_SWEEP scenarios runs only with ``yes``."""
     stop = stop if stop is not None else StopRequest()
+    engine = Engine.named(engine)
     sweep = read_document(SweepFile, sweep_path)
     if target_utilization is not None:  # the command line's, over the file's
         sweep = sweep.model_copy(update={"target_utilization": target_utilization})
@@ -72,7 +73,7 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
 
     if progress is not None:
         progress(report.skipped, report.total)
-    if engine == "python":
+    if engine == Engine.PYTHON:
         from streamplace.sweep.runner import run_locally
 
         run_locally(inputs, settings, todo, done, stop)

@@ -1,8 +1,5 @@
 """Applications from Spark event logs (docs/models.md sec. 8), read on Spark through PySpark.
 
->>> from streamplace.io.eventlog import ENGINES
->>> ENGINES
-('spark', 'python')
 """
 
 from __future__ import annotations
@@ -18,9 +15,7 @@ from streamplace.io.readers import application_from, infrastructure_from
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-ENGINES = ("spark", "python")
-
-__all__ = ["ENGINES", "EventLog", "ExtractedOperator", "ExtractedStream", "Extraction",
+__all__ = ["EventLog", "ExtractedOperator", "ExtractedStream", "Extraction",
            "extract", "find_event_log"]
 
 
@@ -39,11 +34,9 @@ def extract(paths: list[str], *, app_id: str | None = None, master: str | None =
     """
     from streamplace.io.eventlog.build import extract_application
     from streamplace.io.eventlog.epochs import STATISTICS
-    from streamplace.io.spark import spark_session
+    from streamplace.io.spark import Engine, spark_session
 
-    if engine not in ENGINES:
-        raise InputError.single(f"unknown engine {engine!r}", f"use one of {', '.join(ENGINES)}",
-                                path="--engine")
+    engine = Engine.named(engine)
     if rate_statistic not in STATISTICS:
         raise InputError.single(f"unknown rate statistic {rate_statistic!r}",
                                 f"use one of {', '.join(STATISTICS)}", path="--rate-statistic")

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from streamplace import fmt
-from streamplace.cli.tables import table
+from streamplace.cli.views.tables import table
 from streamplace.model.plandiff import PlanDiff
 
 _METRICS: dict[str, tuple[str, Callable[[float], str]]] = {

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from streamplace import fmt
-from streamplace.cli.tables import table
+from streamplace.cli.views.tables import table
 from streamplace.sweep import SweepReport
 
 _STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "error")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from streamplace import fmt
-from streamplace.cli.tables import table
+from streamplace.cli.views.tables import table
 from streamplace.io.eventlog import Extraction
 from streamplace.io.eventlog.epochs import percentile
 

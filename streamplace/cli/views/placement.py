@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 
-from streamplace.cli.tables import table
+from streamplace.cli.views.tables import table
 from streamplace.solve.result import SolveResult
 
 MATRIX_ROWS = 60  # beyond this a placement is summed up by node: the plan file has it all
