@@ -17,6 +17,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from streamplace.io.readers import read_instance, read_plan_for
+from streamplace.model.evaluate import evaluate
+
 from .conftest import sample
 from .test_cli import run
 
@@ -271,8 +274,19 @@ def test_diff_lists_changes_deltas_and_flink_report_lines(tmp_path):
     assert rows["metronome"]["moved"] == 1
     assert document["started"] == 2 and document["stopped"] == 1
     assert document["reconfiguration"] == 2
-    cost = document["metrics"]["cost"]
-    assert cost["delta"] == pytest.approx(cost["new"] - cost["current"]) and cost["delta"] > 0
+    # every number against the evaluator, run on each plan by itself
+    app, infra = read_instance(*DEBS)
+    before, after = (evaluate(app, infra, read_plan_for(str(p), app, infra))
+                     for p in (PLAN, tmp_path / "new.yaml"))
+    for name, moved in document["metrics"].items():
+        if name == "utility":
+            continue
+        assert moved["current"] == pytest.approx(before.odrp.metric(name), rel=1e-9), name
+        assert moved["new"] == pytest.approx(after.odrp.metric(name), rel=1e-9), name
+    rank = app.operator("partialRank")
+    added_cost = rank.cost * rank.billing_units  # one replica more, nothing else priced
+    assert document["metrics"]["cost"]["delta"] == pytest.approx(
+        added_cost + after.odrp.network_cost - before.odrp.network_cost)
     by_vertex = {}
     for line in document["flink"]:  # as Flink reads them: each {...}, then the entry
         entries = ENTRY.findall(line)
@@ -281,4 +295,8 @@ def test_diff_lists_changes_deltas_and_flink_report_lines(tmp_path):
         assert match is not None, line
         by_vertex[match.group(1)] = match.groups()
     assert by_vertex["partialRank"][1:3] == ("2", "3")
-    assert float(by_vertex["partialRank"][5]) == rows["partialRank"]["target_rate"]
+    rate = next(m.input_rate for m in after.odrp.operators if m.id == "partialRank")
+    assert float(by_vertex["partialRank"][5]) == pytest.approx(rate, abs=0.005)
+    speed = {n.id: n.speedup for n in infra.nodes}
+    assert float(by_vertex["partialRank"][4]) == pytest.approx(
+        sum(c * rank.service_rate * speed[u] for u, c in {"n1": 2, "n2": 1}.items()), abs=0.005)

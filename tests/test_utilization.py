@@ -62,7 +62,12 @@ def test_both_formulations_equal_brute_force_under_the_target(seed):
 
 @pytest.mark.parametrize("method", ["hill-climbing", "resource-aware", "ds2"])
 def test_heuristics_honour_the_target(method):
-    instance = held(random_instance(4))
+    instance = held(random_instance(9))
+    rates = build_graph(instance.app).input_rates
+    # the target binds: op1 needs 3 replicas under it where 2 are stable, op2 2 where 1 is
+    assert [(math.ceil(rates[op] / mu), math.ceil(rates[op] / (RHO * mu))) for op, mu in (
+        (op.id, op.service_rate) for op in instance.app.operators if op.id in ("op1", "op2"))
+    ] == [(2, 3), (1, 2)]
     result = get_method(method).solve(instance, SolveOptions(seed=1, time_limit=3))
     if result.plan is None:
         assert result.status == SolveStatus.ERROR and result.message
