@@ -209,3 +209,30 @@ def test_views_draw_and_commands_command():
         assert not set(graph.successors(view)) & commands, view
     assert all(not c.startswith("streamplace.cli.views") for c in commands)
     assert "streamplace.cli.render" in commands  # the render command, not a view
+
+
+# where a metric's name may be written as a string: its own module, table headings (what
+# people read) and the fields of other records that happen to share a name
+METRIC_NAME_ALLOWED = {
+    ("streamplace/model/generate.py", "cost"),  # a processor class's price, a file field
+    ("streamplace/model/evaluate/scorer.py", "traffic"),  # StreamLoad's field
+    ("streamplace/cli/views/plans.py", "cost"),  # column headings
+    ("streamplace/cli/views/plans.py", "traffic"),
+}
+
+
+def test_metric_names_are_written_in_one_module():
+    """Every other module names a metric through Metric (or Term): a new metric, or a
+    renamed one, changes one file."""
+    from streamplace.model.metrics import Metric, Term
+
+    names = {m.value for m in Metric} | {t.value for t in Term}
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        where = str(path.relative_to(ROOT))
+        if where == "streamplace/model/metrics.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and node.value in names:
+                found.add((where, node.value))
+    assert found - METRIC_NAME_ALLOWED == set()

@@ -16,7 +16,7 @@ from streamplace.errors import InputError, Problem
 from streamplace.io.readers import read_objective, read_plan_for
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.metrics import Metric, MetricLimits
+from streamplace.model.metrics import Metric, MetricLimits, Term, term_named
 from streamplace.model.objective import NetworkMetric, Objective, Weights
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
@@ -25,11 +25,6 @@ from streamplace.model.validation import foreign_names
 from streamplace.solve.method import Method, Setting, Value
 from streamplace.solve.registry import model_of, read_options
 from streamplace.solve.result import HighsValue, MipSolver
-
-_WEIGHT_KEYS = {"r": "response_time", "a": "availability", "c": "cost", "z": "network",
-                "m": "reconfiguration", "response_time": "response_time",
-                "availability": "availability", "cost": "cost", "network": "network",
-                "reconfiguration": "reconfiguration"}
 
 FLAGS = {Setting.TIME_LIMIT: "--time-limit", Setting.GAP: "--gap", Setting.SEED: "--seed",
          Setting.THREADS: "--threads", Setting.FORMULATION: "--formulation",
@@ -48,7 +43,7 @@ def parse_weights(text: str) -> Weights:
     values: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, raw = part.partition("=")
-        term = _WEIGHT_KEYS.get(key.strip())
+        term = term_named(key.strip())
         if not sep or term is None:
             raise InputError.single(f"cannot read weight {part!r}",
                                     "write r=..,a=..,c=..,z=..,m=.. (response time, "
@@ -65,7 +60,7 @@ def parse_weights(text: str) -> Weights:
         if not math.isfinite(values[term]) or values[term] < 0:
             raise InputError.single(f"weight {key} is {values[term]:g}",
                                     "use finite weights >= 0", path="--weights")
-    if sum(v for t, v in values.items() if t != "reconfiguration") <= 0:
+    if sum(v for t, v in values.items() if t != Term.RECONFIGURATION) <= 0:
         raise InputError.single("every weight of r, a, c and z is 0",
                                 "give one of them a positive weight", path="--weights")
     return Weights(**values)

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from streamplace.model.metrics import Metric
+
 PLANNED = ("optimal", "feasible", "time_limit", "interrupted", "limit")
 
 
@@ -20,7 +22,7 @@ def draw(rows: Sequence[dict[str, Any]], folder: Path, analysis: str) -> list[Pa
 
     matplotlib.use("Agg")
     folder.mkdir(parents=True, exist_ok=True)
-    planned = [r for r in rows if r.get("status") in PLANNED and _finite(r.get("cost"))]
+    planned = [r for r in rows if r.get("status") in PLANNED and _finite(r.get(Metric.COST))]
     out: list[Path] = []
     if analysis == "pareto":
         out += _pareto(planned, folder)
@@ -41,7 +43,7 @@ def _against_rate(rows: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     intact = [r for r in rows if r["failure"] == "none"] or list(rows)
-    for ax, metric, label in zip(axes, ("response_time", "cost", "objective"),
+    for ax, metric, label in zip(axes, (Metric.RESPONSE_TIME, Metric.COST, "objective"),
                                  ("response time R (s)", "cost C", "utility F"), strict=True):
         for method, points in _by(intact, "method").items():
             series = _mean_by(points, "rate_scale", metric)

@@ -21,6 +21,7 @@ from streamplace.draw.scene import build_scene
 from streamplace.model.application import Application
 from streamplace.model.explain import Explanation, Watch, explain
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.metrics import Metric
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.validation import Check
@@ -36,12 +37,7 @@ th { background: #f5f5f5; } td.num { text-align: right; font-variant-numeric: ta
 .figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 .note { color: #616161; font-size: 0.9em; }
 """
-METRICS = (("response_time", "response time R", fmt.seconds),
-           ("cost", "cost C", fmt.number),
-           ("availability", "availability A", lambda v: f"{v:.6g}"),
-           ("traffic", "traffic T", fmt.byte_rate),
-           ("network_usage", "network usage N", lambda v: f"{fmt.number(v)} B"),
-           ("elastic_energy", "elastic energy EE", lambda v: f"{fmt.number(v)} B·s"),
+METRICS = (*((m.value, m.label, m.show) for m in Metric),
            ("utility", "utility F", lambda v: f"{v:.6g}"))
 
 
@@ -111,7 +107,8 @@ def _comparison_chart(entries: Sequence[PlanEntry]) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    shown = [("response_time", "response time (s)"), ("cost", "cost"), ("utility", "utility F")]
+    shown = [(Metric.RESPONSE_TIME, "response time (s)"), (Metric.COST, "cost C"),
+             ("utility", "utility F")]
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "streamplace"}):
         fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
         labels = [Path(e.label).stem for e in entries]

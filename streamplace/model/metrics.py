@@ -102,6 +102,53 @@ METRIC_NAMES = tuple(m.value for m in Metric)
 NETWORK_METRICS = (Metric.TRAFFIC, Metric.NETWORK_USAGE, Metric.ELASTIC_ENERGY)
 """The metrics the objective's network term may use (``network_metric``)."""
 
+
+class Term(StrEnum):
+    """The terms of the utility F (eq. 21): one per metric but the network term, which
+    weighs the chosen network metric, and reconfiguration when re-planning.
+
+    >>> [t.letter for t in Term]
+    ['r', 'a', 'c', 'z', 'm']
+    """
+
+    RESPONSE_TIME = "response_time"
+    AVAILABILITY = "availability"
+    COST = "cost"
+    NETWORK = "network"
+    RECONFIGURATION = "reconfiguration"
+
+    @property
+    def letter(self) -> str:
+        """The short name ``--weights`` takes (``r=0.5,c=0.5``)."""
+        return "z" if self is Term.NETWORK else ("m" if self is Term.RECONFIGURATION
+                                                 else self.value[0])
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self is Term.AVAILABILITY
+
+    def metric(self, network_metric: str) -> Metric:
+        """The metric the term weighs (reconfiguration has none: ValueError)."""
+        if self is Term.RECONFIGURATION:
+            raise ValueError("reconfiguration weighs replicas started, not a metric")
+        return Metric(network_metric) if self is Term.NETWORK else Metric(self.value)
+
+
+TERMS = (Term.RESPONSE_TIME, Term.AVAILABILITY, Term.COST, Term.NETWORK)
+"""The four SAW terms of ODRP (eq. 21)."""
+
+
+def term_named(key: str) -> Term | None:
+    """The term a weight's key names, by letter or in full (None if none does).
+
+    >>> term_named("z"), term_named("cost"), term_named("utility")
+    (<Term.NETWORK: 'network'>, <Term.COST: 'cost'>, None)
+    """
+    for term in Term:
+        if key in (term.letter, term.value):
+            return term
+    return None
+
 LIMIT_TOLERANCE = 2e-7
 """How closely a metric must keep its limit, relative to the limit: the one tolerance of
 every limit check. The compact program's limit rows are scaled to a right-hand side of 1,

@@ -54,7 +54,7 @@ class Network:
     def of(cls, infra: Infrastructure) -> Network:
         """The network of ``infra`` without purchases, made once per infrastructure object
         (which never changes once read), so searches are paid once, not once per call."""
-        return infra.derived("network", lambda: cls(infra))
+        return infra.derived(cls.__name__, lambda: cls(infra))
 
     def cached(self, key: Hashable, build: Callable[[], T]) -> T:
         """``build()``, computed once per network for ``key``."""

@@ -9,12 +9,10 @@ from pydantic import BeforeValidator, Field, model_validator
 
 from streamplace.model.base import Document, StrictModel
 from streamplace.model.fields import Bandwidth, Money, NonNegative, Probability, Seconds
+from streamplace.model.metrics import TERMS, Metric, Term
 
-NetworkMetric = Literal["traffic", "network_usage", "elastic_energy"]
-Term = Literal["response_time", "availability", "cost", "network", "reconfiguration"]
-TERMS: tuple[Term, ...] = ("response_time", "availability", "cost", "network")
-"""The four SAW terms of ODRP (eq. 21)."""
-RECONFIGURATION: Term = "reconfiguration"
+NetworkMetric = Literal[Metric.TRAFFIC, Metric.NETWORK_USAGE, Metric.ELASTIC_ENERGY]
+RECONFIGURATION = Term.RECONFIGURATION
 """The fifth term, present only when re-planning against a running plan (``--current``)."""
 DEFAULT_RECONFIGURATION_WEIGHT = 0.2
 
@@ -64,8 +62,7 @@ class Weights(StrictModel):
         if not replanning:
             total = sum(four.values())
             return {t: w / total for t, w in four.items()}
-        share = self.reconfiguration if "reconfiguration" in self.model_fields_set \
-            else None
+        share = self.reconfiguration if RECONFIGURATION in self.model_fields_set else None
         if share is None:
             scale = (1 - DEFAULT_RECONFIGURATION_WEIGHT) / sum(four.values())
             return {**{t: w * scale for t, w in four.items()},
@@ -102,7 +99,7 @@ class Bounds(StrictModel):
 
 class Objective(StrictModel):
     weights: Weights = Field(default_factory=balanced_weights)
-    network_metric: NetworkMetric = "traffic"
+    network_metric: NetworkMetric = Metric.TRAFFIC
     bounds: Bounds = Field(default_factory=Bounds)
 
 

@@ -16,7 +16,7 @@ from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.explain import Binding, bindings
 from streamplace.model.graph import build_graph
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.metrics import METRIC_NAMES
+from streamplace.model.metrics import METRIC_NAMES, Term
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
@@ -118,7 +118,7 @@ class PlanDiff:
         gone, new = self.binding_changes()
         fixed, broken = self.violation_changes()
         return {
-            "changed": self.changed, "reconfiguration": self.reconfiguration,
+            "changed": self.changed, Term.RECONFIGURATION.value: self.reconfiguration,
             "started": self.started, "stopped": self.stopped,
             "operators": [c.to_json() for c in self.changes],
             "metrics": {m: {"current": a, "new": b,

@@ -9,14 +9,13 @@ from pydantic import Field, field_validator, model_validator
 
 from streamplace.model.base import Document, StrictModel
 from streamplace.model.fields import Bandwidth, Money, NonNegative, Positive, Seconds
+from streamplace.model.metrics import Metric, Term, term_named
 
 SWEEP_SCHEMA = "streamplace/sweep/v1"
 Failure = Literal["none", "each-node", "each-link", "pairs-of-nodes"]
 Analysis = Literal["grid", "max-rate", "pareto"]
-ParetoMetric = Literal["response_time", "cost", "availability", "traffic", "network_usage",
-                       "elastic_energy"]
-WEIGHT_KEYS = {"r": "response_time", "a": "availability", "c": "cost", "z": "network",
-               "m": "reconfiguration"}
+ParetoMetric = Literal[Metric.RESPONSE_TIME, Metric.COST, Metric.AVAILABILITY, Metric.TRAFFIC,
+                       Metric.NETWORK_USAGE, Metric.ELASTIC_ENERGY]
 
 
 class Axes(StrictModel):
@@ -36,13 +35,12 @@ class Axes(StrictModel):
     def _known_terms(cls, value: list[dict[str, float]] | None,
                      ) -> list[dict[str, float]] | None:
         for weights in value or []:
-            unknown = [k for k in weights if k not in WEIGHT_KEYS and
-                       k not in WEIGHT_KEYS.values()]
+            unknown = [k for k in weights if term_named(k) is None]
             if unknown:
                 raise ValueError(f"unknown weight {unknown[0]!r}: use r, a, c, z (or "
                                  "response_time, availability, cost, network)")
-            if not any(v > 0 for k, v in weights.items() if WEIGHT_KEYS.get(k, k) !=
-                       "reconfiguration"):
+            if not any(v > 0 for k, v in weights.items()
+                       if term_named(k) != Term.RECONFIGURATION):
                 raise ValueError("every weight of r, a, c and z is 0 in some entry")
         return value
 
@@ -78,7 +76,7 @@ class Pareto(StrictModel):
     """``analysis: pareto``: the exact front of two metrics by the epsilon-constraint
     method (optimise the first, bound the second, tighten the bound point by point)."""
 
-    metrics: tuple[ParetoMetric, ParetoMetric] = ("response_time", "cost")
+    metrics: tuple[ParetoMetric, ParetoMetric] = (Metric.RESPONSE_TIME, Metric.COST)
     max_points: Annotated[int, Field(ge=2, le=10_000)] = 200
     step: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(
         1e-6, description="Relative step by which the bound on the second metric is "

@@ -17,6 +17,7 @@ from collections import Counter
 
 from streamplace.errors import InputError
 from streamplace.model.evaluate.odrp import pair_traffic
+from streamplace.model.metrics import Metric
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.conclude import conclude
@@ -119,7 +120,8 @@ def exhaustive(instance: Instance, options: SolveOptions) -> SolveResult:
     if timed_out:
         status = SolveStatus.INTERRUPTED if budget.interrupted else SolveStatus.TIME_LIMIT
     return conclude("exhaustive", instance, Plan.model_validate({"placement": placement}),
-                    status, model="sbon", started=budget.started, objective_metric="network_usage",
+                    status, model="sbon", started=budget.started,
+                    objective_metric=Metric.NETWORK_USAGE,
                     bound=value if not timed_out else None, info=info, model_objective=value)
 
 

@@ -27,8 +27,9 @@ from streamplace.io.readers import (
 )
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.metrics import term_named
 from streamplace.model.objective import Objective, ObjectiveFile
-from streamplace.model.sweep import WEIGHT_KEYS, SweepFile
+from streamplace.model.sweep import SweepFile
 from streamplace.solve.result import Instance
 
 ID_VERSION = 1  # part of every id: a change of meaning gives new ids
@@ -157,7 +158,7 @@ def _plain(doc: Application | Infrastructure) -> dict[str, Any]:
 
 
 def full_names(weights: dict[str, float]) -> dict[str, float]:
-    return {WEIGHT_KEYS.get(k, k): float(v) for k, v in sorted(weights.items())}
+    return {str(term_named(k) or k): float(v) for k, v in sorted(weights.items())}
 
 
 Failure = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]

@@ -9,15 +9,11 @@ from rich.markup import escape
 
 from streamplace import fmt
 from streamplace.cli.views.tables import table
+from streamplace.model.metrics import Metric
 from streamplace.model.plandiff import PlanDiff
 
 _METRICS: dict[str, tuple[str, Callable[[float], str]]] = {
-    "response_time": ("response time R", fmt.seconds),
-    "cost": ("cost C", fmt.number),
-    "availability": ("availability A", lambda v: f"{v:.6g}"),
-    "traffic": ("traffic T", fmt.byte_rate),
-    "network_usage": ("network usage N", lambda v: f"{fmt.number(v)} B"),
-    "elastic_energy": ("elastic energy EE", lambda v: f"{fmt.number(v)} B·s"),
+    **{m.value: (m.label, m.show) for m in Metric},
     "utility": ("utility F", lambda v: f"{v:.6g}"),
 }
 

@@ -11,6 +11,7 @@ from streamplace.cli.views.placement import placement_matrix
 from streamplace.cli.views.tables import table
 from streamplace.model.evaluate.report import Evaluation, Usage
 from streamplace.model.explain import Explanation
+from streamplace.model.metrics import Metric, Term
 from streamplace.model.validation import Check
 from streamplace.solve.compare import Row
 from streamplace.solve.method import Method
@@ -61,7 +62,7 @@ def _utility(con: Console, ev: Evaluation) -> None:
                "term", "weight", "value", "bounds (best, worst)", "normalised", "contribution")
     for term in u.terms:
         source = " derived" if term.derived_bound else ""
-        best, worst = (term.hi, term.lo) if term.term == "availability" else (term.lo, term.hi)
+        best, worst = (term.hi, term.lo) if Term(term.term).higher_is_better else (term.lo, term.hi)
         t.add_row(term.metric, f"{term.weight:.3g}", fmt.number(term.value),
                   f"({fmt.number(best)}, {fmt.number(worst)}){source}",
                   f"{term.normalised:.4g}", f"{term.contribution:.4g}")
@@ -268,8 +269,9 @@ def render_comparison(con: Console, rows: Sequence[Row], heading: str) -> None:
 
         t.add_row(str(v["method"]), str(v["status"]), shown("seconds", "{:.2f}".format),
                   shown("utility"), shown("gap_to_bound", fmt.percent),
-                  shown("response_time", fmt.seconds), shown("cost"), shown("availability"),
-                  shown("traffic", fmt.byte_rate), shown("network_usage"),
+                  shown(Metric.RESPONSE_TIME, fmt.seconds), shown(Metric.COST),
+                  shown(Metric.AVAILABILITY), shown(Metric.TRAFFIC, fmt.byte_rate),
+                  shown(Metric.NETWORK_USAGE),
                   shown("ecker_score"), *(shown(key) for key, _ in optional))
     con.print(t)
     for row in rows:

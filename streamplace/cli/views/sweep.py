@@ -11,6 +11,7 @@ from rich.console import Console
 
 from streamplace import fmt
 from streamplace.cli.views.tables import table
+from streamplace.model.metrics import Metric
 from streamplace.sweep import SweepReport
 
 _STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "error")
@@ -27,7 +28,8 @@ def render_sweep(con: Console, report: SweepReport) -> None:
     for method, rows in by_method.items():
         counts = Counter(r["status"] for r in rows)
         utilities = [r["objective"] for r in rows if _finite(r.get("objective"))]
-        latencies = [r["response_time"] for r in rows if _finite(r.get("response_time"))]
+        latencies = [r[Metric.RESPONSE_TIME] for r in rows
+                     if _finite(r.get(Metric.RESPONSE_TIME))]
         seconds = [r["seconds"] for r in rows if _finite(r.get("seconds"))]
         t.add_row(method, str(len(rows)), *(str(counts.get(s, 0)) for s in _STATUSES),
                   fmt.number(sum(utilities) / len(utilities)) if utilities else "-",

@@ -19,9 +19,9 @@ from streamplace.model.evaluate.trees import benoit_evaluation
 from streamplace.model.evaluate.utility import derive_bounds, utility
 from streamplace.model.graph import AppGraph, build_graph, cyclic_order
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.metrics import MetricLimits
+from streamplace.model.metrics import MetricLimits, Term
 from streamplace.model.network import Network
-from streamplace.model.objective import Objective, Term, terms
+from streamplace.model.objective import Objective, terms
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
 
@@ -58,7 +58,7 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
     if moves is not None and current is not None and current.max_moves is not None \
             and over(moves, current.max_moves):
         violations.append(Violation(
-            "reconfiguration.max_moves", Subject("plan", ("reconfiguration",)),
+            "reconfiguration.max_moves", Subject("plan", (Term.RECONFIGURATION.value,)),
             f"starting replicas costs {moves:g} against {current.source}, at most "
             f"{current.max_moves:g} allowed", moves - current.max_moves))
     routed = routed_links(network, plan)

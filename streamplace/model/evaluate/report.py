@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-from streamplace.model.metrics import METRIC_NAMES
+from streamplace.model.metrics import METRIC_NAMES, Term
 
 
 class Subject(NamedTuple):
@@ -216,7 +216,7 @@ class Evaluation:
         if self.paths is not None:
             out["path_cost"] = self.paths.cost
         if self.reconfiguration is not None:
-            out["reconfiguration"] = self.reconfiguration
+            out[Term.RECONFIGURATION.value] = self.reconfiguration
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -22,9 +22,9 @@ from streamplace.model.evaluate.constraints import over
 from streamplace.model.evaluate.odrp import StreamLoad, operator_latency, stream_load
 from streamplace.model.evaluate.utility import normalised
 from streamplace.model.graph import AppGraph
-from streamplace.model.metrics import NETWORK_METRICS, Metric, MetricLimits
+from streamplace.model.metrics import NETWORK_METRICS, Metric, MetricLimits, Term
 from streamplace.model.network import Network
-from streamplace.model.objective import Objective, Term
+from streamplace.model.objective import Objective
 from streamplace.model.objective import terms as terms_of
 from streamplace.model.reconfiguration import Current
 from streamplace.model.replicas import is_stable
@@ -248,8 +248,8 @@ class PlacementScorer:
     def value(self) -> float:
         """F (eq. 21), as :func:`streamplace.model.evaluate.utility.utility` scores it."""
         values = {m.value: v for m, v in self.metrics().items()}
-        values["network"] = values[self.metric]
-        values["reconfiguration"] = self.totals["moves"]
+        values[Term.NETWORK] = values[self.metric]
+        values[Term.RECONFIGURATION] = self.totals["moves"]
         return sum(self.weights[t] * normalised(t, values[t], *self.bounds[t])
                    for t in self.terms)
 

@@ -25,14 +25,11 @@ from dataclasses import dataclass
 from streamplace.model.application import Operator
 from streamplace.model.evaluate.report import OdrpMetrics, Utility, UtilityTerm
 from streamplace.model.graph import AppGraph
-from streamplace.model.metrics import Metric
+from streamplace.model.metrics import Metric, Term
 from streamplace.model.network import Network
-from streamplace.model.objective import Objective, Term
+from streamplace.model.objective import Objective
 from streamplace.model.objective import terms as terms_of
 from streamplace.model.replicas import replica_ranges
-
-METRIC_OF_TERM = {"response_time": "response_time", "availability": "availability",
-                  "cost": "cost"}
 
 
 def candidates(op: Operator, network: Network) -> list[str]:
@@ -82,9 +79,9 @@ def derive_bounds(graph: AppGraph, network: Network,
     pinned = {c[0] for c in cands.values() if len(c) == 1}
     a_hi = min(min(max(nodes[u].availability for u in c) for c in cands.values()),
                math.prod(nodes[u].availability for u in pinned))
-    return {"response_time": (r_lo, r_hi), "availability": (a_lo, a_hi),
-            "cost": (cost_lo, cost_hi), "network": (z_lo, z_hi),
-            "reconfiguration": (0.0, moves_hi)}
+    return {Term.RESPONSE_TIME: (r_lo, r_hi), Term.AVAILABILITY: (a_lo, a_hi),
+            Term.COST: (cost_lo, cost_hi), Term.NETWORK: (z_lo, z_hi),
+            Term.RECONFIGURATION: (0.0, moves_hi)}
 
 
 @dataclass(frozen=True)
@@ -143,16 +140,15 @@ def utility(metrics: OdrpMetrics, objective: Objective,
     replanning = reconfiguration is not None
     weights = objective.weights.normalised(replanning)
     network_metric = objective.network_metric
-    values = {"response_time": metrics.response_time, "availability": metrics.availability,
-              "cost": metrics.cost, "network": metrics.metric(network_metric),
-              "reconfiguration": reconfiguration or 0.0}
+    values = {term: reconfiguration or 0.0 if term is Term.RECONFIGURATION
+              else metrics.metric(term.metric(network_metric)) for term in Term}
     parts = []
     for term in terms_of(replanning):
         lo, hi = bounds[term]
         value = values[term]
         score = normalised(term, value, lo, hi)
         parts.append(UtilityTerm(
-            term=term, metric=network_metric if term == "network" else term,
+            term=term, metric=network_metric if term is Term.NETWORK else term,
             weight=weights[term], value=value, lo=lo, hi=hi, normalised=score,
             contribution=weights[term] * score if weights[term] else 0.0,
             derived_bound=term in derived))
@@ -162,7 +158,7 @@ def utility(metrics: OdrpMetrics, objective: Objective,
 def normalised(term: Term, value: float, lo: float, hi: float) -> float:
     """A term's score in [0, 1] when the value is within its bounds: availability on a
     log scale (higher is better), every other term lower is better."""
-    if term == "availability":
+    if term.higher_is_better:  # availability
         return _scaled(_log(value) - _log(lo), _log(hi) - _log(lo))
     return _scaled(hi - value, hi - lo)
 

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from streamplace.model.evaluate.ecker import HEADROOM
+from streamplace.model.metrics import Term
 from streamplace.model.reconfiguration import Current
 from streamplace.solve.budget import Budget
 from streamplace.solve.heuristics.common import PlacementState, finish
@@ -163,7 +164,7 @@ def _search(method: str, instance: Instance, options: SolveOptions) -> SolveResu
     if work:
         info["work_limit"] = work
     current = instance.current
-    weight = instance.objective.weights.normalised(True)["reconfiguration"] if current else 0.0
+    weight = instance.objective.weights.normalised(True)[Term.RECONFIGURATION] if current else 0.0
     cut_by_clock: list[bool] = []  # per phase, read as it ends (later, any deadline passed)
 
     def score() -> Score:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from streamplace.model.metrics import Metric
 from streamplace.solve.heuristics.common import PlacementFailure, PlacementState, run_placement
 from streamplace.solve.heuristics.sbon import random_placement
 from streamplace.solve.method import Method, Setting, SolveFn, acyclic, dag_not_bought_tree
@@ -91,7 +92,8 @@ def first_fit_decreasing(state: PlacementState) -> None:
 
 def _random(instance: Instance, options: SolveOptions) -> SolveResult:
     return run_placement("random", "baseline", instance, options,
-                         lambda s, r, d: random_placement(s, r), objective_metric="network_usage")
+                         lambda s, r, d: random_placement(s, r),
+                         objective_metric=Metric.NETWORK_USAGE)
 
 
 METHODS = (

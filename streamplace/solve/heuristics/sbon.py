@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from streamplace.model.costspace import CostSpace, cost_space
+from streamplace.model.metrics import Metric
 from streamplace.solve.budget import Budget
 from streamplace.solve.heuristics.common import (
     Place,
@@ -239,7 +240,7 @@ def random_placement(state: PlacementState, rng: random.Random) -> None:
 def _network_aware(method: str, instance: Instance, options: SolveOptions,
                    place: Place) -> SolveResult:
     return run_placement(method, "sbon", instance, options, place,
-                         objective_metric="network_usage")
+                         objective_metric=Metric.NETWORK_USAGE)
 
 
 def _relaxation(instance: Instance, options: SolveOptions) -> SolveResult:

@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from streamplace.model.metrics import Metric, MetricLimits
+from streamplace.model.metrics import Metric, MetricLimits, Term
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
 from streamplace.solve.ilp.odrp_cuts import landmark_potentials, transport_bound
@@ -89,8 +89,8 @@ def build_compact(data: OdrpData, budget: Budget | None = None,
         delay_rows == "auto" and Metric.RESPONSE_TIME not in limits
         and delay_row_count(data) > LAZY_DELAYS_FROM)
     out.delays = DelayRows(m_, data, out.z, lazy)
-    need_latency = scales["response_time"].slope != 0 or Metric.RESPONSE_TIME in limits
-    need_avail = scales["availability"].slope != 0 or Metric.AVAILABILITY in limits
+    need_latency = scales[Term.RESPONSE_TIME].slope != 0 or Metric.RESPONSE_TIME in limits
+    need_avail = scales[Term.AVAILABILITY].slope != 0 or Metric.AVAILABILITY in limits
     z = out.z
     for op in data.ops:
         check()
@@ -135,7 +135,7 @@ def build_compact(data: OdrpData, budget: Budget | None = None,
     with m_.family("traffic products (eqs. 5, 17-20)"):
         _network(data, out, check)
     if data.instance.current is not None:
-        with m_.family("reconfiguration"):
+        with m_.family(Term.RECONFIGURATION.value):
             add_reconfiguration(data, out.model, out.cells)
     if limits:
         with m_.family("metric limits"):
@@ -196,7 +196,7 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
                            [1.0, *(-data.latency(op, m) / speed for m in counts)], lo=0.0)
                 elif op.latency:
                     m_.row([col, z[(op.id, u)]], [1.0, -op.latency / speed], lo=0.0)
-    r = m_.var("r", cost=data.scales["response_time"].slope)
+    r = m_.var("r", cost=data.scales[Term.RESPONSE_TIME].slope)
     rows = out.delays
     assert rows is not None
     potentials = landmark_potentials(data, out.model, out.cells)
@@ -225,7 +225,7 @@ def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]
                   ) -> list[tuple[int, float]]:
     """log A's rows; returns its terms (column, log availability): y[u] per node used,
     w[u,v] per link used, each pushed to its indicator by F or bounded by a limit."""
-    slope = data.scales["availability"].slope
+    slope = data.scales[Term.AVAILABILITY].slope
     terms: list[tuple[int, float]] = []
     used: dict[str, int] = {}
     for (_op, u), col in z.items():
@@ -255,8 +255,8 @@ def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]
 
 def _network(data: OdrpData, out: CompactModel, check: Callable[[], None]) -> None:
     m_ = out.model
-    cost_slope = -data.scales["cost"].slope       # >= 0: F falls by this per unit of cost
-    metric_slope = -data.scales["network"].slope  # >= 0
+    cost_slope = -data.scales[Term.COST].slope       # >= 0: F falls by this per unit of cost
+    metric_slope = -data.scales[Term.NETWORK].slope  # >= 0
     if cost_slope == 0 and metric_slope == 0:
         return
     for s in data.streams:

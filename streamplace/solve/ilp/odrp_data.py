@@ -17,9 +17,9 @@ from streamplace.model.evaluate.scorer import PlacementScorer
 from streamplace.model.evaluate.utility import candidates
 from streamplace.model.graph import AppGraph, ResolvedStream, build_graph
 from streamplace.model.links import LogicalLink
-from streamplace.model.metrics import Metric
+from streamplace.model.metrics import Metric, Term
 from streamplace.model.network import Network
-from streamplace.model.objective import Term, terms
+from streamplace.model.objective import terms
 from streamplace.model.plan import Plan
 from streamplace.model.replicas import (
     BEYOND_ANY_CAP,
@@ -62,7 +62,7 @@ class OdrpData:
 
     def count_cost(self, op: Operator, m: int) -> float:
         """How m replicas of ``op`` move F through the cost term (eq. 2)."""
-        return self.scales["cost"].slope * op.cost * op.billing_units * m
+        return self.scales[Term.COST].slope * op.cost * op.billing_units * m
 
     def scorer(self, plan: Plan) -> PlacementScorer:
         """``plan``'s F kept up to date change by change, under this instance's bounds,
@@ -188,7 +188,7 @@ def _unstable_reason(op: Operator, rate: float, cap: int, need: int) -> str:
 
 def _scale(term: Term, weight: float, bound: tuple[float, float], derived: bool) -> TermScale:
     lo, hi = bound
-    if term == "availability":
+    if term.higher_is_better:  # availability
         lo_, hi_ = (math.log(lo) if lo > 0 else -math.inf), math.log(hi)
         span = hi_ - lo_
         if weight == 0 or span == 0 or not math.isfinite(span):

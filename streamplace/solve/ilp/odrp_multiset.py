@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from streamplace.errors import InputError
 from streamplace.model.application import Operator
+from streamplace.model.metrics import Term
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
 from streamplace.solve.ilp.odrp_data import OdrpData, TermScale
@@ -84,7 +85,7 @@ def build_multiset(data: OdrpData, budget: Budget | None = None) -> MultisetMode
                 moves = _moves(data, op, u)
                 out.x[(op.id, u)] = m_.binary(
                     f"x[{op.id},{','.join(u)}]", data.count_cost(op, m)
-                    + data.scales.get("reconfiguration", _NO_TERM).slope * moves)
+                    + data.scales.get(Term.RECONFIGURATION, _NO_TERM).slope * moves)
                 if moves:
                     out.moves[(op.id, u)] = moves
         cols = [out.x[(op.id, u)] for u in multisets[op.id]]
@@ -99,7 +100,7 @@ def build_multiset(data: OdrpData, budget: Budget | None = None) -> MultisetMode
     if current is not None and current.max_moves is not None and out.moves:
         m_.row([out.x[key] for key in out.moves], list(out.moves.values()),
                hi=current.max_moves, family="max moves")
-    if data.scales["response_time"].slope != 0:
+    if data.scales[Term.RESPONSE_TIME].slope != 0:
         with m_.family("paths (eq. 22)"):
             _paths(data, out, y, response)
     return out
@@ -140,7 +141,8 @@ def _streams(data: OdrpData, out: MultisetModel, multisets: dict[str, list[Multi
                              for a, b in links)                                  # eqs. 18-20
                 delay = max(link.delay for link in links.values())              # eq. 4
                 col = m_.binary(f"y[{s.source},{s.target},{','.join(up)},{','.join(down)}]",
-                                scales["cost"].slope * cost + scales["network"].slope * metric)
+                                scales[Term.COST].slope * cost
+                                + scales[Term.NETWORK].slope * metric)
                 y[s.index][(up, down)] = (col, delay)
                 by_up[up].append(col)
                 by_down[down].append(col)
@@ -171,7 +173,7 @@ def _capacity(data: OdrpData, out: MultisetModel) -> None:
 def _activations(data: OdrpData, out: MultisetModel,
                  y: dict[int, dict[tuple[Multiset, Multiset], tuple[int, float]]]) -> None:
     m_ = out.model
-    slope = data.scales["availability"].slope
+    slope = data.scales[Term.AVAILABILITY].slope
     big_m = len(data.ops)
     for u in data.network.processors:
         cols = [col for (_op, ms), col in out.x.items() if u in ms]
@@ -203,7 +205,7 @@ def _paths(data: OdrpData, out: MultisetModel,
     import networkx as nx
 
     m_ = out.model
-    r = m_.var("r", cost=data.scales["response_time"].slope)
+    r = m_.var("r", cost=data.scales[Term.RESPONSE_TIME].slope)
     index = {(s.source, s.target): s.index for s in data.streams}
     paths: list[list[str]] = []
     graph = data.graph.digraph

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from streamplace.model.metrics import Term
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.linear import LinearModel
 
@@ -14,7 +15,7 @@ def add_reconfiguration(data: OdrpData, m_: LinearModel, cells: Cells) -> None:
     the sum, which the smallest such e meets exactly when M does."""
     current = data.instance.current
     assert current is not None
-    slope = data.scales["reconfiguration"].slope if "reconfiguration" in data.scales else 0.0
+    slope = data.scales[Term.RECONFIGURATION].slope if Term.RECONFIGURATION in data.scales else 0.0
     cols: list[int] = []
     vals: list[float] = []
     for op in data.ops:
