@@ -18,7 +18,6 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from streamplace.io.readers import build_document, read_instance
 from streamplace.model.application import Application
@@ -40,10 +39,8 @@ BOUNDS = {"response_time": [0.005, 0.45], "availability": [0.95, 1.0], "cost": [
 
 
 def scaled(app: Application, rate: float) -> Application:
-    data: dict[str, Any] = app.model_dump(by_alias=True, exclude_none=True)
-    for stream in data["streams"]:
-        stream["rate"] = stream["rate"] * rate / 80.0
-    return build_document(Application, data, SourceMap("scaled"))
+    """The DEBS application with its source at ``rate`` tuples/s (80 in the sample)."""
+    return app.scaled(rate / 80.0)
 
 
 def solve(method: str, app: Application, infra: Infrastructure, weights: dict[str, float],

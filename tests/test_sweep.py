@@ -253,3 +253,41 @@ def test_an_interrupted_sweep_keeps_what_finished_and_resumes(tmp_path: Path) ->
     assert len(read_rows(out)) == finished
     rest = run_sweep(str(path), str(out), engine="python", resume=True, plots=False)
     assert rest.ran == 21 - finished and len(rest.rows) == 21
+
+
+def test_a_scaled_application_carries_k_times_every_rate():
+    """Every rate the evaluator derives grows by k: streams, input rates, throughput."""
+    from streamplace.io.readers import read_application
+    from streamplace.model.graph import build_graph
+
+    from .conftest import sample
+
+    for name in ("debs2015", "benoit-tree", "edge-cloud"):
+        app = read_application(sample(name, "application.yaml"))
+        before, after = (build_graph(a).input_rates for a in (app, app.scaled(2.5)))
+        assert after == pytest.approx({op: 2.5 * rate for op, rate in before.items()}), name
+        if app.throughput is not None:
+            assert app.scaled(2.5).throughput == pytest.approx(2.5 * app.throughput)
+
+
+def test_an_infrastructure_without_a_node_shares_nothing_derived_with_the_whole():
+    from streamplace.io.readers import read_application, read_infrastructure
+    from streamplace.model.network import Network
+
+    from .conftest import sample
+
+    infra = read_infrastructure(sample("debs2015", "infrastructure.yaml"))
+    whole = Network.of(infra)
+    gone = infra.processors[0].id
+    failed = infra.without([gone])
+    assert gone not in Network.of(failed).nodes and gone in Network.of(infra).nodes
+    assert Network.of(infra) is whole
+    assert all(gone not in (link.source, link.target) for link in failed.links)
+    app = read_application(sample("debs2015", "application.yaml"))
+    assert app.operator("source").candidates == [gone]  # the source is pinned to it
+    from streamplace.errors import InfeasibleError
+
+    with pytest.raises(InfeasibleError, match="operator source has no candidate left"):
+        app.without_nodes([gone])
+    spared = app.without_nodes([infra.processors[1].id])
+    assert spared.operator("source").candidates == [gone]

@@ -6,10 +6,12 @@ C_i = Res_i = 1): ``resources: 1`` and ``cost: 1`` per replica.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from streamplace.errors import InfeasibleError
 from streamplace.model.base import Document, StrictModel
 from streamplace.model.fields import (
     MOST_REPLICAS,
@@ -140,6 +142,47 @@ class Application(Document):
             return self
         out = self.model_copy(update={"operators": [
             op.model_copy(update={"target_utilization": rho}) for op in self.operators]})
+        out.attach_source(self.source)
+        return out
+
+    def scaled(self, k: float) -> Application:
+        """This application with every rate it carries times ``k``: stream rates, the input
+        rates operators are given and the throughput. What serves the load (service rates,
+        latencies) stays: the load grows, the operators do not.
+
+        >>> app = Application.model_validate({"name": "a", "operators": [
+        ...     {"id": "s", "input_rate": 10}], "throughput": 2})
+        >>> scaled = app.scaled(3)
+        >>> scaled.operators[0].input_rate, scaled.throughput
+        (30.0, 6.0)
+        """
+        if k == 1:
+            return self
+        out = self.model_copy(update={
+            "throughput": None if self.throughput is None else self.throughput * k,
+            "operators": [op if op.input_rate is None else
+                          op.model_copy(update={"input_rate": op.input_rate * k})
+                          for op in self.operators],
+            "streams": [s if s.rate is None else s.model_copy(update={"rate": s.rate * k})
+                        for s in self.streams]})
+        out.attach_source(self.source)
+        return out
+
+    def without_nodes(self, gone: Collection[str]) -> Application:
+        """This application where nodes ``gone`` have failed: no operator is a candidate
+        for them. InfeasibleError names an operator left without a candidate."""
+        if not gone:
+            return self
+        operators = []
+        for op in self.operators:
+            if op.candidates is not None:
+                left = [u for u in op.candidates if u not in gone]
+                if not left:
+                    raise InfeasibleError([f"operator {op.id} has no candidate left when "
+                                           f"{' and '.join(sorted(gone))} fail(s)"])
+                op = op.model_copy(update={"candidates": left})
+            operators.append(op)
+        out = self.model_copy(update={"operators": operators})
         out.attach_source(self.source)
         return out
 

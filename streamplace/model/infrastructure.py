@@ -7,7 +7,7 @@ unbounded resources, speed and bandwidth. A link that leaves a field out takes i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Literal, TypeVar
 
 from pydantic import Field, PrivateAttr
@@ -96,6 +96,19 @@ class Infrastructure(Document):
     routing: Literal["mesh", "shortest-path"] = "mesh"
     catalog: list[ProcessorClass] = Field(default_factory=list)
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def without(self, nodes: Collection[str] = (),
+                links: Collection[tuple[str, str]] = ()) -> Infrastructure:
+        """This infrastructure where ``nodes`` (and every link touching them) and ``links``
+        (by their ends, as written) have failed. Nothing derived is carried over."""
+        kept_links = [link for link in self.links
+                      if link.source not in nodes and link.target not in nodes
+                      and (link.source, link.target) not in links]
+        out = self.model_copy(update={
+            "nodes": [n for n in self.nodes if n.id not in nodes], "links": kept_links})
+        out._derived = {}  # a copy would share the whole infrastructure's network view
+        out.attach_source(self.source)
+        return out
 
     def derived(self, key: str, build: Callable[[], T]) -> T:
         """``build()``, made once per infrastructure object (a document never changes once

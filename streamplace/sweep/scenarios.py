@@ -2,14 +2,13 @@
 and the instance each one solves (docs/formats.md, "Sweep").
 
 The base documents are read and checked once, on the driver; a scenario's instance is
-built from their checked values (units already resolved) with the rates scaled and the
-failed nodes or links removed, then checked again as a file would be, so a combination
-that makes no sense (an operator left without a candidate) fails in its own row.
+built from them with the rates scaled (Application.scaled) and the failed nodes or links
+removed (Infrastructure.without, Application.without_nodes), then checked again as a file
+would be, so a combination that makes no sense fails in its own row.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import itertools
 import json
@@ -18,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamplace.errors import InfeasibleError
 from streamplace.io.readers import (
     application_from,
+    infrastructure_from,
     read_application,
     read_document,
     read_infrastructure,
@@ -56,11 +55,11 @@ class Scenario:
 
 @dataclass
 class Inputs:
-    """The base documents, checked; plain data that travels to Spark executors."""
+    """The base documents, checked; what travels to Spark executors (pickled)."""
 
-    application: dict[str, Any]
-    infrastructures: dict[str, dict[str, Any]]
-    objective: dict[str, Any] | None
+    application: Application
+    infrastructures: dict[str, Infrastructure]
+    objective: Objective | None
     digests: dict[str, str] = field(default_factory=dict)
 
 
@@ -81,8 +80,7 @@ def read_inputs(sweep: SweepFile, sweep_path: str) -> Inputs:
              *([sweep.objective] if sweep.objective else [])]
     digests = {name: hashlib.sha256(Path(path(name)).read_bytes()).hexdigest()
                for name in names}
-    return Inputs(_plain(app), {n: _plain(i) for n, i in infras.items()},
-                  objective.model_dump(exclude_none=True) if objective else None, digests)
+    return Inputs(app, infras, objective, digests)
 
 
 def expand(sweep: SweepFile, inputs: Inputs) -> list[Scenario]:
@@ -122,34 +120,20 @@ def instance_of(inputs: Inputs, scenario: Scenario, rate_scale: float | None = N
     """The instance ``scenario`` solves (at ``rate_scale`` when an analysis probes another
     rate; with ``weights`` when it sets its own objective). InfeasibleError when a failure
     leaves an operator without a candidate; InputError when the combination leaves the
-    documents inconsistent otherwise."""
+    documents inconsistent otherwise (each is checked again as a file would be)."""
     scale = scenario.rate_scale if rate_scale is None else rate_scale
-    app_doc = scaled(inputs.application, scale)
-    infra_doc = copy.deepcopy(inputs.infrastructures[scenario.infrastructure])
-    _fail(app_doc, infra_doc, scenario)
-    app = application_from(app_doc, f"<application at rate x{scale:g}>")
-    infra = _infrastructure(infra_doc, scenario)
-    objective_doc = copy.deepcopy(inputs.objective) if inputs.objective else {}
+    gone = scenario.failed_nodes
+    app = inputs.application.scaled(scale).without_nodes(gone)
+    infra = inputs.infrastructures[scenario.infrastructure].without(
+        gone, scenario.failed_links)
+    failed = f" without {scenario.failure}" if gone or scenario.failed_links else ""
+    objective = inputs.objective or Objective()
     chosen = weights if weights is not None else scenario.weights
     if chosen is not None:
-        objective_doc["weights"] = chosen
-    return Instance(app, infra, Objective.model_validate(objective_doc))
-
-
-def scaled(app_doc: dict[str, Any], scale: float) -> dict[str, Any]:
-    """The application with every rate times ``scale`` (streams, input rates, throughput)."""
-    out = copy.deepcopy(app_doc)
-    if scale == 1:
-        return out
-    for stream in out.get("streams", []):
-        if stream.get("rate") is not None:
-            stream["rate"] *= scale
-    for op in out.get("operators", []):
-        if op.get("input_rate") is not None:
-            op["input_rate"] *= scale
-    if out.get("throughput") is not None:
-        out["throughput"] *= scale
-    return out
+        objective = Objective.model_validate({**objective.model_dump(), "weights": chosen})
+    return Instance(application_from(_plain(app), f"<application at rate x{scale:g}>"),
+                    infrastructure_from(_plain(infra), f"<{scenario.infrastructure}{failed}>"),
+                    objective)
 
 
 def _plain(doc: Application | Infrastructure) -> dict[str, Any]:
@@ -164,9 +148,8 @@ def full_names(weights: dict[str, float]) -> dict[str, float]:
 Failure = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]
 
 
-def _failures(infra_doc: dict[str, Any], kinds: Sequence[str]) -> list[Failure]:
-    processors = [n["id"] for n in infra_doc.get("nodes", [])
-                  if n.get("role", "processor") == "processor"]
+def _failures(infra: Infrastructure, kinds: Sequence[str]) -> list[Failure]:
+    processors = [n.id for n in infra.processors]
     out: list[Failure] = []
     for kind in kinds:
         if kind == "none":
@@ -176,33 +159,6 @@ def _failures(infra_doc: dict[str, Any], kinds: Sequence[str]) -> list[Failure]:
         elif kind == "pairs-of-nodes":
             out += [(f"{u}+{v}", (u, v), ()) for u, v in itertools.combinations(processors, 2)]
         else:
-            out += [(f"{link['from']}--{link['to']}", (), ((link["from"], link["to"]),))
-                    for link in infra_doc.get("links", [])]
+            out += [(f"{link.source}--{link.target}", (), ((link.source, link.target),))
+                    for link in infra.links]
     return out
-
-
-def _fail(app_doc: dict[str, Any], infra_doc: dict[str, Any], scenario: Scenario) -> None:
-    gone = set(scenario.failed_nodes)
-    if gone:
-        infra_doc["nodes"] = [n for n in infra_doc.get("nodes", []) if n["id"] not in gone]
-        infra_doc["links"] = [link for link in infra_doc.get("links", [])
-                              if link["from"] not in gone and link["to"] not in gone]
-        for op in app_doc.get("operators", []):
-            if op.get("candidates") is not None:
-                left = [u for u in op["candidates"] if u not in gone]
-                if not left:
-                    raise InfeasibleError([f"operator {op['id']} has no candidate left when "
-                                           f"{' and '.join(sorted(gone))} fail(s)"])
-                op["candidates"] = left
-    cut = set(scenario.failed_links)
-    if cut:
-        infra_doc["links"] = [link for link in infra_doc.get("links", [])
-                              if (link["from"], link["to"]) not in cut]
-
-
-def _infrastructure(infra_doc: dict[str, Any], scenario: Scenario) -> Infrastructure:
-    from streamplace.io.readers import infrastructure_from
-
-    return infrastructure_from(infra_doc, f"<{scenario.infrastructure} without "
-                                          f"{scenario.failure}>" if scenario.failed_nodes or
-                               scenario.failed_links else f"<{scenario.infrastructure}>")
