@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from streamplace.cli.app import app
 from streamplace.model.application import Operator
 from streamplace.model.replicas import fewest_stable
+from streamplace.model.sweep import MaxRate, Pareto
 from streamplace.solve.budget import StopRequest
 
 from .conftest import sample
@@ -269,9 +270,9 @@ def test_the_best_accepted_plan_wins_over_the_last_one(tmp_path: Path):
 
 
 @pytest.mark.parametrize(("analysis", "spec"), [
-    ("max-rate", {"max_rate": {"low": 0.5, "high": 4.0, "tolerance": 0.1}}),
-    ("pareto", {"pareto": {"metrics": ("response_time", "cost"), "max_points": 4,
-                           "step": 1e-6}})])
+    ("max-rate", {"max_rate": MaxRate(low=0.5, high=4.0, tolerance=0.1)}),
+    ("pareto", {"pareto": Pareto(metrics=("response_time", "cost"), max_points=4,
+                                 step=1e-6)})])
 def test_a_bug_in_a_probe_fails_its_row_with_the_cause(monkeypatch, analysis, spec):
     """Before, the probes caught every exception: a bug read as "no plan at this scale"
     and steered the bisection down (or ended a front), with exit 0."""

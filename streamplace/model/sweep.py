@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from streamplace.model.base import Document, StrictModel
 from streamplace.model.fields import Bandwidth, Money, NonNegative, Positive, Seconds
-from streamplace.model.metrics import Metric, Term, term_named
+from streamplace.model.metrics import Metric, MetricLimits, Term, term_named
 
 SWEEP_SCHEMA = "streamplace/sweep/v1"
 Failure = Literal["none", "each-node", "each-link", "pairs-of-nodes"]
@@ -54,6 +54,10 @@ class Thresholds(StrictModel):
     max_traffic: Bandwidth | None = None
     max_network_usage: NonNegative | None = None
     max_elastic_energy: NonNegative | None = None
+
+    def limits(self) -> MetricLimits:
+        """The same limits as ``solve``'s flags give (one type, one tolerance)."""
+        return MetricLimits.named(self.model_dump())
 
 
 class MaxRate(Thresholds):

@@ -18,10 +18,6 @@ _FOUND = (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.TIME_LIMIT,
           SolveStatus.LIMIT)
 
 
-def thresholds(settings: dict[str, Any]) -> MetricLimits:
-    return MetricLimits.named(settings)
-
-
 def max_rate(inputs: Inputs, settings: Settings, scenario: Scenario) -> Outcome:
     """The largest rate scale in [low, high] at which the method finds a plan within the
     thresholds, to ``tolerance`` (relative); the plan at that scale. Feasibility only
@@ -30,7 +26,7 @@ def max_rate(inputs: Inputs, settings: Settings, scenario: Scenario) -> Outcome:
     answer was proven infeasible."""
     assert settings.max_rate is not None
     spec = settings.max_rate
-    limits = thresholds(spec)
+    limits = spec.limits()
     started = time.perf_counter()
     probes = 0
     proven = True
@@ -48,7 +44,7 @@ def max_rate(inputs: Inputs, settings: Settings, scenario: Scenario) -> Outcome:
         # anything else is a bug: it fails the scenario's row with its cause (sweep/run.py)
         # instead of reading as "no plan at this scale" and steering the bisection down
 
-    lo, hi = spec["low"], spec["high"]
+    lo, hi = spec.low, spec.high
     best = probe(lo)
     if best.status not in _FOUND or best.plan is None:
         return _max_rate_row(scenario, settings, best, None, lo, False, probes, started,
@@ -57,7 +53,7 @@ def max_rate(inputs: Inputs, settings: Settings, scenario: Scenario) -> Outcome:
     if top.status in _FOUND and top.plan is not None:
         return _max_rate_row(scenario, settings, top, hi, None, True, probes, started)
     proven = top.status == SolveStatus.INFEASIBLE
-    while hi - lo > spec["tolerance"] * lo:
+    while hi - lo > spec.tolerance * lo:
         mid = (lo + hi) / 2
         result = probe(mid)
         if result.status in _FOUND and result.plan is not None:
@@ -91,12 +87,12 @@ def pareto_front(inputs: Inputs, settings: Settings, scenario: Scenario) -> list
     just past the point; until no plan meets the bound. With an exact method every point is
     proven (status optimal) or carries its gap; a heuristic's points are what it found."""
     assert settings.pareto is not None
-    first, second = settings.pareto["metrics"]
-    step = settings.pareto["step"]
+    first, second = settings.pareto.metrics
+    step = settings.pareto.step
     started = time.perf_counter()
     points: list[Outcome] = []
     epsilon: float | None = None
-    while len(points) < settings.pareto["max_points"]:
+    while len(points) < settings.pareto.max_points:
         bound = _limit(second, epsilon)
         a = _optimise(inputs, settings, scenario, first, bound)
         if a.status == SolveStatus.INFEASIBLE and points:

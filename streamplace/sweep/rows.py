@@ -6,25 +6,36 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from streamplace.io.writers import dumps, plan_document
 from streamplace.model.metrics import METRIC_NAMES, MetricLimits
-from streamplace.model.sweep import SweepFile
+from streamplace.model.sweep import MaxRate, Pareto, SweepFile
 from streamplace.solve.registry import applicable
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 from streamplace.sweep.scenarios import Scenario
 
 METRICS = METRIC_NAMES
-COLUMNS = ("scenario_id", "method", "rate_scale", "failure", "weights", "seed",
-           "infrastructure", "status", "objective", "bound", "gap", *METRICS, "seconds",
-           "plan", "error")
-ANALYSIS_COLUMNS = {
+Kind = Literal["string", "double", "long", "boolean"]
+_COLUMNS: tuple[tuple[str, Kind], ...] = (
+    ("scenario_id", "string"), ("method", "string"), ("rate_scale", "double"),
+    ("failure", "string"), ("weights", "string"), ("seed", "long"),
+    ("infrastructure", "string"), ("status", "string"), ("objective", "double"),
+    ("bound", "double"), ("gap", "double"), *((m, "double") for m in METRICS),
+    ("seconds", "double"), ("plan", "string"), ("error", "string"))
+_ANALYSIS_COLUMNS: dict[str, tuple[tuple[str, Kind], ...]] = {
     "grid": (),
-    "max-rate": ("max_rate_scale", "max_rate_upper", "max_rate_proven", "probes"),
-    "pareto": ("point", "pareto_first", "pareto_second", "pareto_first_limit",
-               "pareto_second_limit"),
+    "max-rate": (("max_rate_scale", "double"), ("max_rate_upper", "double"),
+                 ("max_rate_proven", "boolean"), ("probes", "long")),
+    "pareto": (("point", "long"), ("pareto_first", "string"), ("pareto_second", "string"),
+               ("pareto_first_limit", "double"), ("pareto_second_limit", "double")),
 }
+COLUMN_KINDS: dict[str, Kind] = dict(_COLUMNS) | {
+    name: kind for columns in _ANALYSIS_COLUMNS.values() for name, kind in columns}
+"""The one column spec: each column's kind, for CSV, Parquet and the charts alike."""
+COLUMNS = tuple(name for name, _ in _COLUMNS)
+ANALYSIS_COLUMNS = {analysis: tuple(name for name, _ in columns)
+                    for analysis, columns in _ANALYSIS_COLUMNS.items()}
 
 
 @dataclass
@@ -42,15 +53,13 @@ class Settings:
 
     analysis: str
     time_limit: float | None
-    max_rate: dict[str, Any] | None = None
-    pareto: dict[str, Any] | None = None
+    max_rate: MaxRate | None = None
+    pareto: Pareto | None = None
     columns: tuple[str, ...] = field(default=COLUMNS)
 
     @classmethod
     def of(cls, sweep: SweepFile) -> Settings:
-        return cls(sweep.analysis, sweep.time_limit,
-                   sweep.max_rate.model_dump() if sweep.max_rate else None,
-                   sweep.pareto.model_dump() if sweep.pareto else None,
+        return cls(sweep.analysis, sweep.time_limit, sweep.max_rate, sweep.pareto,
                    COLUMNS + ANALYSIS_COLUMNS[sweep.analysis])
 
 

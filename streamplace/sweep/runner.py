@@ -2,8 +2,9 @@
 process one after another (the baseline the sweep benchmark compares against).
 
 On Spark, the scenarios are cut into chunks, the partitions of one RDD; one driver thread
-per core of the cluster runs one partition after another as a job of its own and saves its
-rows the moment it returns: every core stays busy, finished scenarios are on disk while
+per core of the cluster runs one partition after another as a job of its own, and the
+calling thread (the one owner of the store and the count) saves each chunk's rows the
+moment its job returns: every core stays busy, finished scenarios are on disk while
 others run (so an interrupted sweep resumes where it stopped), and the driver holds the
 rows of one chunk per thread, never the sweep's. A job costs the JVM about a tenth of a
 second of CPU however little it does, and a task tens of milliseconds, so a chunk holds
@@ -16,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING
 
 from streamplace.solve.budget import StopRequest
@@ -54,7 +56,8 @@ def run_on_spark(spark: SparkSession, inputs: Inputs, settings: Settings,
     rdd = sc.parallelize(chunks, len(chunks))
     queue = deque(range(len(chunks)))
     lock = threading.Lock()  # guards the queue
-    saving = threading.Lock()  # one thread at a time saves and counts (``done``)
+    # finished chunks go to this thread, the one owner of saving and counting (``done``)
+    finished: SimpleQueue[list[tuple[Scenario, list[Outcome]]]] = SimpleQueue()
     failures: list[BaseException] = []
     halt = threading.Event()  # the cluster failed: no new chunks
 
@@ -80,20 +83,29 @@ def run_on_spark(spark: SparkSession, inputs: Inputs, settings: Settings,
                     failures.append(exc)
                     halt.set()
                 return
-            with saving:
-                for scenario, outcomes in results:
-                    done(scenario, outcomes)
+            finished.put(results)
 
     pool = [threading.Thread(target=worker, name=f"sweep-{i}", daemon=True)
             for i in range(min(threads, len(chunks)))]
     for thread in pool:
         thread.start()
+    def save_finished() -> None:
+        while not finished.empty():
+            for scenario, outcomes in finished.get():
+                done(scenario, outcomes)
+
     try:
         while any(t.is_alive() for t in pool):
-            for thread in pool:
-                thread.join(timeout=0.2)
+            try:  # wait for a chunk, or look at the threads and the stop request again
+                results = finished.get(timeout=0.2)
+            except Empty:
+                results = []
+            for scenario, outcomes in results:
+                done(scenario, outcomes)
+            save_finished()
             if stopping():
                 sc.cancelAllJobs()
+        save_finished()
     finally:
         shared.unpersist()
     if failures:

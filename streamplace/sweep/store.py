@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from streamplace.errors import InputError
 from streamplace.io.outputs import Output, write_outputs
-from streamplace.sweep.rows import Outcome
+from streamplace.sweep.rows import COLUMN_KINDS, Outcome
 from streamplace.sweep.scenarios import Scenario
 
 if TYPE_CHECKING:
@@ -132,28 +132,12 @@ class Store:
 
         kinds = {"double": DoubleType(), "long": LongType(), "boolean": BooleanType(),
                  "string": StringType()}
-        schema = StructType([StructField(c, kinds[column_type(c)], True) for c in columns])
-        data = [tuple(_typed(row.get(c), column_type(c)) for c in columns) for row in rows]
+        schema = StructType([StructField(c, kinds[COLUMN_KINDS[c]], True) for c in columns])
+        data = [tuple(_typed(row.get(c), COLUMN_KINDS[c]) for c in columns) for row in rows]
         path = self.root / "results.parquet"
         frame = spark.createDataFrame(data, schema)
         frame.coalesce(1).write.mode("overwrite").parquet(str(path))
         return path
-
-
-_LONG = {"seed", "point", "probes"}
-_BOOLEAN = {"max_rate_proven"}
-_STRING = {"scenario_id", "method", "failure", "weights", "infrastructure", "status", "plan",
-           "error", "pareto_first", "pareto_second"}
-
-
-def column_type(column: str) -> str:
-    if column in _STRING:
-        return "string"
-    if column in _LONG:
-        return "long"
-    if column in _BOOLEAN:
-        return "boolean"
-    return "double"
 
 
 def _typed(value: Any, kind: str) -> Any:
