@@ -8,17 +8,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from streamplace.cli import args
 from streamplace.cli import options as opts
-from streamplace.cli.args import (
-    AppArg,
-    InfraArg,
-    MetricOpt,
-    ObjectiveOpt,
-    PlanArg,
-    QuietOpt,
-    TargetUtilizationOpt,
-    WeightsOpt,
-)
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
@@ -33,15 +24,15 @@ FORMATS = ("svg", "png", "dot")
 
 @handle_errors
 def render_command(
-    application: AppArg, infrastructure: InfraArg, plan: PlanArg,
+    application: args.AppArg, infrastructure: args.InfraArg, plan: args.PlanArg,
     output: Annotated[str, typer.Option("-o", "--output",
                                         help="FILE.svg, FILE.png or FILE.dot.")],
     size: Annotated[str | None, typer.Option(
         help="Picture size in pixels, WIDTHxHEIGHT (default: from the plan's size).")] = None,
     title: Annotated[str | None, typer.Option(help="The picture's title.")] = None,
-    objective: ObjectiveOpt = None, weights: WeightsOpt = None,
-    network_metric: MetricOpt = None, target_utilization_: TargetUtilizationOpt = None,
-    quiet: QuietOpt = False,
+    objective: args.ObjectiveOpt = None, weights: args.WeightsOpt = None,
+    network_metric: args.MetricOpt = None, target_utilization_: args.TargetUtilizationOpt = None,
+    quiet: args.QuietOpt = False,
 ) -> None:
     """Draw PLAN: nodes (by zone) with their use, replicas, flows, the critical path and
     every violated constraint."""
