@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -174,3 +175,13 @@ def test_real_console_script_runs_the_sample():
     version = subprocess.run([sys.executable, "-m", "streamplace", "--version"],
                              capture_output=True, text=True, check=False)
     assert version.stdout.startswith("streamplace ")
+
+
+def test_tables_off_a_terminal_cut_no_number_and_no_name():
+    """A CI log is not a terminal: every table is as wide as what it holds."""
+    result = run("extract", str(ROOT / "samples" / "eventlog"), "--engine", "python",
+                 "-o", "-")
+    assert result.exit_code == 0, result.stderr
+    assert "…" not in result.stderr
+    assert "HashAggregate > BroadcastHashJoin > HashAggregate (stage 3)" in result.stderr
+    assert re.search(r"\| +7\.361e\+04/s +\|", result.stderr)

@@ -37,17 +37,22 @@ class _Console(Console):
         closed_pipe()
 
 
+UNCUT = 100_000  # columns of a console off a terminal: wide enough never to cut
+
+
 def console() -> Console:
-    """A console on the *current* stderr (test runners swap it), plain when not a tty."""
+    """A console on the *current* stderr (test runners swap it), plain when not a tty.
+    Off a terminal (a CI log) nothing is cut to a width: a table is as wide as what it
+    holds, every number and name whole."""
     return _Console(stderr=True, highlight=False, soft_wrap=True,
-                    width=None if sys.stderr.isatty() else 120)
+                    width=None if sys.stderr.isatty() else UNCUT)
 
 
 def stdout_console() -> Console:
     """Requested output (a listing) on stdout: never cut to a width; wraps on a terminal."""
     tty = sys.stdout.isatty()
     return _Console(file=sys.stdout, highlight=False, soft_wrap=not tty,
-                    width=None if tty else 100_000)
+                    width=None if tty else UNCUT)
 
 
 def table_box(con: Console) -> box.Box:
