@@ -145,12 +145,20 @@ def test_plan_from_stdin():
     assert result.exit_code == 0 and json.loads(result.stdout)["passed"] is True
 
 
-@pytest.mark.parametrize("kind", ["application", "infrastructure", "plan", "objective"])
+@pytest.mark.parametrize("kind", ["application", "infrastructure", "plan", "objective",
+                                  "sweep", "catalog"])
 def test_schema_matches_the_golden_file(kind):
     result = run("schema", kind)
     assert result.exit_code == 0
     golden = (ROOT / "schemas" / f"{kind}.schema.json").read_text()
     assert result.stdout == golden, f"schemas/{kind}.schema.json drifted: run `make golden`"
+
+
+def test_an_unknown_schema_kind_is_named_with_the_kinds_there_are():
+    result = run("schema", "bogus")
+    assert result.exit_code == 2
+    assert "no file kind 'bogus'" in result.stderr and "catalog" in result.stderr
+    assert "Value error" not in result.stderr
 
 
 def test_methods_lists_the_registry():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from typing import Annotated
 
 import typer
@@ -11,25 +10,21 @@ from streamplace.cli.args import JsonOpt
 from streamplace.cli.console import handle_errors, stdout_console
 from streamplace.cli.options import FLAGS
 from streamplace.cli.views.plans import render_methods
+from streamplace.errors import InputError
 from streamplace.io.outputs import write_output
-from streamplace.io.schema import json_schema
+from streamplace.io.schema import KINDS, json_schema
 from streamplace.io.writers import json_text
 from streamplace.solve import methods
 
 
-class SchemaKind(enum.StrEnum):
-    application = "application"
-    infrastructure = "infrastructure"
-    plan = "plan"
-    objective = "objective"
-    sweep = "sweep"
-
-
 @handle_errors
-def schema_command(kind: Annotated[SchemaKind, typer.Argument(help="Which file kind.")],
-                   ) -> None:
+def schema_command(kind: Annotated[str, typer.Argument(
+        metavar="KIND", help=f"Which file kind: {', '.join(KINDS)}.")]) -> None:
     """Print the JSON Schema of a file kind on stdout."""
-    write_output("-", json_text(json_schema(kind.value)))
+    if kind not in KINDS:
+        raise InputError.single(f"no file kind {kind!r}", f"use one of {', '.join(KINDS)}",
+                                path="KIND")
+    write_output("-", json_text(json_schema(kind)))
 
 
 @handle_errors

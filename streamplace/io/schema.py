@@ -10,7 +10,12 @@ from typing import Any
 
 from streamplace.model.application import APPLICATION_SCHEMA, Application
 from streamplace.model.base import Document
-from streamplace.model.infrastructure import INFRASTRUCTURE_SCHEMA, Infrastructure
+from streamplace.model.infrastructure import (
+    CATALOG_SCHEMA,
+    INFRASTRUCTURE_SCHEMA,
+    CatalogFile,
+    Infrastructure,
+)
 from streamplace.model.objective import OBJECTIVE_SCHEMA, ObjectiveFile
 from streamplace.model.plan import PLAN_SCHEMA, Plan
 from streamplace.model.sweep import SWEEP_SCHEMA, SweepFile
@@ -21,6 +26,7 @@ KINDS: dict[str, tuple[type[Document], str]] = {
     "objective": (ObjectiveFile, OBJECTIVE_SCHEMA),
     "plan": (Plan, PLAN_SCHEMA),
     "sweep": (SweepFile, SWEEP_SCHEMA),
+    "catalog": (CatalogFile, CATALOG_SCHEMA),
 }
 
 

@@ -132,3 +132,14 @@ class Infrastructure(Document):
             if c.id == class_id:
                 return c
         raise KeyError(class_id)
+
+
+CATALOG_SCHEMA = "streamplace/catalog/v1"
+
+
+class CatalogFile(Document):
+    """Processor classes on their own (the ``catalog`` of an infrastructure, kept in a file
+    of its own as samples/benoit-tree/catalog.yaml is)."""
+
+    schema_: Literal["streamplace/catalog/v1"] | None = Field(None, alias="schema")
+    catalog: list[ProcessorClass] = Field(min_length=1)
