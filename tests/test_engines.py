@@ -300,3 +300,20 @@ def test_diff_lists_changes_deltas_and_flink_report_lines(tmp_path):
     speed = {n.id: n.speedup for n in infra.nodes}
     assert float(by_vertex["partialRank"][4]) == pytest.approx(
         sum(c * rank.service_rate * speed[u] for u, c in {"n1": 2, "n2": 1}.items()), abs=0.005)
+
+
+def test_export_strict_refuses_a_plan_that_breaks_a_constraint(tmp_path):
+    doubled = [sample("debs2015", "application-2x.yaml"), DEBS[1]]
+    out = tmp_path / "k8s.yaml"
+    warned = run("export", *doubled, PLAN, "--to", "kubernetes", "-o", str(out))
+    assert warned.exit_code == 0 and out.exists()
+    assert "violates" in warned.stderr and "stability" in warned.stderr
+    out.unlink()
+    refused = run("export", *doubled, PLAN, "--to", "kubernetes", "-o", str(out), "--strict",
+                  "--json")
+    assert refused.exit_code == 1 and not out.exists()
+    document = json.loads(refused.stdout)
+    assert document["refused"] is True
+    assert {v["constraint"] for v in document["violations"]} == {"stability"}
+    kept = run("export", *DEBS, PLAN, "--to", "kubernetes", "-o", str(out), "--strict")
+    assert kept.exit_code == 0 and out.exists()

@@ -20,7 +20,7 @@ from streamplace.cli.args import (
     TargetUtilizationOpt,
 )
 from streamplace.cli.console import handle_errors
-from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.tables import table
 from streamplace.errors import InputError
@@ -55,6 +55,9 @@ def export_command(
         help="kubernetes: the node label whose values are the plan's node ids.")] =
     ExportOptions.node_label,
     ignore_names: IgnoreNamesOpt = False, target_utilization_: TargetUtilizationOpt = None,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Refuse a plan that violates a constraint: exit 1, nothing "
+                         "written (for CI).")] = False,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Write what TARGET takes to run PLAN: configuration, commands or manifests."""
@@ -72,16 +75,24 @@ def export_command(
     result = export(to, app_, infra, plan_, options)
     chosen = result.artifact(artifact)
     violations = evaluate(app_, infra, plan_).violations
-    warnings = [f"the plan violates {len(violations)} constraint(s): streamplace validate "
-                "says which"] if violations else []
-    outputs = [] if json_ and output in (None, STDOUT) else \
+    refused = strict and bool(violations)
+    broken = ", ".join(sorted({v.constraint for v in violations}))
+    warnings = [] if not violations or refused else [
+        f"the plan violates {len(violations)} constraint(s) ({broken}): streamplace validate "
+        "says which; --strict refuses such a plan"]
+    outputs = [] if refused or (json_ and output in (None, STDOUT)) else \
         [Output(output or STDOUT, chosen.text)]
     emit(Emission(
         document={"command": "export", "application": app_.name,
-                  "infrastructure": infra.name, **result.to_json(), "warnings": warnings},
+                  "infrastructure": infra.name, **result.to_json(), "warnings": warnings,
+                  "refused": refused, "violations": [v.to_json() for v in violations]},
         outputs=outputs, show=lambda con: _show(con, result, chosen.name),
-        notes=[f"{chosen.name} written to {output}"] if output not in (None, STDOUT) else [],
-        warnings=warnings), json_=json_, quiet=quiet)
+        notes=[f"{chosen.name} written to {output}"] if output not in (None, STDOUT, "")
+        and not refused else [],
+        warnings=warnings, code=EXIT_NO if refused else 0,
+        verdict=[f"[bold red]refused:[/] the plan violates {len(violations)} constraint(s) "
+                 f"({escape(broken)}); nothing written (streamplace validate says which)"]
+        if refused else []), json_=json_, quiet=quiet)
 
 
 def _only_for(target: Target, given: dict[str, tuple[str | None, Target]]) -> None:
