@@ -193,3 +193,13 @@ def test_tables_off_a_terminal_cut_no_number_and_no_name():
     assert "…" not in result.stderr
     assert "HashAggregate > BroadcastHashJoin > HashAggregate (stage 3)" in result.stderr
     assert re.search(r"\| +7\.361e\+04/s +\|", result.stderr)
+
+
+def test_validate_says_each_thing_once():
+    doubled = [sample("debs2015", "application-2x.yaml"), DEBS[1]]
+    result = run("validate", *doubled, PLAN, "--json")
+    assert result.exit_code == 1
+    (stability,) = [c for c in json.loads(result.stdout)["checks"] if c["name"] == "stability"]
+    assert stability["details"] == [
+        "operator partialRank: 2500 tuples/s per replica on 2 replica(s) >= service rate 2371"]
+    assert "partialRank: partialRank" not in result.stderr

@@ -56,7 +56,7 @@ def run_checks(evaluation: Evaluation, limits: MetricLimits, plan: Plan,
         hits = [v for v in evaluation.violations if v.constraint == name]
         message = f"{len(hits)} violation(s)" if hits else "satisfied"
         checks.append(Check("constraints", name, not hits, message,
-                            tuple(f"{v.subject}: {v.message}" for v in hits)))
+                            tuple(f"{v.subject}: {v.problem}" for v in hits)))
     odrp = evaluation.odrp
     broken = {v.constraint for v in evaluation.violations}
     for metric, bound in limits.bounds.items():

@@ -139,7 +139,7 @@ def render_violations(con: Console, ev: Evaluation) -> None:
         t = table(con, f"[red]{len(ev.violations)} violated constraint(s)[/]",
                    "constraint", "subject", "problem")
         for v in ev.violations:
-            t.add_row(v.constraint, str(v.subject), v.message)
+            t.add_row(v.constraint, str(v.subject), v.problem)
         con.print(t)
     else:
         con.print("[green]every constraint is satisfied[/]")

@@ -32,6 +32,18 @@ class Violation:
     excess: float | None = None
 
     @property
+    def problem(self) -> str:
+        """The message without the subject's id it starts with, for places that show the
+        subject beside it (each thing said once).
+
+        >>> Violation("stability", Subject("operator", ("rank",)), "rank: 2500/s >= 2371").problem
+        '2500/s >= 2371'
+        """
+        lead = f"{self.subject.ids[-1]}: " if self.subject.ids else ""
+        return self.message[len(lead):] if lead and self.message.startswith(lead) \
+            else self.message
+
+    @property
     def key(self) -> tuple[str, ...]:
         """(constraint, ids...): a stable identity for comparing evaluations."""
         return (self.constraint, *self.subject.ids)
