@@ -217,3 +217,21 @@ def test_cli_refuses_current_where_a_method_cannot_count_it():
         refused.output
     alone = run("solve", *DEBS, "--max-moves", "1")
     assert alone.exit_code == 2 and "--current" in alone.output
+
+
+def test_diff_scores_the_new_plan_as_solve_current_did(tmp_path):
+    """The F diff shows for the new plan is the one solve --current reported for it, and
+    diff says how it scores."""
+    from .test_cli import DEBS, PLAN, run
+
+    doubled = [sample("debs2015", "application-2x.yaml"), DEBS[1]]
+    new = tmp_path / "new.yaml"
+    solved = run("solve", *doubled, "--current", PLAN, "-o", str(new), "--json", "-q")
+    assert solved.exit_code == 0, solved.output
+    diff = run("diff", *doubled, PLAN, str(new), "--json", "-q")
+    document = json.loads(diff.stdout)
+    utility = document["metrics"]["utility"]
+    assert utility["new"] == pytest.approx(json.loads(solved.stdout)["objective"], abs=1e-9)
+    assert "reconfiguration" in document["scoring"]
+    shown = run("diff", *doubled, PLAN, str(new))
+    assert "as solve --current scores plans" in shown.stderr

@@ -97,6 +97,18 @@ class PlanDiff:
     def stopped(self) -> int:
         return sum(sum(c.removed.values()) for c in self.changes)
 
+    @property
+    def scoring(self) -> str:
+        """How F is scored here, said where F is shown."""
+        utility = self.new.utility or self.current.utility
+        if utility is None:
+            return "F is undefined: some operator has no replica"
+        weight = next((t.weight for t in utility.terms
+                       if t.term == Term.RECONFIGURATION), 0.0)
+        return (f"F weighs the reconfiguration term against the current plan ({weight:.3g} of "
+                "the weights, the replicas the new plan starts), as solve --current scores "
+                "plans; the current plan starts none")
+
     def metric_deltas(self) -> dict[str, tuple[float | None, float | None]]:
         before, after = self.current.metrics(), self.new.metrics()
         return {m: (before.get(m), after.get(m)) for m in DIFF_METRICS}
@@ -119,6 +131,7 @@ class PlanDiff:
         fixed, broken = self.violation_changes()
         return {
             "changed": self.changed, Term.RECONFIGURATION.value: self.reconfiguration,
+            "scoring": self.scoring,
             "started": self.started, "stopped": self.stopped,
             "operators": [c.to_json() for c in self.changes],
             "metrics": {m: {"current": a, "new": b,
@@ -134,10 +147,14 @@ class PlanDiff:
 def diff_plans(app: Application, infra: Infrastructure, current: Plan, new: Plan,
                objective: Objective | None = None) -> PlanDiff:
     """Per operator, the replicas added and removed per node; the metric deltas; the
-    constraints that bind differently."""
+    constraints that bind differently. Both plans are scored against the current one, as
+    ``solve --current`` scores a re-plan: F has the reconfiguration term, and the new
+    plan's F is the one solve reported for it."""
     objective = objective or Objective()
-    scored = [evaluate(app, infra, p.model_copy(update={"bounds_used": None}), objective)
-              for p in (current, new)]
+    running = Current({op: current.replicas(op) for op in app.operator_ids},
+                      source="the current plan")
+    scored = [evaluate(app, infra, p.model_copy(update={"bounds_used": None}), objective,
+                       running) for p in (current, new)]
     rates = build_graph(app).input_rates
     speed = {n.id: n.speedup for n in infra.nodes}
     changes = []
@@ -147,7 +164,6 @@ def diff_plans(app: Application, infra: Infrastructure, current: Plan, new: Plan
             changes.append(OperatorChange(
                 op.id, op.engine_id or op.id, before, after, _capacity(op, before, speed),
                 _capacity(op, after, speed), rates[op.id]))
-    running = Current({op: current.replicas(op) for op in app.operator_ids})
     out = PlanDiff(scored[0], scored[1], changes,
                    running.moves(app.operators, {op: new.replicas(op)
                                                  for op in app.operator_ids}))

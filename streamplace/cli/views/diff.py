@@ -64,6 +64,7 @@ def _metrics(con: Console, diff: PlanDiff) -> None:
         delta = after - before
         t.add_row(label, show(before), show(after), "0" if delta == 0 else f"{delta:+.4g}")
     con.print(t)
+    con.print(f"[dim]note: {escape(diff.scoring)}[/]")
 
 
 def _bindings(con: Console, diff: PlanDiff) -> None:
