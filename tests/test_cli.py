@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -203,3 +204,48 @@ def test_validate_says_each_thing_once():
     assert stability["details"] == [
         "operator partialRank: 2500 tuples/s per replica on 2 replica(s) >= service rate 2371"]
     assert "partialRank: partialRank" not in result.stderr
+
+
+def test_every_help_ends_with_an_example_and_the_exit_codes(tmp_path, monkeypatch):
+    """Each command's --help shows an example that runs as shown (from the repository
+    root; those that need a file made first are only parsed) and its exit codes."""
+    import shlex
+    import shutil
+
+    from streamplace.cli.app import COMMANDS
+    from streamplace.cli.epilogs import EXAMPLES
+
+    assert set(EXAMPLES) == set(COMMANDS)
+    shutil.copytree(ROOT / "samples", tmp_path / "samples")
+    monkeypatch.chdir(tmp_path)
+    for name in COMMANDS:
+        shown = run(name, "--help")
+        assert shown.exit_code == 0
+        assert "Example:" in shown.stdout and "Exit codes: 0 done" in shown.stdout, name
+        assert EXAMPLES[name] in shown.stdout, name
+        words = shlex.split(EXAMPLES[name].split(" > ")[0])
+        assert words[0] == "streamplace" and words[1] == name
+        if name in ("evaluate", "validate", "explain", "render", "schema", "methods",
+                    "export", "report"):
+            ran = run(*words[1:])
+            assert ran.exit_code == 0, (name, ran.stderr)
+
+
+def test_shell_completion_for_bash_zsh_and_fish(monkeypatch):
+    monkeypatch.setenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION", "1")
+    for shell, marker in (("bash", "complete -o default -F _streamplace_completion"),
+                          ("zsh", "#compdef streamplace"), ("fish", "complete --command")):
+        shown = run("--show-completion", shell)
+        assert shown.exit_code == 0 and marker in shown.stdout, shell
+    import subprocess
+    import sys
+
+    def completed(words: str, index: int) -> list[str]:
+        env = {**os.environ, "COMP_WORDS": words, "COMP_CWORD": str(index),
+               "_STREAMPLACE_COMPLETE": "complete_bash"}
+        done = subprocess.run([sys.executable, "-m", "streamplace"], env=env,
+                              capture_output=True, text=True, timeout=120)
+        return done.stdout.split()
+
+    assert completed("streamplace so", 1) == ["solve"]
+    assert "kubernetes" in completed("streamplace export a b c --to ", 6)

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from streamplace import __version__
+from streamplace.cli.epilogs import epilog
 
 COMMANDS = {  # name: (module, function); a command's module is imported when it runs
     "solve": ("solve", "solve_command"), "compare": ("compare", "compare_command"),
@@ -29,7 +30,7 @@ def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
         help="Decide where the operators of a stream-processing application run, and how "
              "many replicas each needs.",
         no_args_is_help=True,
-        add_completion=False,
+        add_completion=True,
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
         rich_markup_mode=None,
@@ -37,7 +38,8 @@ def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
     app.callback()(_root)
     for name in names:
         module, function = COMMANDS[name]
-        app.command(name)(getattr(import_module(f"streamplace.cli.{module}"), function))
+        app.command(name, epilog=epilog(name))(
+            getattr(import_module(f"streamplace.cli.{module}"), function))
     return app
 
 

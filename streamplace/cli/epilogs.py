@@ -1,0 +1,42 @@
+"""What ``--help`` ends with, per command: an example to start from and the exit codes
+(docs/cli.md has the whole story)."""
+
+from __future__ import annotations
+
+_S = "samples/debs2015"
+_FILES = f"{_S}/application.yaml {_S}/infrastructure.yaml"
+EXAMPLES = {
+    "solve": f"streamplace solve {_FILES} --time-limit 60 -o plan.yaml",
+    "compare": f"streamplace compare {_FILES} --methods odrp,hill-climbing --time-limit 10",
+    "evaluate": f"streamplace evaluate {_FILES} {_S}/plan.yaml --json",
+    "validate": f"streamplace validate {_FILES} {_S}/plan.yaml --max-response-time '150 ms' "
+                "--junit-xml reports/placement.xml",
+    "explain": f"streamplace explain {_FILES} {_S}/plan.yaml --time-limit 30",
+    "diff": f"streamplace diff {_FILES} {_S}/plan.yaml plan.yaml --fail-on-change",
+    "export": f"streamplace export {_FILES} {_S}/plan.yaml --to flink "
+              f"--flink-job {_S}/flink-job.json",
+    "sweep": "streamplace sweep sweep.yaml -o results",
+    "render": f"streamplace render {_FILES} {_S}/plan.yaml -o plan.svg",
+    "report": f"streamplace report {_FILES} {_S}/plan.yaml -o report.html",
+    "extract": "streamplace extract samples/eventlog -o app.yaml --infrastructure-out "
+               "infra.yaml --nodes 2 --cores 4",
+    "schema": "streamplace schema plan > plan.schema.json",
+    "methods": "streamplace methods --json",
+}
+_ANSWERS = {  # what exit 1 means, where a command can say no
+    "solve": "1 proven infeasible, 3 no plan (error, or no plan by the limit)",
+    "compare": "3 no method found a plan",
+    "validate": "1 a check failed",
+    "diff": "1 the plans differ (with --fail-on-change)",
+    "export": "1 refused (with --strict: the plan violates a constraint)",
+    "explain": "",
+    "sweep": "",
+}
+
+
+def epilog(command: str) -> str:
+    """The example and the exit codes; ``\\b`` keeps each paragraph's lines as written."""
+    codes = ", ".join(part for part in ("0 done", _ANSWERS.get(command, ""),
+                                        "2 bad input (file:line: field: problem — fix)",
+                                        "130/143 interrupted") if part)
+    return f"\b\nExample:\n  {EXAMPLES[command]}\n\n\b\nExit codes: {codes}."
