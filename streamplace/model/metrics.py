@@ -62,7 +62,7 @@ class Metric(StrEnum):
 
     def exact(self, value: float) -> str:
         """The value to six digits with its base unit, as checks against limits print it."""
-        return f"{value:.6g}{_INFO[self].unit}"
+        return f"{value:.6g}{_INFO[self].unit if math.isfinite(value) else ''}"
 
     @property
     def term(self) -> str:
