@@ -118,6 +118,49 @@ def test_flink_raises_max_parallelism_only_where_it_must(tmp_path):
     assert any("max parallelism" in note for note in document["notes"])
 
 
+def test_flink_says_why_a_rest_body_is_withheld(tmp_path):
+    job = json.loads(Path(JOB).read_text())
+    for vertex in job["vertices"]:
+        vertex["maxParallelism"] = 1
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    asked = run("export", *DEBS, PLAN, "--to", "flink", "--flink-job",
+                str(tmp_path / "job.json"), "--artifact", "rest")
+    assert asked.exit_code == 2
+    assert "no 'rest' artifact for this plan" in asked.stderr
+    assert "max parallelism" in asked.stderr and "has no artifact" not in asked.stderr
+
+
+def test_flink_withholds_a_rest_body_with_unknown_bounds(tmp_path):
+    """A vertex no operator matches keeps its parallelism in the REST body: without that
+    parallelism in the job JSON there is no body, not one with null bounds."""
+    job = json.loads(Path(JOB).read_text())
+    extra = {"id": "f" * 32, "name": "auditLog", "maxParallelism": 128}  # no parallelism
+    job["vertices"].append(extra)
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    artifacts, document = export("--to", "flink", "--flink-job", str(tmp_path / "job.json"))
+    assert "rest" not in artifacts and "null" not in json.dumps(artifacts)
+    assert any("auditLog" in note and "no in-place REST body" in note
+               for note in document["notes"])
+    note = next(n for n in document["notes"] if "matches no operator" in n)
+    assert "parallelism.default" in note  # config and deployment do not keep it
+
+
+def test_flink_matches_a_sink_v2_writer_vertex(tmp_path):
+    """Sink V2 (the only sink API of Flink 2.x) names the writer vertex '<name>: Writer'."""
+    job = json.loads(Path(JOB).read_text())
+    sink = next(v for v in job["vertices"] if v["name"] == "Sink: globalRank")
+    sink["name"] = "globalRank: Writer"
+    job["vertices"].append({"id": "e" * 32, "name": "globalRank: Committer",
+                            "parallelism": 1, "maxParallelism": 128})
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    artifacts, document = export("--to", "flink", "--flink-job", str(tmp_path / "job.json"))
+    overrides = parse_overrides(yaml.safe_load(artifacts["config"])[
+        "pipeline.jobvertex-parallelism-overrides"])
+    assert overrides[sink["id"]] == 1 and "e" * 32 not in overrides
+    rows = {r["operator"]: r for r in document["components"]}
+    assert rows["globalRank"]["vertex"] == sink["id"]
+
+
 def test_flink_without_a_job_needs_vertex_ids():
     result = run("export", *DEBS, PLAN, "--to", "flink")
     assert result.exit_code == 2 and "--flink-job" in result.output

@@ -49,6 +49,7 @@ class Export:
     artifacts: list[Artifact]
     notes: list[str] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
+    withheld: dict[str, str] = field(default_factory=dict)  # artifact -> why not this plan
 
     def artifact(self, name: str | None) -> Artifact:
         if name is None:
@@ -57,6 +58,10 @@ class Export:
             if artifact.name == name:
                 return artifact
         names = ", ".join(a.name for a in self.artifacts)
+        if name in self.withheld:
+            raise InputError.single(f"no {name!r} artifact for this plan: "
+                                    f"{self.withheld[name]}", f"use one of {names}",
+                                    path="--artifact")
         raise InputError.single(f"{self.target} has no artifact {name!r}",
                                 f"use one of {names}", path="--artifact")
 

@@ -33,6 +33,7 @@ OVERRIDES = "pipeline.jobvertex-parallelism-overrides"
 MAX_PARALLELISM = "pipeline.max-parallelism"
 VERTEX_ID = re.compile(r"[0-9a-f]{32}")
 _PREFIXES = ("Source: ", "Sink: ")
+_SUFFIXES = (": Writer",)  # a Sink V2 sink's writer vertex (its committer keeps its name)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class Vertex:
             part = part.strip()
             for prefix in _PREFIXES:
                 part = part.removeprefix(prefix)
+            for suffix in _SUFFIXES:
+                part = part.removesuffix(suffix)
             out.append(part)
         return out
 
@@ -58,7 +61,10 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
                  options: ExportOptions) -> Export:
     items = components(app, plan)
     notes = ["Flink's scheduler chooses the TaskManager slots of every subtask: the plan's "
-             "nodes are not exported, only each vertex's parallelism"]
+             "nodes are not exported, only each vertex's parallelism",
+             "Flink 2.x applies the config and deployment overrides to no job submitted in "
+             "application mode or by flink run until FLINK-38770 ships: there, use the rest "
+             "artifact with the adaptive scheduler (docs/engines.md)"]
     if options.flink_job is None:
         vertices, matched = _from_engine_ids(items)
         notes.append("without --flink-job the operators' engine_id are taken as the job's "
@@ -89,9 +95,18 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
         Artifact("deployment", yaml_text({"spec": {"flinkConfiguration": config}}),
                  "a FlinkDeployment patch: spec.flinkConfiguration"),
     ]
+    unknown = [v for v in vertices if v.id not in parallelism and v.parallelism is None]
+    withheld = {}
     if too_small:
-        notes.append("no in-place REST body: PUT /jobs/:jobid/resource-requirements refuses "
-                     "an upper bound above a vertex's max parallelism")
+        withheld["rest"] = ("PUT /jobs/:jobid/resource-requirements refuses an upper bound "
+                            f"above a vertex's max parallelism ({', '.join(too_small)})")
+    elif unknown:
+        withheld["rest"] = (
+            "the body sets every vertex, and the job JSON gives no parallelism for "
+            + ", ".join(f"{v.name!r} ({v.id})" for v in unknown)
+            + ", which no operator matches: save the job JSON of the running job")
+    if withheld:
+        notes.append(f"no in-place REST body: {withheld['rest']}")
     else:
         body = {v.id: {"parallelism": {"lowerBound": parallelism.get(v.id, v.parallelism),
                                        "upperBound": parallelism.get(v.id, v.parallelism)}}
@@ -102,7 +117,7 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
             "vertex, lower bound = upper bound = the planned parallelism"))
     rows = [summary_row(c, vertex=matched[c.op.id].id, vertex_name=matched[c.op.id].name)
             for c in items]
-    return Export("flink", artifacts, notes, rows)
+    return Export("flink", artifacts, notes, rows, withheld)
 
 
 def default_max_parallelism(parallelism: int) -> int:
@@ -186,9 +201,11 @@ def _vertex_parallelism(items: list[Component], matched: dict[str, Vertex],
     for v in vertices:
         chained = by_vertex.get(v.id)
         if not chained:
-            if v.parallelism is not None:
-                notes.append(f"vertex {v.name!r} ({v.id}) matches no operator: it keeps "
-                             f"parallelism {v.parallelism}")
+            kept = f"{v.parallelism}" if v.parallelism is not None else "it has now"
+            notes.append(f"vertex {v.name!r} ({v.id}) matches no operator: the rest body "
+                         f"keeps its parallelism ({kept}); with config or deployment a "
+                         "resubmitted job runs it at the job's own parallelism (set in code, "
+                         "else parallelism.default), not at the running one")
             continue
         counts = {c.op.id: c.parallelism for c in chained}
         out[v.id] = max(counts.values())
