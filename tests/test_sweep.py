@@ -8,6 +8,7 @@ import csv
 import itertools
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -103,10 +104,14 @@ def test_local_cluster_gives_the_rows_of_one_process(spark_logs: Any, tmp_path: 
     path = write_sweep(tmp_path, {"methods": ["odrp"], "time_limit": 60,
                                   "axes": {"rate_scale": [1, 1.5, 2],
                                            "failures": ["none", "each-node"]}})
+    temp = tmp_path / "temp"  # where the package shipped to the executors is zipped
+    temp.mkdir()
     done = subprocess.run([sys.executable, "-m", "streamplace", "sweep", str(path), "--master",
                            CLUSTER, "-o", str(tmp_path / "cluster"), "--quiet"],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TMPDIR": str(temp)})
     assert done.returncode == 0, done.stderr
+    assert not list(temp.glob("streamplace-*")), "the shipped package was left behind"
     local = run_sweep(str(path), str(tmp_path / "local"), engine="python", plots=False)
     cluster_rows = read_rows(tmp_path / "cluster")
     assert [r["scenario_id"] for r in cluster_rows] == [r["scenario_id"] for r in local.rows]
@@ -115,6 +120,11 @@ def test_local_cluster_gives_the_rows_of_one_process(spark_logs: Any, tmp_path: 
         if b["objective"] is not None:
             assert float(a["objective"]) == pytest.approx(b["objective"], rel=1e-9)
     assert (tmp_path / "cluster" / "results.parquet").is_dir()
+    # the folder resumed without Spark: no Parquet of the earlier run is left to be misread
+    resumed = run_sweep(str(path), str(tmp_path / "cluster"), engine="python", resume=True,
+                        plots=False)
+    assert not (tmp_path / "cluster" / "results.parquet").exists()
+    assert any("results.parquet" in w for w in resumed.warnings)
 
 
 def test_failures_are_rows_and_resume_runs_only_what_is_missing(tmp_path: Path) -> None:

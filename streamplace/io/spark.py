@@ -81,12 +81,15 @@ def spark_session(master: str | None = None, quiet: bool = False,
         raise EngineError(f"Spark did not start: {str(exc).strip().splitlines()[0]} — "
                           "check that Java 17+ is installed (JAVA_HOME) and the --master "
                           "URL is reachable") from None
+    shipped = None
     try:
         if _remote_workers(str(spark.sparkContext.master)):
-            _ship_package(spark)
+            shipped = _ship_package(spark)
         yield spark
     finally:
         spark.stop()
+        if shipped is not None:  # served to executors until the session stopped
+            shutil.rmtree(shipped, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -116,10 +119,12 @@ def _remote_workers(master: str) -> bool:
     return not (master == "local" or master.startswith("local["))
 
 
-def _ship_package(spark: SparkSession) -> None:
-    """Executors on other machines need this package (to digest a log, to solve)."""
+def _ship_package(spark: SparkSession) -> str:
+    """Executors on other machines need this package (to digest a log, to solve); the
+    folder of the archive, for the caller to remove once the session stops."""
     root = Path(__file__).resolve().parents[1]
     folder = tempfile.mkdtemp(prefix="streamplace-")
     archive = shutil.make_archive(os.path.join(folder, "streamplace"), "zip",
                                   root_dir=root.parent, base_dir=root.name)
     spark.sparkContext.addPyFile(archive)
+    return folder

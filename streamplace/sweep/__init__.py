@@ -80,6 +80,9 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
         report.rows = store.rows(scenarios, settings.columns)
         store.write_csv(report.rows, settings.columns)
         report.files.append(store.root / "results.csv")
+        if store.drop_parquet():  # an earlier Spark run's, which no longer matches the CSV
+            report.warnings.append("results.parquet of an earlier run on Spark removed: the "
+                                   "python engine writes results.csv only")
     else:
         from streamplace.io.spark import spark_session
         from streamplace.sweep.runner import run_on_spark

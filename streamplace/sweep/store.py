@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,6 +117,15 @@ class Store:
         path = self.root / "results.csv"
         write_outputs([Output(str(path), buffer.getvalue())])
         return path
+
+    def drop_parquet(self) -> bool:
+        """Remove results.parquet (whether there was one): a run that writes no Parquet
+        leaves none from an earlier run to be read as its own."""
+        path = self.root / "results.parquet"
+        if not path.exists():
+            return False
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+        return True
 
     def write_parquet(self, spark: SparkSession, rows: Sequence[dict[str, Any]],
                       columns: Sequence[str]) -> Path:
