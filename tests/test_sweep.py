@@ -301,3 +301,20 @@ def test_an_infrastructure_without_a_node_shares_nothing_derived_with_the_whole(
         app.without_nodes([gone])
     spared = app.without_nodes([infra.processors[1].id])
     assert spared.operator("source").candidates == [gone]
+
+
+def test_an_unreachable_master_is_refused_before_spark_starts(tmp_path: Path) -> None:
+    """Nothing listens on the port: exit 2 naming --master, no JVM started (Spark would
+    retry its registration for about 90 s)."""
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = write_sweep(tmp_path, {"methods": ["odrp"]})
+    done = subprocess.run([sys.executable, "-m", "streamplace", "sweep", str(path), "--master",
+                           f"spark://127.0.0.1:{port}", "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2, done.stderr
+    assert "--master" in done.stderr and f"127.0.0.1:{port}" in done.stderr
+    assert "Spark did not start" not in done.stderr

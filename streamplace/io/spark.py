@@ -11,6 +11,7 @@ import contextlib
 import enum
 import os
 import shutil
+import socket
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -71,6 +72,8 @@ def spark_session(master: str | None = None, quiet: bool = False,
                              f"-Dlog4j2.configurationFile={quiet_log}")
     if master is not None or "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = builder.master(master or "local[*]")
+    if master is not None and master.startswith("spark://"):
+        check_reachable(master)
     if (master or "local").startswith("local"):
         # local workers must run this interpreter, which has the codecs installed
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -90,6 +93,27 @@ def spark_session(master: str | None = None, quiet: bool = False,
         spark.stop()
         if shipped is not None:  # served to executors until the session stopped
             shutil.rmtree(shipped, ignore_errors=True)
+
+
+REACH_SECONDS = 5.0  # per master address: Spark itself retries for over a minute
+
+
+def check_reachable(master: str) -> None:
+    """A standalone master (``spark://host:port``, or several for HA) that accepts a TCP
+    connection; exit 2 at once otherwise, where Spark would retry its registration for
+    about 90 seconds before failing."""
+    addresses = master.removeprefix("spark://").split(",")
+    for address in addresses:
+        host, _, port = address.strip().rpartition(":")
+        try:
+            with socket.create_connection((host or address, int(port or 7077)),
+                                          timeout=REACH_SECONDS):
+                return
+        except (OSError, ValueError):
+            continue
+    raise InputError.single(f"no Spark master answers at {master}",
+                            "check the --master URL (spark://HOST:PORT, 7077 by default) and "
+                            "that the master runs (sbin/start-master.sh)", path="--master")
 
 
 @contextlib.contextmanager
