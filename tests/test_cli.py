@@ -249,3 +249,24 @@ def test_shell_completion_for_bash_zsh_and_fish(monkeypatch):
 
     assert completed("streamplace so", 1) == ["solve"]
     assert "kubernetes" in completed("streamplace export a b c --to ", 6)
+
+
+def test_json_stays_one_document_where_stderr_shares_stdout(tmp_path):
+    """``cmd --json > out 2>&1``, and spark-submit, which merges a Python driver's stderr
+    into its stdout: the JSON document is all there is; an error is still said."""
+    import subprocess
+    import sys
+
+    def merged(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "streamplace", *args], cwd=tmp_path,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=300)
+
+    for args in (("solve", *DEBS, "--json"),
+                 ("extract", str(ROOT / "samples" / "eventlog"), "--engine", "python",
+                  "--json")):
+        done = merged(*args)
+        assert done.returncode == 0
+        assert isinstance(json.loads(done.stdout), dict), done.stdout[:300]
+    wrong = merged("solve", DEBS[0], "nope.yaml", "--json")
+    assert wrong.returncode == 2 and "nope.yaml: file not found" in wrong.stdout

@@ -40,12 +40,32 @@ class _Console(Console):
 UNCUT = 100_000  # columns of a console off a terminal: wide enough never to cut
 
 
-def console() -> Console:
+def console(*, errors: bool = False) -> Console:
     """A console on the *current* stderr (test runners swap it), plain when not a tty.
     Off a terminal (a CI log) nothing is cut to a width: a table is as wide as what it
-    holds, every number and name whole."""
+    holds, every number and name whole. With ``--json`` on a stdout that stderr shares
+    (``cmd --json > out 2>&1``, or spark-submit, which merges a Python driver's stderr into
+    its stdout) only ``errors`` are said: the JSON document stays the only output."""
+    if not errors and json_shares_stderr():
+        return _Console(file=_devnull(), highlight=False)
     return _Console(stderr=True, highlight=False, soft_wrap=True,
                     width=None if sys.stderr.isatty() else UNCUT)
+
+
+@functools.cache
+def _devnull() -> Any:
+    return open(os.devnull, "w")
+
+
+def json_shares_stderr() -> bool:
+    """``--json`` was asked for, and standard output and error are one stream."""
+    if "--json" not in sys.argv[1:]:
+        return False
+    try:
+        out, err = os.fstat(sys.stdout.fileno()), os.fstat(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):  # a test runner's in-memory streams
+        return False
+    return (out.st_dev, out.st_ino) == (err.st_dev, err.st_ino)
 
 
 def stdout_console() -> Console:
@@ -60,7 +80,7 @@ def table_box(con: Console) -> box.Box:
 
 
 def fail(exc: StreamplaceError) -> NoReturn:
-    con = console()
+    con = console(errors=True)
     if isinstance(exc, InputError):
         for problem in exc.problems:
             con.print(f"[bold red]error:[/] {escape(problem.render())}")
@@ -108,7 +128,7 @@ def handle_errors(fn: F) -> F:
 
 
 def _say(text: str) -> None:
-    console().print(text)
+    console(errors=True).print(text)
 
 
 def _guarded(say: Callable[[Any], Any], what: Any) -> None:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from streamplace.cli.args import FormatOpt, JsonOpt, OutputOpt, QuietOpt
-from streamplace.cli.console import console, handle_errors
+from streamplace.cli.console import console, handle_errors, json_shares_stderr
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.progress import reading_progress
 from streamplace.io.outputs import STDOUT, Output
@@ -58,8 +58,8 @@ def extract_command(
     con = console()
     with reading_progress(con, "reading event log", enabled=not quiet) as progress:
         result = extract(eventlogs, app_id=app_id, master=master, engine=engine.value,
-                         progress=progress, quiet=quiet, rate_statistic=rate_statistic.value,
-                         nodes=nodes, cores=cores)
+                         progress=progress, quiet=quiet or json_shares_stderr(),
+                         rate_statistic=rate_statistic.value, nodes=nodes, cores=cores)
     assert result.documents is not None
     application, infrastructure = result.documents
     requested = format_.value if format_ else None

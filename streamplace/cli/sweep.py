@@ -9,7 +9,7 @@ import typer
 
 from streamplace.cli import options as opts
 from streamplace.cli.args import JsonOpt, QuietOpt, TargetUtilizationOpt
-from streamplace.cli.console import console, handle_errors
+from streamplace.cli.console import console, handle_errors, json_shares_stderr
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.progress import count_progress
 from streamplace.cli.runtime import stop_on_signals
@@ -48,7 +48,7 @@ def sweep_command(
     with count_progress(con, "scenarios", enabled=not quiet) as progress, \
             stop_on_signals(stop):
         report = run_sweep(sweep, folder, master=master, engine=engine, resume=resume,
-                           quiet=quiet, progress=progress, stop=stop,
+                           quiet=quiet or json_shares_stderr(), progress=progress, stop=stop,
                            target_utilization=target_utilization_, yes=yes)
     emit(Emission(
         document=_document(report),
