@@ -318,3 +318,20 @@ def test_an_unreachable_master_is_refused_before_spark_starts(tmp_path: Path) ->
     assert done.returncode == 2, done.stderr
     assert "--master" in done.stderr and f"127.0.0.1:{port}" in done.stderr
     assert "Spark did not start" not in done.stderr
+
+
+def test_executors_without_the_dependencies_are_refused_with_the_fix(tmp_path: Path) -> None:
+    """Executors whose Python lacks highspy would turn every row into an error (exit 0):
+    one task checks first, and the sweep exits 2 saying what to set."""
+    from .spark_jobs import CLUSTER
+
+    bare = tmp_path / "bare"  # this interpreter with none of the packages
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    path = write_sweep(tmp_path, {"methods": ["odrp"]})
+    done = subprocess.run([sys.executable, "-m", "streamplace", "sweep", str(path), "--master",
+                           CLUSTER, "-o", str(tmp_path / "out"), "--quiet"],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYSPARK_PYTHON": str(bare / "bin" / "python")})
+    assert done.returncode == 2, done.stderr
+    assert "cannot import highspy" in done.stderr and "PYSPARK_PYTHON" in done.stderr
+    assert not (tmp_path / "out" / "results.csv").exists()

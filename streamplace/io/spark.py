@@ -51,10 +51,13 @@ _QUIET = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
 
 @contextlib.contextmanager
 def spark_session(master: str | None = None, quiet: bool = False,
-                  name: str = "streamplace") -> Iterator[SparkSession]:
+                  name: str = "streamplace",
+                  needs: tuple[str, ...] = ()) -> Iterator[SparkSession]:
     """The session to run on; ``master=None`` means the one in place, else ``local[*]``.
     ``quiet`` starts the JVM with its stderr on /dev/null (it announces its incubator
-    modules there before any log configuration applies); failures still reach Python."""
+    modules there before any log configuration applies); failures still reach Python.
+    On executors of their own, a task first checks that their Python imports ``needs``
+    (the modules the work imports there): exit 2 with the fix, not rows of errors."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as exc:  # pragma: no cover - pyspark is a dependency
@@ -88,6 +91,7 @@ def spark_session(master: str | None = None, quiet: bool = False,
     try:
         if _remote_workers(str(spark.sparkContext.master)):
             shipped = _ship_package(spark)
+            check_executors(spark, needs)
         yield spark
     finally:
         spark.stop()
@@ -141,6 +145,37 @@ def _remote_workers(master: str) -> bool:
     [False, False, True]
     """
     return not (master == "local" or master.startswith("local["))
+
+
+def check_executors(spark: SparkSession, needs: tuple[str, ...]) -> None:
+    """One task on the executors: their Python runs and imports ``needs``."""
+
+    def probe(_: object) -> tuple[str, list[str]]:
+        import importlib
+        import sys as executor_sys
+
+        missing = []
+        for module in needs:
+            try:
+                importlib.import_module(module)
+            except ImportError:
+                missing.append(module)
+        return executor_sys.executable, missing
+
+    fix = ("set PYSPARK_PYTHON to a Python that has streamplace's dependencies (pip install "
+           "streamplace there): on a cluster that shares this machine's filesystem, "
+           f"PYSPARK_PYTHON={sys.executable}")
+    try:
+        ((executable, missing),) = spark.sparkContext.parallelize([0], 1).map(probe).collect()
+    except Exception as exc:  # Py4J wraps the worker's failure (version mismatch, no Python)
+        lines = [line for line in str(exc).splitlines() if "Error" in line or "error" in line]
+        raise InputError.single(
+            "the executors cannot run streamplace's Python tasks: "
+            + (lines[-1].strip() if lines else str(exc).splitlines()[0]), fix,
+            path="--master") from None
+    if missing:
+        raise InputError.single(f"the executors' Python ({executable}) cannot import "
+                                f"{', '.join(missing)}", fix, path="--master")
 
 
 def _ship_package(spark: SparkSession) -> str:

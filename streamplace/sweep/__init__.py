@@ -20,6 +20,8 @@ from streamplace.sweep.scenarios import Scenario, expand, failure_counts, read_i
 from streamplace.sweep.store import Store
 
 Progress = Callable[[int, int], None]  # (scenarios done, total)
+EXECUTOR_NEEDS = ("highspy", "pydantic", "numpy", "yaml", "networkx")
+"""What a scenario imports on an executor: a cluster whose Python lacks one is refused."""
 
 
 @dataclass
@@ -87,7 +89,8 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
         from streamplace.io.spark import spark_session
         from streamplace.sweep.runner import run_on_spark
 
-        with spark_session(master, quiet=quiet, name="streamplace-sweep") as spark:
+        with spark_session(master, quiet=quiet, name="streamplace-sweep",
+                           needs=EXECUTOR_NEEDS) as spark:
             if todo:
                 run_on_spark(spark, inputs, settings, todo, done, stop)
             report.rows = store.rows(scenarios, settings.columns)

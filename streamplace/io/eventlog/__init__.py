@@ -51,7 +51,8 @@ def extract(paths: list[str], *, app_id: str | None = None, master: str | None =
     elif spark is not None:
         digest = read_with_spark(log, spark, progress)
     else:
-        with spark_session(master, quiet=quiet, name="streamplace-extract") as session:
+        with spark_session(master, quiet=quiet, name="streamplace-extract",
+                           needs=("zstandard", "cramjam", "lzf")) as session:
             digest = read_with_spark(log, session, progress)
     result = extract_application(digest, log, rate_statistic)
     # built once, and checked as a file would be: solvers get exactly what files give them
