@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from streamplace.errors import InputError
+from streamplace.errors import EngineError, InputError
 from streamplace.io.outputs import Output, write_outputs
 from streamplace.sweep.rows import COLUMN_KINDS, Outcome
 from streamplace.sweep.scenarios import Scenario
@@ -147,6 +147,11 @@ class Store:
         path = self.root / "results.parquet"
         frame = spark.createDataFrame(data, schema)
         frame.coalesce(1).write.mode("overwrite").parquet(str(path))
+        if data and not any(path.glob("part-*")):
+            # the driver wrote _SUCCESS here; the executors wrote their part on their disks
+            raise EngineError(f"{path} holds no data: the executors wrote it where this "
+                              "machine cannot see it — give -o a folder on storage every "
+                              "executor and the driver share (NFS), or use --engine python")
         return path
 
 
