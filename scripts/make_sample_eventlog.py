@@ -16,7 +16,6 @@ HERE = Path(__file__).resolve().parent.parent / "samples" / "eventlog"
 
 def main() -> None:
     from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
 
     for old in HERE.glob("eventlog_v2_*"):
         shutil.rmtree(old)
@@ -31,13 +30,14 @@ def main() -> None:
              .config("spark.ui.showConsoleProgress", "false")
              .config("spark.log.level", "ERROR")
              .getOrCreate())
-    orders = spark.range(0, 200_000, 1, 4).select((F.col("id") % 1000).alias("customer"),
-                                                  (F.col("id") % 7).alias("amount"))
-    customers = spark.range(0, 1000, 1, 2).select(F.col("id").alias("customer"),
-                                                  (F.col("id") % 5).alias("region"))
-    per_customer = orders.groupBy("customer").agg(F.sum("amount").alias("total"))
-    regions = (per_customer.join(F.broadcast(customers), "customer").groupBy("region")
-               .agg(F.sum("total").alias("total")).collect())
+    spark.range(0, 200_000, 1, 4).createOrReplaceTempView("orders")
+    spark.range(0, 1000, 1, 2).createOrReplaceTempView("customers")
+    regions = spark.sql("""
+        SELECT /*+ BROADCAST(c) */ c.id % 5 AS region, SUM(o.total) AS total
+        FROM (SELECT id % 1000 AS customer, SUM(id % 7) AS total FROM orders
+              GROUP BY id % 1000) o
+        JOIN customers c ON o.customer = c.id
+        GROUP BY c.id % 5""").collect()
     spark.stop()
     for checksum in HERE.glob("eventlog_v2_*/.*.crc"):  # Hadoop's local checksums
         checksum.unlink()

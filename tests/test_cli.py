@@ -193,7 +193,7 @@ def test_tables_off_a_terminal_cut_no_number_and_no_name():
     assert result.exit_code == 0, result.stderr
     assert "…" not in result.stderr
     assert "HashAggregate > BroadcastHashJoin > HashAggregate (stage 3)" in result.stderr
-    assert re.search(r"\| +7\.361e\+04/s +\|", result.stderr)
+    assert re.search(r"\| +9\.307e\+04/s +\|", result.stderr)
 
 
 def test_validate_says_each_thing_once():
