@@ -161,6 +161,31 @@ def test_flink_matches_a_sink_v2_writer_vertex(tmp_path):
     assert rows["globalRank"]["vertex"] == sink["id"]
 
 
+def test_flink_version_picks_the_artifact_that_takes_effect(tmp_path):
+    """Flink 2.x applies no overrides to jobs submitted in application mode or by flink run
+    (FLINK-38770): there the rest body is the default; on 1.20 the config is."""
+    def written(*version: str) -> tuple[str, list[str]]:
+        result = run("export", *DEBS, PLAN, "--to", "flink", "--flink-job", JOB, *version,
+                     "-o", str(tmp_path / "out"), "--json")
+        assert result.exit_code == 0, result.stderr
+        return (tmp_path / "out").read_text(), json.loads(result.stdout)["notes"]
+
+    text, notes = written("--flink-version", "2.2.1")
+    assert json.loads(text)  # the rest body
+    assert any("Flink 2.2.1 applies" in n and "FLINK-38770" in n for n in notes)
+    text, notes = written("--flink-version", "1.20.3")
+    assert text.startswith("pipeline.jobvertex-parallelism-overrides: ")
+    assert not any("FLINK-38770" in n for n in notes)
+    text, notes = written()  # not known: the config, and the caveat
+    assert text.startswith("pipeline.jobvertex-parallelism-overrides: ")
+    assert any("Flink 2.x applies" in n for n in notes)
+    bad = run("export", *DEBS, PLAN, "--to", "flink", "--flink-job", JOB,
+              "--flink-version", "two")
+    assert bad.exit_code == 2 and "--flink-version" in bad.stderr
+    other = run("export", *DEBS, PLAN, "--to", "kubernetes", "--flink-version", "2.2")
+    assert other.exit_code == 2 and "--flink-version applies to --to flink only" in other.stderr
+
+
 def test_flink_without_a_job_needs_vertex_ids():
     result = run("export", *DEBS, PLAN, "--to", "flink")
     assert result.exit_code == 2 and "--flink-job" in result.output

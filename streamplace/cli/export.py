@@ -41,6 +41,10 @@ def export_command(
     flink_job: Annotated[str | None, typer.Option(
         "--flink-job", help="flink: the JSON of GET /jobs/:jobid, for the job vertex ids.")]
     = None,
+    flink_version: Annotated[str | None, typer.Option(
+        "--flink-version", help="flink: the cluster's version (e.g. 2.2.1): on 2.x the rest "
+                                "body is the default artifact, the one that takes effect.")]
+    = None,
     flux: Annotated[str | None, typer.Option(
         "--flux", help="storm: the topology's Flux YAML, to merge the plan into.")] = None,
     topology: Annotated[str | None, typer.Option(
@@ -62,13 +66,14 @@ def export_command(
 ) -> None:
     """Write what TARGET takes to run PLAN: configuration, commands or manifests."""
     check_outputs([output], [application, infrastructure, plan, flink_job, flux], json_)
-    _only_for(to, {"--flink-job": (flink_job, Target.FLINK), "--flux": (flux, Target.STORM)})
+    _only_for(to, {"--flink-job": (flink_job, Target.FLINK), "--flux": (flux, Target.STORM),
+                   "--flink-version": (flink_version, Target.FLINK)})
     opened = open_inputs(application, infrastructure, target_utilization=target_utilization_)
     app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra, not ignore_names)
     options = ExportOptions(
         flink_job=load_path(flink_job)[0] if flink_job else None,
-        flink_job_file=flink_job or "--flink-job",
+        flink_job_file=flink_job or "--flink-job", flink_version=flink_version,
         flux=load_path(flux)[0] if flux else None, flux_file=flux or "--flux",
         topology=topology, cluster=cluster, image=image, namespace=namespace,
         node_label=node_label)

@@ -77,6 +77,7 @@ class ExportOptions:
     """Target-specific inputs, each named by the flag that gives it."""
 
     flink_job: Any = None  # the JSON of GET /jobs/:jobid
+    flink_version: str | None = None  # the cluster's Flink version (what takes effect)
     flink_job_file: str = "--flink-job"
     flux: Any = None  # a Flux topology definition
     flux_file: str = "--flux"

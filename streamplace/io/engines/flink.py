@@ -61,10 +61,13 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
                  options: ExportOptions) -> Export:
     items = components(app, plan)
     notes = ["Flink's scheduler chooses the TaskManager slots of every subtask: the plan's "
-             "nodes are not exported, only each vertex's parallelism",
-             "Flink 2.x applies the config and deployment overrides to no job submitted in "
-             "application mode or by flink run until FLINK-38770 ships: there, use the rest "
-             "artifact with the adaptive scheduler (docs/engines.md)"]
+             "nodes are not exported, only each vertex's parallelism"]
+    two = _major(options.flink_version) >= 2 if options.flink_version else None
+    if two is not False:
+        notes.append(("Flink 2.x applies" if two is None else f"Flink {options.flink_version} "
+                      "applies") + " the config and deployment overrides to no job submitted "
+                     "in application mode or by flink run until FLINK-38770 ships: there, use "
+                     "the rest artifact with the adaptive scheduler (docs/engines.md)")
     if options.flink_job is None:
         vertices, matched = _from_engine_ids(items)
         notes.append("without --flink-job the operators' engine_id are taken as the job's "
@@ -115,9 +118,27 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
             "rest", json.dumps(body, indent=2) + "\n",
             "the body of PUT /jobs/:jobid/resource-requirements (adaptive scheduler): every "
             "vertex, lower bound = upper bound = the planned parallelism"))
+    if two and "rest" not in withheld:  # the one artifact that takes effect there
+        artifacts.insert(0, artifacts.pop())
+    elif two:
+        notes.append(f"no artifact of this plan takes effect on Flink {options.flink_version}: "
+                     "the rest body is withheld (above) and the overrides are not applied")
     rows = [summary_row(c, vertex=matched[c.op.id].id, vertex_name=matched[c.op.id].name)
             for c in items]
     return Export("flink", artifacts, notes, rows, withheld)
+
+
+def check_version(version: str) -> str:
+    """``1.20``, ``2.2.1``: a Flink version as ``--flink-version`` takes it."""
+    if not re.fullmatch(r"\d+\.\d+(\.\d+)?", version):
+        raise InputError.single(f"cannot read Flink version {version!r}",
+                                "write it as Flink prints it, e.g. 1.20.3 or 2.2",
+                                path="--flink-version")
+    return version
+
+
+def _major(version: str) -> int:
+    return int(check_version(version).split(".")[0])
 
 
 def default_max_parallelism(parallelism: int) -> int:
