@@ -24,7 +24,7 @@ from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import EXIT_NO_ANSWER, Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.progress import live_progress
-from streamplace.cli.runtime import stop_on_signals
+from streamplace.cli.runtime import signal_exit_code, stop_on_signals
 from streamplace.cli.views.plans import render_comparison
 from streamplace.errors import InputError
 from streamplace.io.outputs import Output
@@ -77,9 +77,8 @@ def compare_command(
                 results.append(attempt(method, instance, SolveOptions(
                     time_limit=time_limit, seed=seed or 0, progress=progress, stop=stop)))
     rows = compare_rows(results, [m.model for m in chosen])
-    code = 0 if any(r.plan is not None for r in results) else EXIT_NO_ANSWER
-    if stop.signum is not None:
-        code = 128 + stop.signum
+    code = signal_exit_code(stop) or (
+        0 if any(r.plan is not None for r in results) else EXIT_NO_ANSWER)
     emit(Emission(
         document=[r.values for r in rows],
         outputs=[Output(csv, csv_text(rows))] if csv else [],

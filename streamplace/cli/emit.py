@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from streamplace.cli.console import console
+from streamplace.cli.runtime import signal_exit_code
 from streamplace.errors import InputError
 from streamplace.io.outputs import STDOUT, Output, same_file, write_outputs
 from streamplace.io.writers import json_text
@@ -60,7 +61,7 @@ def solve_exit_code(result: SolveResult, stop: StopRequest) -> int:
     """0 with a plan; 1 when proven infeasible; 3 without a plan; 128 + signal when a
     signal stopped the method (its best plan is written all the same)."""
     if result.status == SolveStatus.INTERRUPTED and stop.signum is not None:
-        return 128 + stop.signum
+        return signal_exit_code(stop)
     if result.status == SolveStatus.INFEASIBLE:
         return EXIT_NO
     return 0 if result.plan is not None else EXIT_NO_ANSWER

@@ -12,7 +12,7 @@ from streamplace.cli.args import JsonOpt, QuietOpt, TargetUtilizationOpt
 from streamplace.cli.console import console, handle_errors, json_shares_stderr
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.progress import count_progress
-from streamplace.cli.runtime import stop_on_signals
+from streamplace.cli.runtime import signal_exit_code, stop_on_signals
 from streamplace.cli.views.sweep import render_sweep
 from streamplace.io.spark import Engine
 from streamplace.solve.budget import StopRequest
@@ -56,7 +56,7 @@ def sweep_command(
         notes=[f"results in {report.folder}/"],
         warnings=report.warnings,
         verdict=_verdict(report),
-        code=128 + (stop.signum or 2) if report.interrupted else 0),
+        code=signal_exit_code(stop)),
         json_=json_, quiet=quiet)
 
 
