@@ -65,10 +65,10 @@ class Metric(StrEnum):
         return f"{value:.6g}{_INFO[self].unit if math.isfinite(value) else ''}"
 
     @property
-    def term(self) -> str:
+    def term(self) -> Term:
         """The objective's term that weighs it (eq. 21): ``network`` for the network
-        metrics, the metric's own name otherwise."""
-        return "network" if self in NETWORK_METRICS else self.value
+        metrics, the metric's own name otherwise (the inverse of :meth:`Term.metric`)."""
+        return Term.NETWORK if self in NETWORK_METRICS else Term(self.value)
 
     def per_byte(self, delay: float) -> float:
         """What one byte/s over a link of ``delay`` seconds adds to a network metric (eqs.
@@ -191,9 +191,6 @@ class MetricLimits:
 
     def __contains__(self, metric: object) -> bool:
         return metric in self.bounds
-
-    def get(self, metric: Metric) -> float | None:
-        return self.bounds.get(metric)
 
     def items(self) -> Iterator[tuple[str, float]]:
         """(``max_cost``, bound) pairs, in :class:`Metric` order."""

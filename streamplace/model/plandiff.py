@@ -164,9 +164,7 @@ def diff_plans(app: Application, infra: Infrastructure, current: Plan, new: Plan
             changes.append(OperatorChange(
                 op.id, op.engine_id or op.id, before, after, _capacity(op, before, speed),
                 _capacity(op, after, speed), rates[op.id]))
-    out = PlanDiff(scored[0], scored[1], changes,
-                   running.moves(app.operators, {op: new.replicas(op)
-                                                 for op in app.operator_ids}))
+    out = PlanDiff(scored[0], scored[1], changes, scored[1].reconfiguration or 0.0)
     if scored[0].odrp is not None and scored[1].odrp is not None:
         out.binding_before, out.binding_after = bindings(app, scored[0]), bindings(app, scored[1])
     return out

@@ -14,8 +14,6 @@ from streamplace.model.metrics import Metric, MetricLimits, Term, term_named
 SWEEP_SCHEMA = "streamplace/sweep/v1"
 Failure = Literal["none", "each-node", "each-link", "pairs-of-nodes"]
 Analysis = Literal["grid", "max-rate", "pareto"]
-ParetoMetric = Literal[Metric.RESPONSE_TIME, Metric.COST, Metric.AVAILABILITY, Metric.TRAFFIC,
-                       Metric.NETWORK_USAGE, Metric.ELASTIC_ENERGY]
 
 
 class Axes(StrictModel):
@@ -80,7 +78,7 @@ class Pareto(StrictModel):
     """``analysis: pareto``: the exact front of two metrics by the epsilon-constraint
     method (optimise the first, bound the second, tighten the bound point by point)."""
 
-    metrics: tuple[ParetoMetric, ParetoMetric] = (Metric.RESPONSE_TIME, Metric.COST)
+    metrics: tuple[Metric, Metric] = (Metric.RESPONSE_TIME, Metric.COST)
     max_points: Annotated[int, Field(ge=2, le=10_000)] = 200
     step: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(
         1e-6, description="Relative step by which the bound on the second metric is "

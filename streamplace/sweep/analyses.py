@@ -127,9 +127,8 @@ def pareto_front(inputs: Inputs, settings: Settings, scenario: Scenario) -> list
     return points
 
 
-def _optimise(inputs: Inputs, settings: Settings, scenario: Scenario, metric: str,
+def _optimise(inputs: Inputs, settings: Settings, scenario: Scenario, metric: Metric,
               limits: MetricLimits) -> SolveResult:
-    metric = Metric(metric)
     try:
         instance = instance_of(inputs, scenario, weights={metric.term: 1.0})
         if metric in NETWORK_METRICS:
@@ -144,35 +143,35 @@ def _optimise(inputs: Inputs, settings: Settings, scenario: Scenario, metric: st
         return SolveResult(SolveStatus.ERROR, scenario.method, message=str(exc))
 
 
-def _limit(metric: str, value: float | None) -> MetricLimits:
+def _limit(metric: Metric, value: float | None) -> MetricLimits:
     if value is None:
         return MetricLimits()
-    if Metric(metric).higher_is_better:  # availability: a probability
+    if metric.higher_is_better:  # availability: a probability
         value = min(max(value, 0.0), 1.0)
-    return MetricLimits({Metric(metric): value})
+    return MetricLimits({metric: value})
 
 
 def _merge(a: MetricLimits, b: MetricLimits) -> MetricLimits:
     return MetricLimits({**a.bounds, **b.bounds})
 
 
-def _loosened(metric: str, value: float) -> float:
+def _loosened(metric: Metric, value: float) -> float:
     """The first metric held at its optimum, allowing for rounding."""
     slack = 1e-9 * max(1.0, abs(value))
-    return value - slack if Metric(metric).higher_is_better else value + slack
+    return value - slack if metric.higher_is_better else value + slack
 
 
-def _tightened(metric: str, value: float, step: float) -> float:
+def _tightened(metric: Metric, value: float, step: float) -> float:
     delta = step * max(abs(value), 1e-12)
-    return value + delta if Metric(metric).higher_is_better else value - delta
+    return value + delta if metric.higher_is_better else value - delta
 
 
 def _worst(a: SolveStatus, b: SolveStatus) -> SolveStatus:
     return a if a != SolveStatus.OPTIMAL else b
 
 
-def _pareto_extra(index: int, first: str, second: str, first_limit: float | None,
+def _pareto_extra(index: int, first: Metric, second: Metric, first_limit: float | None,
                   second_limit: float | None) -> dict[str, Any]:
-    return {"point": index, "pareto_first": first, "pareto_second": second,
+    return {"point": index, "pareto_first": first.value, "pareto_second": second.value,
             "pareto_first_limit": first_limit, "pareto_second_limit": second_limit}
 
