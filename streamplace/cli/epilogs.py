@@ -23,7 +23,7 @@ EXAMPLES = {
     "schema": "streamplace schema plan > plan.schema.json",
     "methods": "streamplace methods --json",
 }
-_ANSWERS = {  # what exit 1 means, where a command can say no
+_ANSWERS = {  # a command's own codes besides 0, 2 and the signals
     "solve": "1 proven infeasible, 3 no plan (error, or no plan by the limit)",
     "compare": "3 no method found a plan",
     "validate": "1 a check failed",

@@ -92,7 +92,7 @@ def export_command(
                   "infrastructure": infra.name, **result.to_json(), "warnings": warnings,
                   "refused": refused, "violations": [v.to_json() for v in violations]},
         outputs=outputs, show=lambda con: _show(con, result, chosen.name),
-        notes=[f"{chosen.name} written to {output}"] if output not in (None, STDOUT, "")
+        notes=[f"{chosen.name} written to {output}"] if output not in (None, STDOUT)
         and not refused else [],
         warnings=warnings, code=EXIT_NO if refused else 0,
         verdict=[f"[bold red]refused:[/] the plan violates {len(violations)} constraint(s) "

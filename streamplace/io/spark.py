@@ -23,6 +23,7 @@ from streamplace.errors import EngineError, InputError
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+
 class Engine(enum.StrEnum):
     """Where extraction and sweeps do their data work: on Spark, or in this process."""
 

@@ -32,7 +32,8 @@ _ANALYSIS_COLUMNS: dict[str, tuple[tuple[str, Kind], ...]] = {
 }
 COLUMN_KINDS: dict[str, Kind] = dict(_COLUMNS) | {
     name: kind for columns in _ANALYSIS_COLUMNS.values() for name, kind in columns}
-"""The one column spec: each column's kind, for CSV, Parquet and the charts alike."""
+"""The one column spec: each column's kind, which results.parquet's typed columns follow
+(results.csv holds the same columns as text)."""
 COLUMNS = tuple(name for name, _ in _COLUMNS)
 ANALYSIS_COLUMNS = {analysis: tuple(name for name, _ in columns)
                     for analysis, columns in _ANALYSIS_COLUMNS.items()}

@@ -14,6 +14,7 @@ must spread over every core.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -89,23 +90,20 @@ def run_on_spark(spark: SparkSession, inputs: Inputs, settings: Settings,
             for i in range(min(threads, len(chunks)))]
     for thread in pool:
         thread.start()
-    def save_finished() -> None:
-        while not finished.empty():
-            for scenario, outcomes in finished.get():
-                done(scenario, outcomes)
+
+    def save(results: list[tuple[Scenario, list[Outcome]]]) -> None:
+        for scenario, outcomes in results:
+            done(scenario, outcomes)
 
     try:
         while any(t.is_alive() for t in pool):
-            try:  # wait for a chunk, or look at the threads and the stop request again
-                results = finished.get(timeout=0.2)
-            except Empty:
-                results = []
-            for scenario, outcomes in results:
-                done(scenario, outcomes)
-            save_finished()
+            # wait for a chunk, or look at the threads and the stop request again
+            with contextlib.suppress(Empty):
+                save(finished.get(timeout=0.2))
             if stopping():
                 sc.cancelAllJobs()
-        save_finished()
+        while not finished.empty():  # chunks handed over as the last threads ended
+            save(finished.get())
     finally:
         shared.unpersist()
     if failures:

@@ -128,17 +128,13 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
     return Export("flink", artifacts, notes, rows, withheld)
 
 
-def check_version(version: str) -> str:
-    """``1.20``, ``2.2.1``: a Flink version as ``--flink-version`` takes it."""
+def _major(version: str) -> int:
+    """The major version of ``1.20``, ``2.2.1`` (as ``--flink-version`` takes them)."""
     if not re.fullmatch(r"\d+\.\d+(\.\d+)?", version):
         raise InputError.single(f"cannot read Flink version {version!r}",
                                 "write it as Flink prints it, e.g. 1.20.3 or 2.2",
                                 path="--flink-version")
-    return version
-
-
-def _major(version: str) -> int:
-    return int(check_version(version).split(".")[0])
+    return int(version.split(".")[0])
 
 
 def default_max_parallelism(parallelism: int) -> int:

@@ -1,6 +1,4 @@
-"""Applications from Spark event logs (docs/models.md sec. 8), read on Spark through PySpark.
-
-"""
+"""Applications from Spark event logs (docs/models.md sec. 8), read on Spark through PySpark."""
 
 from __future__ import annotations
 
