@@ -116,3 +116,15 @@ def test_explain_with_the_plan_that_runs_now_scores_the_reconfiguration_term(tmp
     terms = {t["term"] for t in doc["utility"]["terms"]}
     assert "reconfiguration" in terms
     assert "reconfiguration" not in {t["term"] for t in alone["utility"]["terms"]}
+
+
+@pytest.mark.parametrize("name", READS_AN_APPLICATION)
+def test_a_bad_flag_fails_before_any_file_is_read(name, tmp_path):
+    """The opening checks the flags' values first: the missing files are not what is said."""
+    extra = {"diff": ["cur.yaml", "new.yaml"], "report": ["p.yaml", "-o", "r.html"],
+             "render": ["p.yaml", "-o", "p.svg"], "export": ["p.yaml", "--to", "spark"],
+             "compare": [], "solve": []}.get(name, ["p.yaml"])
+    result = run(name, str(tmp_path / "app.yaml"), str(tmp_path / "infra.yaml"), *extra,
+                 "--target-utilization", "1.5")
+    assert result.exit_code == 2
+    assert "--target-utilization" in result.stderr, result.stderr

@@ -25,10 +25,11 @@ def open_inputs(application: str, infrastructure: str, *, objective: str | None 
                 weights: str | None = None, network_metric: str | None = None,
                 target_utilization: float | None = None, current: str | None = None,
                 max_moves: float | None = None, ignore_names: bool = False) -> Opened:
-    """Read and check the shared inputs; the objective and flags are checked before the
-    files are read, so a typo in a flag fails at once."""
+    """Read and check the shared inputs. The flags' values are checked before the
+    application and infrastructure are read, so a typo in a flag fails at once."""
+    opts.check_target_utilization(target_utilization)
     goal = opts.build_objective(objective, weights, network_metric)
     app, infra = read_instance(application, infrastructure)
-    app = opts.target_utilization(app, target_utilization)
+    app = app.with_target_utilization(target_utilization)
     return Opened(app, infra, goal,
                   opts.read_current(current, max_moves, app, infra, not ignore_names))

@@ -124,12 +124,6 @@ def read_limits(given: Mapping[Metric, str | None]) -> MetricLimits:
     return MetricLimits(bounds)
 
 
-def target_utilization(app: Application, rho: float | None) -> Application:
-    """The application held to ``--target-utilization`` (every operator), checked."""
-    check_target_utilization(rho)
-    return app.with_target_utilization(rho)
-
-
 def check_target_utilization(rho: float | None) -> None:
     if rho is not None and not (math.isfinite(rho) and 0 < rho <= 1):
         raise InputError.single(f"--target-utilization {rho:g} is not in (0, 1]",
