@@ -5,11 +5,13 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamplace.solve.budget import Budget
 from streamplace.solve.highs import solve_highs
+from streamplace.solve.highs_thread import wait_for_abandoned
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.result import SolveOptions, SolveStatus
 
@@ -47,3 +49,40 @@ def test_highs_solves_what_brute_force_finds_with_repeated_columns_and_an_offset
                if a + 2 * c <= 4 and 2 * a + 2 * b - c <= 5)
     assert outcome.status == SolveStatus.OPTIMAL
     assert outcome.objective is not None and abs(outcome.objective - best) < 1e-6
+
+
+def test_a_solve_left_behind_keeps_its_last_bound_and_incumbent():
+    """HiGHS stuck where it minds no interrupt (here: in a callback that waits) is left
+    behind after its grace second; what its callbacks reported is kept, not thrown away."""
+    import random
+    import threading
+
+    rng = random.Random(7)
+    model = LinearModel(maximize=True)
+    items = [model.binary(f"x{k}", rng.randint(10, 60)) for k in range(150)]
+    for _ in range(8):  # a multi-dimensional knapsack: far from solved at the first plan
+        weights = [rng.randint(5, 40) for _ in items]
+        model.row(items, weights, hi=sum(weights) / 3)
+    budget = Budget(time_limit=None)
+    release = threading.Event()
+
+    def progress(seen):
+        if seen.incumbent is not None and seen.bound is not None and not budget.interrupted:
+            budget.stop.set()
+            release.wait()  # HiGHS cannot stop while its callback runs
+
+    try:
+        outcome = solve_highs(model, SolveOptions(progress=progress), budget=budget)
+    finally:
+        release.set()
+        wait_for_abandoned()  # this process must not end under it
+    assert outcome.report.model_status == "abandoned"
+    assert outcome.status == SolveStatus.INTERRUPTED
+    assert outcome.values is not None and outcome.bound is not None
+    assert abs(model.objective_value(outcome.values) - outcome.objective) < 1e-6
+    assert outcome.bound >= outcome.objective - 1e-9
+    start, index, value = model.to_csr()
+    for r in range(model.num_rows):
+        used = sum(value[k] * outcome.values[index[k]] for k in range(start[r], start[r + 1]))
+        assert used <= model.row_hi[r] + 1e-6
+    assert outcome.gap == pytest.approx((outcome.bound - outcome.objective) / outcome.objective)

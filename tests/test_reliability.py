@@ -450,3 +450,49 @@ def test_explain_and_report_stop_their_what_ifs_at_the_time_limit(tmp_path: Path
     assert "stopped at the time limit" in html.read_text()
     bad = run("explain", *files, "--time-limit", "-1")
     assert bad.exit_code == 2 and "--time-limit" in bad.stderr
+
+
+# ---------------------------------------------------------- HiGHS left behind at the exit
+
+LEFT_BEHIND = """
+import random, sys, threading
+from streamplace.cli import entry
+from streamplace.solve.budget import Budget
+from streamplace.solve.highs import solve_highs
+from streamplace.solve.linear import LinearModel
+from streamplace.solve.result import SolveOptions
+
+rng = random.Random(7)
+model = LinearModel(maximize=True)
+items = [model.binary(f"x{k}", rng.randint(10, 60)) for k in range(150)]
+for _ in range(8):
+    weights = [rng.randint(5, 40) for _ in items]
+    model.row(items, weights, hi=sum(weights) / 3)
+budget = Budget(time_limit=None)
+release = threading.Event()
+
+def progress(seen):
+    if seen.incumbent is not None and not budget.interrupted:
+        budget.stop.set()
+        release.wait()  # HiGHS cannot stop while its callback runs
+
+outcome = solve_highs(model, SolveOptions(progress=progress), budget=budget)
+print(outcome.report.model_status, flush=False)
+if sys.argv[1] == "cli":
+    entry._leave_solves_behind(3)  # HiGHS is still stuck: the command line leaves at once
+release.set()  # a library user's process ends while HiGHS is still stopping
+"""
+
+
+@pytest.mark.parametrize(("how", "code"), [("cli", 3), ("library", 0)])
+def test_a_process_ends_cleanly_with_a_solve_left_behind(tmp_path: Path, how: str,
+                                                          code: int):
+    """A Python ending while HiGHS still ran in its thread aborted (exit 134, "terminate
+    called"): the command line leaves at once with its own exit code, everything written;
+    a library user's process waits at exit for the solve to stop."""
+    script = tmp_path / "left_behind.py"
+    script.write_text(LEFT_BEHIND)
+    done = subprocess.run([sys.executable, str(script), how], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert (done.returncode, done.stdout) == (code, "abandoned\n"), done.stderr
+    assert "terminate" not in done.stderr

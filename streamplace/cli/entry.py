@@ -5,6 +5,7 @@ with 128 + the signal number."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 from streamplace.cli import signals
@@ -16,6 +17,9 @@ def main() -> None:
         from streamplace.cli.app import main as run
 
         run()
+    except SystemExit as exc:
+        _leave_solves_behind(exc.code)
+        raise
     except signals.Interrupted as exc:
         # a signal outside a command's own handling (while importing or parsing options):
         # nothing was written, and there is nothing more to say than that
@@ -23,3 +27,15 @@ def main() -> None:
             sys.stderr.write("interrupted: stopped before anything was written\n")
             sys.stderr.flush()
         sys.exit(exc.exit_code)
+
+
+def _leave_solves_behind(code: object) -> None:
+    """Exit at once with ``code`` while a HiGHS solve left behind at its time limit still
+    runs: everything is written, and waiting for it would only hold up the caller."""
+    solves = sys.modules.get("streamplace.solve.highs_thread")
+    if solves is None or not solves.abandoned_running():
+        return
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from streamplace.errors import InputError, SolverError
@@ -118,10 +119,10 @@ def solve_highs(model: LinearModel, options: SolveOptions,
     _set_options(h, options, budget)
     if start is not None:
         _set_start(h, start)
-    _subscribe(h, options.progress)
+    seen = _Seen(model.num_cols)
+    _subscribe(h, options.progress, seen)
     if not solve_in_thread(h, budget):
-        return _unsolved(budget, started, build_seconds, "abandoned", "HiGHS did not stop at "
-                         "the limit: left unread, the best plan known is kept")
+        return _abandoned(budget, started, build_seconds, seen)
     return _outcome(h, highspy, model, time.perf_counter() - started, build_seconds, options,
                     budget)
 
@@ -133,6 +134,39 @@ def _unsolved(budget: Budget, started: float, build_seconds: float, model_status
     return MipOutcome(status, None, None, None, None, seconds, SolverReport(
         "highs", seconds=round(seconds, 3), build_seconds=round(build_seconds, 3),
         model_status=model_status), message=message)
+
+
+@dataclass
+class _Seen:
+    """What HiGHS's callbacks said while it ran: all that is known of a solve left behind
+    unread (its dual bound is valid whenever it is reported; its incumbents are in the
+    original model's columns)."""
+
+    num_cols: int
+    bound: float | None = None
+    objective: float | None = None
+    values: list[float] | None = None
+
+    def saw(self, data: Any, improving: bool) -> None:
+        bound = _finite(data.mip_dual_bound)
+        if bound is not None:
+            self.bound = bound
+        if improving and len(data.mip_solution) == self.num_cols:
+            self.values = [float(v) for v in data.mip_solution]
+            self.objective = _finite(data.mip_primal_bound)
+
+
+def _abandoned(budget: Budget, started: float, build_seconds: float,
+               seen: _Seen) -> MipOutcome:
+    """A solve left behind: its last bound and incumbent as its callbacks reported them."""
+    unsolved = _unsolved(budget, started, build_seconds, "abandoned", "HiGHS did not stop "
+                         "at the limit: left unread, its last reported bound and incumbent "
+                         "kept")
+    gap = None
+    if seen.bound is not None and seen.objective is not None:
+        gap = abs(seen.bound - seen.objective) / max(abs(seen.objective), 1e-9)
+    return replace(unsolved, values=seen.values, objective=seen.objective, bound=seen.bound,
+                   gap=gap)
 
 
 def _set_options(h: Any, options: SolveOptions, budget: Budget) -> None:
@@ -163,11 +197,12 @@ def _set_start(h: Any, start: Sequence[float | None]) -> None:
         raise SolverError("HiGHS rejected the start solution")
 
 
-def _subscribe(h: Any, progress: ProgressFn) -> None:
+def _subscribe(h: Any, progress: ProgressFn, seen: _Seen) -> None:
     last = [0.0]
 
     def report(event: Any, force: bool = False) -> None:
         data = event.data_out
+        seen.saw(data, improving=force)
         now = data.running_time
         if not force and now - last[0] < PROGRESS_EVERY:
             return

@@ -4,6 +4,7 @@ behind (docs/cli.md, "What bounds time and memory")."""
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 from typing import Any
@@ -41,6 +42,22 @@ def solve_in_thread(h: Any, budget: Budget) -> bool:
         elif cancelled_at is not None and time.perf_counter() - cancelled_at > GRACE:
             # kept alive while its thread runs (a long sweep lets go of those done)
             _ABANDONED[:] = [other for other in _ABANDONED if other.is_solver_running()]
+            if not _ABANDONED:
+                atexit.register(wait_for_abandoned)  # once per batch; it skips finished ones
             _ABANDONED.append(h)
             return False
     return True
+
+
+def abandoned_running() -> bool:
+    """Whether a solve left behind is still running."""
+    return any(h.is_solver_running() for h in _ABANDONED)
+
+
+def wait_for_abandoned() -> None:
+    """Wait for the solves left behind, which stop at their next interrupt check: a process
+    that ended under one would abort, its callbacks calling into a finalising Python. The
+    command line does not wait; it leaves by ``os._exit`` (cli/entry.py)."""
+    for h in _ABANDONED:
+        while h.is_solver_running():
+            h.wait(POLL)

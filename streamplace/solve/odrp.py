@@ -25,6 +25,7 @@ from streamplace.solve.ilp.odrp_multiset import estimated_columns as estimate_mu
 from streamplace.solve.linear import LinearModel
 from streamplace.solve.method import Method, Param, Setting, acyclic
 from streamplace.solve.mip import MipOutcome
+from streamplace.solve.odrp_bound import relaxation_bound
 from streamplace.solve.odrp_primal import PrimalSearch
 from streamplace.solve.report import SolverReport
 from streamplace.solve.result import (
@@ -67,16 +68,18 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
     primal = PrimalSearch.start(data, start_plan, budget, options.seed) \
         if start_plan is not None and options.param("search", "on") == "on" else None
     try:
+        relaxed = relaxation_bound(data, budget) \
+            if formulation == FormulationName.COMPACT else None
         try:
             built = build_compact(data, budget, options.param("delay_rows", "auto")) \
                 if formulation == FormulationName.COMPACT else build_multiset(data, budget)
         except Stopped:
             start_plan, searched = PrimalSearch.finish(primal, start_plan)
-            return _stopped(method, instance, budget, [start_plan], SolverReport(
+            return _bounded(_stopped(method, instance, budget, [start_plan], SolverReport(
                 method, build_seconds=round(budget.elapsed(), 3),
-                counters={"formulation": formulation.value, **searched}))
+                counters={"formulation": formulation.value, **searched})), relaxed)
         result = _solve_built(instance, options, method, budget, built, start_plan, primal)
-        return replace(result, program=built.model)
+        return replace(_bounded(result, relaxed), program=built.model)
     finally:
         PrimalSearch.stop(primal)  # never left running, whatever ended the solve
 
@@ -139,6 +142,25 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
     if result.plan is not None and (undervalued or result.plan.gap is None):
         # the gap of the plan's true value (a plan that won on it has none of its own)
         result = replace(result, plan=result.plan.model_copy(update={"gap": result.gap}))
+    return result
+
+
+def _bounded(result: SolveResult, relaxed: float | None) -> SolveResult:
+    """``result`` with the relaxation's bound where it is the tighter one (both hold), its
+    gap then measured against it; the solver report says which bound it is."""
+    if relaxed is None:
+        return result
+    solver = result.solver.counting(relaxation_bound=relaxed)
+    tighter = result.status != SolveStatus.OPTIMAL and (
+        result.bound is None or relaxed < result.bound)
+    if tighter:
+        solver = solver.counting(bound_from="relaxation")
+        result = replace(result, bound=relaxed)
+    result = replace(result, solver=solver)
+    if result.plan is not None:
+        result = replace(result, plan=result.plan.model_copy(update={
+            "bound": result.bound, "gap": result.gap if tighter else result.plan.gap,
+            "solver": solver.to_json()}))
     return result
 
 

@@ -13,11 +13,10 @@ nodes and one per pair of multisets per stream, which explodes with nodes and k.
 - ``T[j] >= T[i] + D[i,j] + lat[j]``, ``r >= T[sink]``: the longest path of eqs. 8-9
   without enumerating paths (eq. 22 has one row per path);
 - availability (eq. 16): ``y[u] >= z[i,u]``, ``w[u,v] >= z[i,u] + z[j,v] - 1``;
-- network cost and metric (eqs. 5, 17-20): stream (i,j) contributes
-  sum_{u,v} G(u,v) p[i,u] p[j,v] with p[i,u] = U_i(u)/|U_i| = sum_{m,a} t[i,u,m,a]/m linear.
-  With h[v] = sum_u G(u,v) p[i,u] (linear) the product p[j,v] h[v] is
-  sum_{m,a} (1/m) t[j,v,m,a] h[v], and each binary-times-bounded product is exact with
-  ``q >= h[v] - H_v (1 - t[j,v,m,a])``, ``q >= 0`` (it is minimised).
+- capacity (eq. 23): ``sum_i res_i U_i(u) <= cap_u y[u]`` where y[u] exists (a node
+  whose availability is below 1), else ``<= cap_u``;
+- network cost and metric (eqs. 5, 17-20): exact products of the replicas' shares, with
+  landmark rows on each stream's share (odrp_network.py).
 
 For every integer point the objective equals eq. 21 exactly, so the optimum is the paper's.
 """
@@ -25,16 +24,20 @@ For every integer point the objective equals eq. 21 exactly, so the optimum is t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from streamplace.model.metrics import Metric, MetricLimits, Term
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
-from streamplace.solve.ilp.odrp_cuts import landmark_potentials, transport_bound
+from streamplace.solve.ilp.odrp_cuts import (
+    delay_potentials,
+    transport_bound,
+)
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.ilp.odrp_delays import LAZY_DELAYS_FROM, DelayRows, delay_row_count
 from streamplace.solve.ilp.odrp_limits import add_limits
+from streamplace.solve.ilp.odrp_network import add_traffic
 from streamplace.solve.ilp.odrp_reconfiguration import add_reconfiguration
 from streamplace.solve.linear import LinearModel
 
@@ -75,10 +78,12 @@ class CompactModel:
 
 
 def build_compact(data: OdrpData, budget: Budget | None = None,
-                  delay_rows: str = "auto") -> CompactModel:
+                  delay_rows: str = "auto", products: bool = True) -> CompactModel:
     """Build the model; raises :class:`Stopped` when ``budget`` runs out meanwhile.
     ``delay_rows``: ``all`` in the model, ``lazy`` (added as solutions break them), or
-    ``auto``: lazy beyond :data:`LAZY_DELAYS_FROM` rows."""
+    ``auto``: lazy beyond :data:`LAZY_DELAYS_FROM` rows. Without ``products`` the traffic
+    products are left out, each stream's share of the network term bounded by the landmark
+    rows alone: a relaxation (odrp_bound.py), not the program."""
     check = budget.check if budget is not None else _never
     out = CompactModel(data.new_model(), data.bounds_used())
     m_ = out.model
@@ -121,19 +126,20 @@ def build_compact(data: OdrpData, budget: Budget | None = None,
             cells = out.cells.get((op.id, u), [])
             m_.row([z[(op.id, u)], *(col for _m, _a, col in cells)],
                    [1.0, *(-1.0 / m for m, _a, _col in cells)], lo=0.0, family="node use")
-    with m_.family("capacity (eq. 23)"):
-        _capacity(data, out)
     with m_.family("unreachable pairs"):
         _unreachable_pairs(data, m_, z)
     check()
     r = _response_time(data, out, z) if need_latency else None
     check()
     log_a: list[tuple[int, float]] = []
+    used: dict[str, int] = {}
     if need_avail:
         with m_.family("availability (eqs. 15-16)"):
-            log_a = _availability(data, m_, z)
+            log_a, used = _availability(data, m_, z)
+    with m_.family("capacity (eq. 23)"):
+        _capacity(data, out, used)
     with m_.family("traffic products (eqs. 5, 17-20)"):
-        _network(data, out, check)
+        add_traffic(data, out.model, out.cells, check, products)
     if data.instance.current is not None:
         with m_.family(Term.RECONFIGURATION.value):
             add_reconfiguration(data, out.model, out.cells)
@@ -148,7 +154,10 @@ def _never() -> None:
 
 
 
-def _capacity(data: OdrpData, out: CompactModel) -> None:
+def _capacity(data: OdrpData, out: CompactModel, used: dict[str, int]) -> None:
+    """Eq. 23, times y[u] where the node's use has a column: nothing runs on a node not in
+    use, so the row is as valid, and the LP can no longer spread operators thinly over many
+    nodes each barely in use (it must put into use as much capacity as it fills)."""
     for u in data.network.processors:
         for dim in data.dims:
             cap = data.capacity(u, dim)
@@ -161,7 +170,9 @@ def _capacity(data: OdrpData, out: CompactModel) -> None:
                 for _m, _a, col in out.cells.get((op.id, u), []):
                     cols.append(col)
                     vals.append(amount)
-            if cols:
+            if cols and u in used:
+                out.model.row([*cols, used[u]], [*vals, -cap], hi=0.0)
+            elif cols:
                 out.model.row(cols, vals, hi=cap)
 
 
@@ -199,7 +210,7 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
     r = m_.var("r", cost=data.scales[Term.RESPONSE_TIME].slope)
     rows = out.delays
     assert rows is not None
-    potentials = landmark_potentials(data, out.model, out.cells)
+    potentials = delay_potentials(data, out.model, out.cells)
     for s in data.streams:
         delay = m_.var(f"D[{s.source},{s.target}]")
         with m_.family("landmark cuts"):
@@ -222,9 +233,10 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
 
 
 def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int],
-                  ) -> list[tuple[int, float]]:
-    """log A's rows; returns its terms (column, log availability): y[u] per node used,
-    w[u,v] per link used, each pushed to its indicator by F or bounded by a limit."""
+                  ) -> tuple[list[tuple[int, float]], dict[str, int]]:
+    """log A's rows; returns its terms (column, log availability) and the columns y[u]:
+    y[u] per node used, w[u,v] per link used, each pushed to its indicator by F or bounded
+    by a limit."""
     slope = data.scales[Term.AVAILABILITY].slope
     terms: list[tuple[int, float]] = []
     used: dict[str, int] = {}
@@ -250,40 +262,4 @@ def _availability(data: OdrpData, m_: LinearModel, z: dict[tuple[str, str], int]
                     terms.append((links[(u, v)], math.log(link.availability)))
                 m_.row([links[(u, v)], z[(s.source, u)], z[(s.target, v)]], [1.0, -1.0, -1.0],
                        lo=-1.0)
-    return terms
-
-
-def _network(data: OdrpData, out: CompactModel, check: Callable[[], None]) -> None:
-    m_ = out.model
-    cost_slope = -data.scales[Term.COST].slope       # >= 0: F falls by this per unit of cost
-    metric_slope = -data.scales[Term.NETWORK].slope  # >= 0
-    if cost_slope == 0 and metric_slope == 0:
-        return
-    for s in data.streams:
-        check()
-        if s.bytes_per_s <= 0:
-            continue
-        ups, downs = data.cands[s.source], data.cands[s.target]
-
-        def weight(u: str, v: str, s_bytes: float = s.bytes_per_s) -> float:
-            link = data.link(u, v)
-            if u == v or not link.reachable:
-                return 0.0
-            return s_bytes * (cost_slope * link.cost + metric_slope * data.network_factor(u, v))
-
-        for v in downs:
-            g = {u: weight(u, v) for u in ups}
-            top = max(g.values(), default=0.0)
-            if top <= 0:
-                continue
-            h = m_.var(f"h[{s.source},{s.target},{v}]", 0.0, top)
-            cols, vals = [h], [1.0]
-            for u in ups:
-                if g[u] > 0:
-                    for m, _a, col in out.cells[(s.source, u)]:
-                        cols.append(col)
-                        vals.append(-g[u] / m)
-            m_.row(cols, vals, 0.0, 0.0)
-            for m, a, t in out.cells[(s.target, v)]:
-                q = m_.var(f"q[{s.source},{s.target},{v},{m},{a}]", 0.0, top, cost=-1.0 / m)
-                m_.row([q, h, t], [1.0, -1.0, -top], lo=-top)
+    return terms, used

@@ -5,6 +5,9 @@ delay. Both only strengthen the stream-delay rows of eq. 4."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+
+import numpy as np
 
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.linear import LinearModel
@@ -16,37 +19,26 @@ MAX_LANDMARKS = 4
 MAX_TRANSPORT_PAIRS = 144
 
 
-def landmark_potentials(data: OdrpData, m_: LinearModel, cells: Cells) -> list[dict[str, int]]:
-    """Valid inequalities from the geometry of delays, one family per landmark node.
+def landmark_potentials(data: OdrpData, m_: LinearModel, cells: Cells,
+                        distance: Callable[[str, str], float] | None = None,
+                        name: str = "phi") -> list[dict[str, int]]:
+    """Landmark potentials: columns phi_i = sum_u d''(l,u) p[i,u], one family per landmark.
 
-    Let d'' be the metric closure of the symmetrised delays (shortest paths over
-    min(d(u,v), d(v,u))), so d >= d'' and d'' obeys the triangle inequality. For a landmark
-    l and phi_i = sum_u d''(l,u) p[i,u] (the mean distance of i's replicas from l), every
-    stream has D[k,i] >= max_{w,u} d''(w,u) >= |phi_i - phi_k|. Landmarks are the nodes
-    operators are pinned to, so along a pinned source-to-sink path the LP must pay for every
-    operator that capacity pushes away from the pinned node, as the integer plan does.
+    d'' is the metric closure of the symmetrised ``distance`` (the link delays unless
+    given): shortest paths over min(d(u,v), d(v,u)), so d >= d'' and d'' obeys the triangle
+    inequality. For a landmark l, |d''(l,u) - d''(l,v)| <= d''(u,v) <= d(u,v), so for any
+    stream (k, i) and any coupling of the replicas, the mean distance of its pairs is at
+    least |phi_i - phi_k| (Jensen: |.| is convex). Landmarks are the nodes operators are
+    pinned to, so along a pinned source-to-sink path the LP must pay for every operator
+    that capacity pushes away from the pinned node, as the integer plan does.
     """
-    if all(len(data.cands[s.source]) * len(data.cands[s.target]) <= MAX_TRANSPORT_PAIRS
-           for s in data.streams):
-        return []  # the exact-for-one-replica transport rows are there and are stronger
     pinned = [cands[0] for cands in data.cands.values() if len(cands) == 1]
     landmarks = sorted(set(pinned), key=lambda u: (-pinned.count(u), u))[:MAX_LANDMARKS]
     if not landmarks:
         return []
     nodes = sorted({u for cands in data.cands.values() for u in cands})
     index = {u: k for k, u in enumerate(nodes)}
-    dist = [[0.0 if u == v else min(data.link(u, v).delay, data.link(v, u).delay)
-             for v in nodes] for u in nodes]
-    for w in range(len(nodes)):  # Floyd-Warshall: the metric closure
-        row_w = dist[w]
-        for a in range(len(nodes)):
-            via = dist[a][w]
-            if via == math.inf:
-                continue
-            row_a = dist[a]
-            for b in range(len(nodes)):
-                if via + row_w[b] < row_a[b]:
-                    row_a[b] = via + row_w[b]
+    dist = _closure(nodes, distance or (lambda u, v: data.link(u, v).delay))
     potentials = []
     for landmark in landmarks:
         if landmark not in index:
@@ -54,16 +46,34 @@ def landmark_potentials(data: OdrpData, m_: LinearModel, cells: Cells) -> list[d
         far = dist[index[landmark]]
         phi: dict[str, int] = {}
         for op in data.ops:
-            phi[op.id] = col = m_.var(f"phi[{landmark},{op.id}]")
+            phi[op.id] = col = m_.var(f"{name}[{landmark},{op.id}]")
             cols, vals = [col], [1.0]
             for u in data.cands[op.id]:
                 if 0 < far[index[u]] < math.inf:
                     for m, _a, t in cells[(op.id, u)]:
                         cols.append(t)
-                        vals.append(-far[index[u]] / m)
+                        vals.append(-float(far[index[u]]) / m)
             m_.row(cols, vals, 0.0, 0.0)
         potentials.append(phi)
     return potentials
+
+
+def delay_potentials(data: OdrpData, m_: LinearModel, cells: Cells) -> list[dict[str, int]]:
+    """The landmark potentials of the delays, where the stream delays need them."""
+    if all(len(data.cands[s.source]) * len(data.cands[s.target]) <= MAX_TRANSPORT_PAIRS
+           for s in data.streams):
+        return []  # the exact-for-one-replica transport rows are there and are stronger
+    return landmark_potentials(data, m_, cells)
+
+
+def _closure(nodes: list[str], distance: Callable[[str, str], float]) -> np.ndarray:
+    """Floyd-Warshall over the symmetrised distances: the metric closure (inf where no
+    route)."""
+    dist = np.array([[0.0 if u == v else min(distance(u, v), distance(v, u)) for v in nodes]
+                     for u in nodes], dtype=float)
+    for w in range(len(nodes)):
+        np.minimum(dist, dist[:, w, None] + dist[None, w, :], out=dist)
+    return dist
 
 
 def transport_bound(data: OdrpData, m_: LinearModel, cells: Cells, up: str, down: str,
