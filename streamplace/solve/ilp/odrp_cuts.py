@@ -1,6 +1,6 @@
 """Valid inequalities that tighten the compact ODRP formulation's LP (never cut off a plan):
-landmark potentials from the geometry of the delays, and a transport bound on each stream's
-delay. Both only strengthen the stream-delay rows of eq. 4."""
+landmark potentials from the geometry of the delays (or of the network metric's per-byte
+factor, odrp_network.py), and a transport bound on each stream's delay."""
 
 from __future__ import annotations
 
