@@ -49,6 +49,38 @@ def test_the_relaxation_bound_holds_where_odrp_uses_it(monkeypatch):
     monkeypatch.setattr(odrp_bound, "BOUND_FIRST_FROM", 0)
     for instance in BATTERY[:8]:
         expected = best_utility(instance)
-        bound = odrp_bound.relaxation_bound(prepare(instance), Budget(time_limit=None))
+        relaxation = odrp_bound.relaxation_bound(prepare(instance), Budget(time_limit=None))
+        assert relaxation is not None
+        assert relaxation.time_for_program(Budget(time_limit=None))  # no limit: it runs
         if expected is not None:
-            assert bound is not None and bound >= expected - 1e-7, instance.app.name
+            assert relaxation.bound >= expected - 1e-7, instance.app.name
+
+
+def test_without_time_for_the_program_the_search_has_it_and_the_bound_holds(monkeypatch):
+    """Where the whole program's root LP could not end in the time left, HiGHS never gets
+    it (it would only burn a core past the limit): the primal search's plan, never worse
+    than the start, with the relaxation's bound, and a status that is not optimal."""
+    from streamplace.model.evaluate import evaluate
+    from streamplace.solve import get_method
+    from streamplace.solve.odrp import _baseline_start
+
+    monkeypatch.setattr(odrp_bound, "BOUND_FIRST_FROM", 0)
+    monkeypatch.setattr(odrp_bound, "PROGRAM_FACTOR", 1e9)
+    seen = 0
+    for instance in BATTERY[:6]:
+        expected = best_utility(instance)
+        if expected is None:
+            continue
+        start = _baseline_start(instance, prepare(instance))
+        result = get_method("odrp").solve(instance, SolveOptions(time_limit=2))
+        assert result.status == SolveStatus.TIME_LIMIT, result.message
+        assert "not solved" in result.solver["program"]
+        assert result.solver["bound_from"] == "relaxation"
+        assert expected - 1e-7 <= result.bound
+        assert result.objective <= expected + 1e-7
+        if start is not None:
+            begun = evaluate(instance.app, instance.infra, start, instance.objective)
+            assert result.objective >= begun.utility.value - 1e-9
+        assert result.plan.gap == pytest.approx(result.gap)
+        seen += 1
+    assert seen >= 3

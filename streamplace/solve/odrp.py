@@ -68,8 +68,19 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
     primal = PrimalSearch.start(data, start_plan, budget, options.seed) \
         if start_plan is not None and options.param("search", "on") == "on" else None
     try:
-        relaxed = relaxation_bound(data, budget) \
+        relaxation = relaxation_bound(data, budget) \
             if formulation == FormulationName.COMPACT else None
+        relaxed = relaxation.bound if relaxation is not None else None
+        if relaxation is not None and primal is not None and \
+                not relaxation.time_for_program(budget):
+            start_plan, searched = PrimalSearch.finish(primal, start_plan, alone=True)
+            searched["program"] = "not solved: its root LP would outlast the time left"
+            result = _stopped(method, instance, budget, [start_plan], SolverReport(
+                method, counters={"formulation": formulation.value, **searched}))
+            return replace(_bounded(result, relaxed), message=(
+                f"the whole program was not solved: its relaxation alone took "
+                f"{relaxation.seconds:.1f} s, and its root LP would outlast the time left; "
+                "the primal search had that time"))
         try:
             built = build_compact(data, budget, options.param("delay_rows", "auto")) \
                 if formulation == FormulationName.COMPACT else build_multiset(data, budget)

@@ -23,7 +23,8 @@ from streamplace.solve.ilp.odrp_data import OdrpData
 SEARCH_SHARE = 0.3  # of a time limit, for the local search
 SEARCH_WORK = 300_000  # moves at most: without a time limit the search ends the same anywhere
 LNS_SHARE = 0.55  # of a time limit, for the large-neighbourhood search after it
-LNS_ROUNDS = 60  # sub-programs at most
+LNS_ROUNDS = 60  # sub-programs at most (per phase)
+MIN_PHASE = 0.5  # seconds: less is not worth a sub-program
 
 
 @dataclass
@@ -37,6 +38,7 @@ class PrimalSearch:
     counters: dict[str, object] = field(default_factory=dict)
     failure: BaseException | None = None
     thread: threading.Thread | None = None
+    alone: bool = False  # no solver beside it: the last phase takes what is left
 
     @classmethod
     def start(cls, data: OdrpData, given: Plan, budget: Budget, seed: int) -> PrimalSearch:
@@ -46,12 +48,16 @@ class PrimalSearch:
         return search
 
     @staticmethod
-    def finish(search: PrimalSearch | None, plan: Plan | None,
+    def finish(search: PrimalSearch | None, plan: Plan | None, alone: bool = False,
                ) -> tuple[Plan | None, dict[str, object]]:
         """Stop the search and wait for it: its plan (``plan`` without a search, or when
-        it found nothing feasible) and its counters."""
+        it found nothing feasible) and its counters. ``alone``: no solver runs beside it,
+        so its last phase may take all that is left of the time, and it ends by itself."""
         if search is None:
             return plan, {}
+        if alone and search.thread is not None:
+            search.alone = True
+            search.thread.join()
         PrimalSearch.stop(search)
         if search.failure is not None:
             raise search.failure
@@ -93,11 +99,21 @@ class PrimalSearch:
         self.plan = found.plan
         if self.halt:
             return
-        deeper_budget = self._phase(LNS_SHARE)
-        deeper = lns(data, found.plan, deeper_budget, self.seed, LNS_ROUNDS)
-        self.counters.update(lns_rounds=deeper.rounds, lns_improved=deeper.improved,
-                             lns_seconds=round(deeper_budget.elapsed(), 3),
-                             lns_F=deeper.value)
-        if deeper.value > found.value and not placement_violations(
-                data.graph, data.network, deeper.plan):
-            self.plan = deeper.plan
+        plan, value = found.plan, found.value
+        rounds = improved = 0
+        seconds = 0.0
+        while not self.halt:  # once, or again while alone with time left
+            phase = self._phase(1.0 if self.alone else LNS_SHARE)
+            if phase.time_limit is not None and phase.time_limit <= MIN_PHASE:
+                break
+            deeper = lns(data, plan, phase, self.seed + rounds, LNS_ROUNDS)
+            rounds, improved = rounds + deeper.rounds, improved + deeper.improved
+            seconds += phase.elapsed()
+            if deeper.value > value and not placement_violations(
+                    data.graph, data.network, deeper.plan):
+                plan, value = deeper.plan, deeper.value
+                self.plan = plan
+            if not self.alone or deeper.rounds == 0:
+                break
+        self.counters.update(lns_rounds=rounds, lns_improved=improved,
+                             lns_seconds=round(seconds, 3), lns_F=value)
