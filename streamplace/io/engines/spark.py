@@ -33,6 +33,7 @@ def export_spark(app: Application, infra: Infrastructure, plan: Plan,
     memory = max((c.memory * per_node[u] for c in items if c.memory is not None
                   for u in c.replicas), default=None)
     conf = {"spark.executor.instances": str(executors), "spark.executor.cores": str(cores),
+            "spark.cores.max": str(executors * cores),
             "spark.dynamicAllocation.minExecutors": str(executors),
             "spark.dynamicAllocation.maxExecutors": str(executors)}
     if memory is not None:
@@ -51,6 +52,9 @@ def export_spark(app: Application, infra: Infrastructure, plan: Plan,
         "spark.sql.adaptive.coalescePartitions.enabled=false to keep the planned count",
         "the dynamic allocation bounds equal the planned executor count, so the fleet stays "
         "as planned when dynamic allocation is on",
+        "a standalone cluster ignores spark.executor.instances and gives an application every "
+        "free core; spark.cores.max (executors x cores) caps it to the plan's fleet (YARN and "
+        "Kubernetes ignore it and take the instances)",
     ]
     submit = " ".join(["spark-submit"] + [f"--conf {shlex.quote(f'{k}={v}')}"
                                            for k, v in conf.items()])
