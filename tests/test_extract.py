@@ -376,6 +376,31 @@ def test_byte_ranges_own_each_line_once(spark_logs: Any) -> None:
         assert parts.tasks == whole.tasks and parts.stages == whole.stages
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+       st.integers(1, 40), st.integers(1, 16), st.booleans())
+def test_every_line_belongs_to_exactly_one_byte_range(lines, split, chunk, last_newline):
+    """Ranges split anywhere (on a newline, inside a line, chunk edges anywhere): their
+    lines, in order, are the file's lines, each once."""
+    import io
+
+    from streamplace.io.eventlog import read
+
+    data = b"\n".join(lines) + (b"\n" if last_newline and lines else b"")
+    expected = [line for line in data.split(b"\n")]
+    if expected and expected[-1] == b"":
+        expected.pop()
+    old = read.CHUNK
+    read.CHUNK = chunk  # small chunks, so chunk edges fall everywhere
+    try:
+        got = [line for start in range(0, len(data), split)
+               for line in read._range_lines(io.BytesIO(data), start,
+                                             min(start + split, len(data)))]
+    finally:
+        read.CHUNK = old
+    assert got == expected
+
+
 def test_retried_stage_attempt_is_one_operator(spark_logs: Any, tmp_path: Path) -> None:
     """A stage that failed and ran again (attempt 1 recomputes only what was missing)."""
     lines = [json.loads(line) for line in _only(spark_logs.rdd, "*").read_text().splitlines()]

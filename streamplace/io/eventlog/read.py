@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from streamplace.errors import EngineError
-from streamplace.io.eventlog.codecs import decoded_chunks, lines_of
+from streamplace.io.eventlog.codecs import CHUNK, decoded_chunks, lines_of
 from streamplace.io.eventlog.digest import Digest
 from streamplace.io.eventlog.layout import EventLog
 
@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 ReadProgress = Callable[[float, float], None]        # (done, total), in the reader's own unit
 
-_SPLIT = 32 << 20                                # bytes of plain log per Spark task
+_SPLIT = 32 << 20                                # bytes of plain log per task, at least
+_WAVES = 2                                       # tasks per core for a large plain log
 _FAN_IN = 32                                     # task digests the driver merges at once
 
 
@@ -96,19 +97,39 @@ def pieces(log: EventLog, split: int = _SPLIT) -> list[Piece]:
     return work
 
 
+def split_for(log: EventLog, cores: int) -> int:
+    """Bytes of plain log per task: two tasks per core, never under _SPLIT. Each task
+    costs a digest shipped to the driver and merged, so fewer, larger ranges read faster:
+    a 1.2 GB plain log on 2 cores read at 1.26x one process in 32 MB ranges and 1.77x in
+    four (bench/extract.py)."""
+    plain = sum(f.size for f in log.files if f.codec is None)
+    return max(_SPLIT, -(-plain // max(1, _WAVES * cores)))
+
+
 def _range_lines(raw: BinaryIO, start: int, end: int) -> Iterator[bytes]:
     """Lines starting in [start, end): the one straddling ``start`` belongs to the range
-    before, the one straddling ``end`` to this one."""
+    before, the one straddling ``end`` to this one. Read in large chunks and split in
+    bulk, as whole files are (a readline per line cost a third of the throughput)."""
     if start > 0:
         raw.seek(start - 1)
         raw.readline()                           # finish the line the range before owns
     position = raw.tell()
-    while position < end:
-        line = raw.readline()
-        if not line:
-            return
-        position += len(line)
-        yield line
+    if position >= end:
+        return
+
+    def chunks() -> Iterator[bytes]:
+        left, last = end - position, b"\n"
+        while left > 0:
+            chunk = raw.read(min(CHUNK, left))
+            if not chunk:
+                return
+            left -= len(chunk)
+            last = chunk[-1:]
+            yield chunk
+        if last != b"\n":                        # the line straddling ``end`` is ours
+            yield raw.readline()
+
+    yield from lines_of(chunks())
 
 
 def _digest_pieces(work: Iterable[Piece]) -> Iterator[Digest]:
@@ -136,7 +157,7 @@ def read_with_spark(log: EventLog, spark: SparkSession,
     same path (always so in local mode; a shared or mounted file system on a cluster).
     """
     sc = spark.sparkContext
-    work = pieces(log)
+    work = pieces(log, split_for(log, sc.defaultParallelism))
     rdd = sc.parallelize(work, len(work)).mapPartitions(_digest_pieces)
     group = f"streamplace-extract-{id(rdd)}"
     sc.setJobGroup(group, f"streamplace extract {log.app_id}")
