@@ -84,3 +84,26 @@ def test_without_time_for_the_program_the_search_has_it_and_the_bound_holds(monk
         assert result.plan.gap == pytest.approx(result.gap)
         seen += 1
     assert seen >= 3
+
+
+def test_an_interrupt_ends_the_search_running_alone(monkeypatch):
+    """The workers' own stop request does not see an interrupt: the caller's thread
+    watches for it. Without that, a Ctrl-C would wait for the time limit (here an hour)."""
+    from streamplace.solve import get_method
+    from streamplace.solve.budget import StopRequest
+    from streamplace.solve.odrp_primal import PrimalSearch
+
+    monkeypatch.setattr(odrp_bound, "BOUND_FIRST_FROM", 0)
+    monkeypatch.setattr(odrp_bound, "PROGRAM_FACTOR", 1e9)
+    stop = StopRequest()
+    both = PrimalSearch._both_workers
+
+    def interrupted_then(search):  # the interrupt comes once the workers run alone
+        stop.set()
+        both(search)
+
+    monkeypatch.setattr(PrimalSearch, "_both_workers", interrupted_then)
+    instance = BATTERY[1]
+    result = get_method("odrp").solve(instance, SolveOptions(time_limit=3600, stop=stop))
+    assert result.status == SolveStatus.INTERRUPTED
+    assert result.plan is not None and result.bound is not None

@@ -25,6 +25,8 @@ SEARCH_WORK = 300_000  # moves at most: without a time limit the search ends the
 LNS_SHARE = 0.55  # of a time limit, for the large-neighbourhood search after it
 LNS_ROUNDS = 60  # sub-programs at most (per phase)
 MIN_PHASE = 0.5  # seconds: less is not worth a sub-program
+SECOND_SEED = 7919  # the second worker's seed offset (any other stream of choices)
+WATCH = 0.05  # seconds between looks at the interrupt while the workers run alone
 
 
 @dataclass
@@ -39,6 +41,8 @@ class PrimalSearch:
     failure: BaseException | None = None
     thread: threading.Thread | None = None
     alone: bool = False  # no solver beside it: the last phase takes what is left
+    climbed: threading.Event = field(default_factory=threading.Event)  # local search done
+    second: Plan | None = None  # the second worker's plan, when it ran
 
     @classmethod
     def start(cls, data: OdrpData, given: Plan, budget: Budget, seed: int) -> PrimalSearch:
@@ -57,11 +61,49 @@ class PrimalSearch:
             return plan, {}
         if alone and search.thread is not None:
             search.alone = True
-            search.thread.join()
+            search._both_workers()
         PrimalSearch.stop(search)
         if search.failure is not None:
             raise search.failure
         return search.plan or plan, search.counters
+
+    def _both_workers(self) -> None:
+        """With no solver beside it, a second large-neighbourhood search from the local
+        search's plan, seeded apart, takes the core HiGHS would have had; the better plan
+        of the two is the search's. This thread only watches for an interrupt, which the
+        workers' own stop request does not see."""
+        second = threading.Thread(target=self._second_worker, name="odrp-primal-2",
+                                  daemon=True)
+        second.start()
+        for worker in (second, self.thread):
+            while worker is not None and worker.is_alive():
+                worker.join(WATCH)
+                if self.budget.interrupted:
+                    self.halt.set()
+        found = self.counters.get("lns2_F")
+        best = self.counters.get("lns_F", self.counters.get("search_F"))
+        plan = self.second
+        if plan is not None and isinstance(found, float) and isinstance(best, float) and \
+                found > best and not placement_violations(self.data.graph,
+                                                          self.data.network, plan):
+            self.plan = plan
+
+    def _second_worker(self) -> None:
+        from streamplace.solve.odrp_lns import lns
+
+        try:
+            self.climbed.wait()
+            start = self.plan
+            phase = self._phase(1.0)
+            if start is None or self.halt or (
+                    phase.time_limit is not None and phase.time_limit <= MIN_PHASE):
+                return
+            found = lns(self.data, start, phase, self.seed + SECOND_SEED, None)
+            self.second = found.plan
+            self.counters.update(lns2_rounds=found.rounds, lns2_improved=found.improved,
+                                 lns2_F=found.value)
+        except BaseException as exc:  # handed to the caller's thread by finish()
+            self.failure = self.failure or exc
 
     @staticmethod
     def stop(search: PrimalSearch | None) -> None:
@@ -81,6 +123,8 @@ class PrimalSearch:
             self._search()
         except BaseException as exc:  # handed to the caller's thread by finish()
             self.failure = exc
+        finally:
+            self.climbed.set()  # never leave a second worker waiting
 
     def _search(self) -> None:
         from streamplace.solve.odrp_lns import lns
@@ -97,6 +141,7 @@ class PrimalSearch:
                                                              found.plan):
             return  # no feasible plan met on the way (the start breaks a limit)
         self.plan = found.plan
+        self.climbed.set()
         if self.halt:
             return
         plan, value = found.plan, found.value
