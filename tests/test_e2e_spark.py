@@ -13,10 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamplace.sweep import run_sweep
-
 from .standalone import Cluster, spark_home, standalone_cluster
-from .test_sweep import read_rows, write_sweep
+from .test_sweep import assert_rows_of_one_process, write_sweep
 
 SUBMIT_TIMEOUT = 600  # a hang guard only: a run ends by itself well before
 
@@ -86,10 +84,4 @@ def test_a_sweep_on_the_cluster_gives_the_rows_of_one_process(cluster: Cluster,
                           capture_output=True, text=True, timeout=SUBMIT_TIMEOUT,
                           env=spark_env())
     assert done.returncode == 0, done.stderr[-3000:]
-    local = run_sweep(str(path), str(tmp_path / "local"), engine="python", plots=False)
-    rows = read_rows(tmp_path / "cluster")
-    assert [r["scenario_id"] for r in rows] == [r["scenario_id"] for r in local.rows]
-    for a, b in zip(rows, local.rows, strict=True):
-        assert a["status"] == b["status"]
-        if b["objective"] is not None:
-            assert float(a["objective"]) == pytest.approx(b["objective"], rel=1e-9)
+    assert_rows_of_one_process(path, tmp_path / "cluster", tmp_path / "local")

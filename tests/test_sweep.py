@@ -66,6 +66,17 @@ def read_rows(folder: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+def assert_rows_of_one_process(sweep: Path, written: Path, local: Path) -> None:
+    """The rows a sweep wrote to ``written`` are those of ``--engine python``."""
+    done = run_sweep(str(sweep), str(local), engine="python", plots=False)
+    rows = read_rows(written)
+    assert [r["scenario_id"] for r in rows] == [r["scenario_id"] for r in done.rows]
+    for a, b in zip(rows, done.rows, strict=True):
+        assert a["status"] == b["status"]
+        if b["objective"] is not None:
+            assert float(a["objective"]) == pytest.approx(b["objective"], rel=1e-9)
+
+
 def test_sweep_on_spark_rows_equal_direct_solves(spark: Any, tmp_path: Path) -> None:
     path = write_sweep(tmp_path, {"methods": ["odrp", "hill-climbing"], "time_limit": 60,
                                   "axes": {"rate_scale": [1, 2],
@@ -112,13 +123,7 @@ def test_local_cluster_gives_the_rows_of_one_process(spark_logs: Any, tmp_path: 
                           env={**os.environ, "TMPDIR": str(temp)})
     assert done.returncode == 0, done.stderr
     assert not list(temp.glob("streamplace-*")), "the shipped package was left behind"
-    local = run_sweep(str(path), str(tmp_path / "local"), engine="python", plots=False)
-    cluster_rows = read_rows(tmp_path / "cluster")
-    assert [r["scenario_id"] for r in cluster_rows] == [r["scenario_id"] for r in local.rows]
-    for a, b in zip(cluster_rows, local.rows, strict=True):
-        assert a["status"] == b["status"]
-        if b["objective"] is not None:
-            assert float(a["objective"]) == pytest.approx(b["objective"], rel=1e-9)
+    assert_rows_of_one_process(path, tmp_path / "cluster", tmp_path / "local")
     assert (tmp_path / "cluster" / "results.parquet").is_dir()
     # the folder resumed without Spark: no Parquet of the earlier run is left to be misread
     resumed = run_sweep(str(path), str(tmp_path / "cluster"), engine="python", resume=True,
