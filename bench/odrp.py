@@ -41,6 +41,7 @@ from streamplace.solve import (
     SolveResult,
     get_method,
 )
+from streamplace.solve.highs_thread import wait_for_abandoned
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scenarios import edge_cloud_instance
@@ -186,6 +187,9 @@ def scale(time_limit: float, seeds: int, others_time: float) -> None:
             started = time.perf_counter()
             result = run(inst, "compact", "highs", time_limit)
             wall = time.perf_counter() - started
+            # a HiGHS solve left behind at the limit would take a core from what runs next
+            # here; a command-line run ends its process instead
+            wait_for_abandoned()
             f = true_f(inst, result)
             others = []
             for method in OTHERS:
