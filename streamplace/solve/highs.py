@@ -25,7 +25,7 @@ from streamplace.solve.linear import LinearModel
 from streamplace.solve.mip import MipOutcome, StatusMeaning
 from streamplace.solve.progress import ProgressFn, SolverProgress
 from streamplace.solve.report import SolverReport
-from streamplace.solve.result import HighsValue, SolveOptions, SolveStatus
+from streamplace.solve.result import HighsValue, SolveOptions, SolveStatus, relative_gap
 
 PROGRESS_EVERY = 0.25  # seconds between live updates
 DEFAULTS = {"mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
@@ -162,11 +162,8 @@ def _abandoned(budget: Budget, started: float, build_seconds: float,
     unsolved = _unsolved(budget, started, build_seconds, "abandoned", "HiGHS did not stop "
                          "at the limit: left unread, its last reported bound and incumbent "
                          "kept")
-    gap = None
-    if seen.bound is not None and seen.objective is not None:
-        gap = abs(seen.bound - seen.objective) / max(abs(seen.objective), 1e-9)
     return replace(unsolved, values=seen.values, objective=seen.objective, bound=seen.bound,
-                   gap=gap)
+                   gap=relative_gap(seen.objective, seen.bound))
 
 
 def _set_options(h: Any, options: SolveOptions, budget: Budget) -> None:

@@ -126,8 +126,13 @@ class SolveResult:
     @property
     def gap(self) -> float | None:
         """Relative gap |objective - bound| / max(|objective|, tiny), when both are known."""
-        if self.objective is None or self.bound is None:
-            return None
-        if not (math.isfinite(self.objective) and math.isfinite(self.bound)):
-            return None
-        return abs(self.objective - self.bound) / max(abs(self.objective), 1e-10)
+        return relative_gap(self.objective, self.bound)
+
+
+def relative_gap(objective: float | None, bound: float | None) -> float | None:
+    """|objective - bound| / max(|objective|, tiny), when both are known and finite."""
+    if objective is None or bound is None:
+        return None
+    if not (math.isfinite(objective) and math.isfinite(bound)):
+        return None
+    return abs(objective - bound) / max(abs(objective), 1e-10)
