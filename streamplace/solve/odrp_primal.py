@@ -14,11 +14,15 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from streamplace.model.evaluate.constraints import placement_violations
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.ilp.odrp_data import OdrpData
+
+if TYPE_CHECKING:
+    from streamplace.solve.odrp_lns import LnsResult
 
 SEARCH_SHARE = 0.3  # of a time limit, for the local search
 SEARCH_WORK = 300_000  # moves at most: without a time limit the search ends the same anywhere
@@ -42,7 +46,8 @@ class PrimalSearch:
     thread: threading.Thread | None = None
     alone: bool = False  # no solver beside it: the last phase takes what is left
     climbed: threading.Event = field(default_factory=threading.Event)  # local search done
-    second: Plan | None = None  # the second worker's plan, when it ran
+    value: float = -math.inf  # F of ``plan``
+    second: LnsResult | None = None  # the second worker's, when it ran
 
     @classmethod
     def start(cls, data: OdrpData, given: Plan, budget: Budget, seed: int) -> PrimalSearch:
@@ -72,21 +77,18 @@ class PrimalSearch:
         search's plan, seeded apart, takes the core HiGHS would have had; the better plan
         of the two is the search's. This thread only watches for an interrupt, which the
         workers' own stop request does not see."""
-        second = threading.Thread(target=self._second_worker, name="odrp-primal-2",
+        helper = threading.Thread(target=self._second_worker, name="odrp-primal-2",
                                   daemon=True)
-        second.start()
-        for worker in (second, self.thread):
+        helper.start()
+        for worker in (helper, self.thread):
             while worker is not None and worker.is_alive():
                 worker.join(WATCH)
                 if self.budget.interrupted:
                     self.halt.set()
-        found = self.counters.get("lns2_F")
-        best = self.counters.get("lns_F", self.counters.get("search_F"))
-        plan = self.second
-        if plan is not None and isinstance(found, float) and isinstance(best, float) and \
-                found > best and not placement_violations(self.data.graph,
-                                                          self.data.network, plan):
-            self.plan = plan
+        second = self.second
+        if second is not None and second.value > self.value and not placement_violations(
+                self.data.graph, self.data.network, second.plan):
+            self.plan, self.value = second.plan, second.value
 
     def _second_worker(self) -> None:
         from streamplace.solve.odrp_lns import lns
@@ -98,8 +100,7 @@ class PrimalSearch:
             if start is None or self.halt or (
                     phase.time_limit is not None and phase.time_limit <= MIN_PHASE):
                 return
-            found = lns(self.data, start, phase, self.seed + SECOND_SEED, None)
-            self.second = found.plan
+            self.second = found = lns(self.data, start, phase, self.seed + SECOND_SEED, None)
             self.counters.update(lns2_rounds=found.rounds, lns2_improved=found.improved,
                                  lns2_F=found.value)
         except BaseException as exc:  # handed to the caller's thread by finish()
@@ -140,25 +141,23 @@ class PrimalSearch:
         if found.value == -math.inf or placement_violations(data.graph, data.network,
                                                              found.plan):
             return  # no feasible plan met on the way (the start breaks a limit)
-        self.plan = found.plan
+        self.plan, self.value = found.plan, found.value
         self.climbed.set()
         if self.halt:
             return
-        plan, value = found.plan, found.value
         rounds = improved = 0
         seconds = 0.0
         while not self.halt:  # once, or again while alone with time left
             phase = self._phase(1.0 if self.alone else LNS_SHARE)
             if phase.time_limit is not None and phase.time_limit <= MIN_PHASE:
                 break
-            deeper = lns(data, plan, phase, self.seed + rounds, LNS_ROUNDS)
+            deeper = lns(data, self.plan, phase, self.seed + rounds, LNS_ROUNDS)
             rounds, improved = rounds + deeper.rounds, improved + deeper.improved
             seconds += phase.elapsed()
-            if deeper.value > value and not placement_violations(
+            if deeper.value > self.value and not placement_violations(
                     data.graph, data.network, deeper.plan):
-                plan, value = deeper.plan, deeper.value
-                self.plan = plan
+                self.plan, self.value = deeper.plan, deeper.value
             if not self.alone or deeper.rounds == 0:
                 break
         self.counters.update(lns_rounds=rounds, lns_improved=improved,
-                             lns_seconds=round(seconds, 3), lns_F=value)
+                             lns_seconds=round(seconds, 3), lns_F=self.value)
