@@ -97,7 +97,7 @@ def pieces(log: EventLog, split: int = _SPLIT) -> list[Piece]:
     return work
 
 
-def split_for(log: EventLog, cores: int) -> int:
+def _split_for(log: EventLog, cores: int) -> int:
     """Bytes of plain log per task: two tasks per core, never under _SPLIT. Each task
     costs a digest shipped to the driver and merged, so fewer, larger ranges read faster:
     a 1.2 GB plain log on 2 cores read at 1.26x one process in 32 MB ranges and 1.77x in
@@ -109,7 +109,7 @@ def split_for(log: EventLog, cores: int) -> int:
 def _range_lines(raw: BinaryIO, start: int, end: int) -> Iterator[bytes]:
     """Lines starting in [start, end): the one straddling ``start`` belongs to the range
     before, the one straddling ``end`` to this one. Read in large chunks and split in
-    bulk, as whole files are (a readline per line cost a third of the throughput)."""
+    bulk, the way whole files are read."""
     if start > 0:
         raw.seek(start - 1)
         raw.readline()                           # finish the line the range before owns
@@ -157,7 +157,7 @@ def read_with_spark(log: EventLog, spark: SparkSession,
     same path (always so in local mode; a shared or mounted file system on a cluster).
     """
     sc = spark.sparkContext
-    work = pieces(log, split_for(log, sc.defaultParallelism))
+    work = pieces(log, _split_for(log, sc.defaultParallelism))
     rdd = sc.parallelize(work, len(work)).mapPartitions(_digest_pieces)
     group = f"streamplace-extract-{id(rdd)}"
     sc.setJobGroup(group, f"streamplace extract {log.app_id}")
