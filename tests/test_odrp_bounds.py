@@ -107,3 +107,30 @@ def test_an_interrupt_ends_the_search_running_alone(monkeypatch):
     result = get_method("odrp").solve(instance, SolveOptions(time_limit=3600, stop=stop))
     assert result.status == SolveStatus.INTERRUPTED
     assert result.plan is not None and result.bound is not None
+
+
+def test_a_program_proven_infeasible_gets_no_bound(monkeypatch):
+    """The relaxation leaves the delay rows out, so it can have a plan where the program
+    has none (a response-time limit no plan meets): the result is infeasible, unbounded."""
+    from dataclasses import replace
+
+    from streamplace.model.metrics import Metric, MetricLimits
+    from streamplace.solve import get_method
+
+    monkeypatch.setattr(odrp_bound, "BOUND_FIRST_FROM", 0)
+    from streamplace.model.objective import Objective
+
+    seen = 0
+    for instance in BATTERY:
+        fastest = get_method("odrp").solve(replace(instance, objective=Objective.model_validate(
+            {"weights": {"response_time": 1}})), SolveOptions(gap=0.0))
+        too_fast = MetricLimits({Metric.RESPONSE_TIME:
+                                 0.999 * fastest.evaluation.odrp.response_time})
+        limited = replace(instance, limits=too_fast)
+        if odrp_bound.relaxation_bound(prepare(limited), Budget(time_limit=None)) is None:
+            continue  # the relaxation has no plan either: nothing to test on this one
+        result = get_method("odrp").solve(limited, SolveOptions())
+        assert result.status == SolveStatus.INFEASIBLE
+        assert result.bound is None and "relaxation_bound" not in result.solver
+        seen += 1
+    assert seen > 0

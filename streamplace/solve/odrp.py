@@ -74,9 +74,10 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
         if relaxation is not None and primal is not None and \
                 not relaxation.time_for_program(budget):
             start_plan, searched = PrimalSearch.finish(primal, start_plan, alone=True)
-            searched["program"] = "not solved: its root LP would outlast the time left"
             result = _stopped(method, instance, budget, [start_plan], SolverReport(
-                method, counters={"formulation": formulation.value, **searched}))
+                method, counters={"formulation": formulation.value, **searched,
+                                  "program": "not solved: its root LP would outlast the "
+                                             "time left"}))
             return replace(_bounded(result, relaxed), message=(
                 f"the whole program was not solved: its relaxation alone took "
                 f"{relaxation.seconds:.1f} s, and its root LP would outlast the time left; "
@@ -159,8 +160,8 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
 def _bounded(result: SolveResult, relaxed: float | None) -> SolveResult:
     """``result`` with the relaxation's bound where it is the tighter one (both hold), its
     gap then measured against it; the solver report says which bound it is."""
-    if relaxed is None:
-        return result
+    if relaxed is None or result.status == SolveStatus.INFEASIBLE:
+        return result  # no bound on a program proven to have no plan
     solver = result.solver.counting(relaxation_bound=relaxed)
     tighter = result.status != SolveStatus.OPTIMAL and (
         result.bound is None or relaxed < result.bound)
