@@ -264,3 +264,19 @@ def test_split_trees_and_binding_links_match_brute_force():
         if costs[0] is None or (costs[1] is not None and costs[0] > costs[1]):
             binding += 1  # the link rows change the answer
     assert binding >= 3
+
+
+def test_stopped_at_once_it_answers_with_the_cheapest_heuristic_plan_that_holds():
+    """On this tree the cheapest heuristic plans (comp-greedy, object-greedy) overload a
+    processor link (5); stopped before HiGHS starts, benoit still has the cheapest valid one."""
+    app, infra = benoit_instance(60, alpha=1.5, seed=1)
+    instance = Instance(make_app(app), make_infra(infra))
+    valid = [r.objective for r in (get_method(h).solve(instance, SolveOptions(seed=0))
+                                   for h in HEURISTICS) if r.objective is not None]
+    options = SolveOptions(time_limit=60)
+    options.stop.set()
+    result = get_method("benoit").solve(instance, options)
+    assert result.status == SolveStatus.INTERRUPTED
+    assert result.plan is not None
+    assert evaluate(instance.app, instance.infra, result.plan).violations == []
+    assert result.objective == min(valid)

@@ -42,10 +42,8 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     if reasons:
         return SolveResult.infeasible("benoit", reasons, budget.elapsed())
     built = build_benoit(data, network)
-    mapping = _heuristic_mapping(built, data, options.seed)
-    start = _plan(mapping) if mapping is not None else None
-    result = _solve_rounds(instance, options, budget, built, start,
-                           start if start is not None and _valid(instance, start) else None)
+    start, valid = _heuristic_start(built, data, options.seed)
+    result = _solve_rounds(instance, options, budget, built, start, start if valid else None)
     return replace(result, program=built.model)
 
 
@@ -96,21 +94,26 @@ def _valid(instance: Instance, plan: Plan) -> bool:
                         instance.current, instance.limits).violations
 
 
-def _heuristic_mapping(built: BenoitModel, data: TreeData, seed: int) -> TreeMapping | None:
-    """The cheapest plan among the (millisecond) heuristics: the MIP start, and the answer
-    should the solver stop before it has a valid plan of its own (Constr only)."""
+def _heuristic_start(built: BenoitModel, data: TreeData, seed: int) -> tuple[Plan | None, bool]:
+    """The cheapest plan among the (millisecond) heuristics that holds every constraint, else
+    the cheapest of all (which overloads a processor link (5): the heuristics do not check
+    them), and whether it holds. It is the MIP start, and the answer should the solver stop
+    before it has a valid plan of its own (Constr only)."""
     if not built.constr:
-        return None
-    best: TreeMapping | None = None
+        return None, False
+    ranked: list[tuple[bool, float, Plan]] = []
     for name in PLACEMENTS:
         try:
             mapping = run_tree_heuristic(name, data, seed)
         except HeuristicFailure:
             continue
+        plan = _plan(mapping)
         cost = sum(p.cls.cost for p in mapping.processors)
-        if best is None or cost < sum(p.cls.cost for p in best.processors):
-            best = mapping
-    return best
+        ranked.append((not _valid(data.instance, plan), cost, plan))
+    if not ranked:
+        return None, False
+    invalid, _, plan = min(ranked, key=lambda r: (r[0], r[1]))
+    return plan, not invalid
 
 
 def _precheck(data: TreeData, network: Network) -> list[str]:
