@@ -29,8 +29,9 @@ class Daemon:
 
     def start_reading(self) -> None:
         def pump() -> None:
-            assert self.process.stderr is not None
-            for line in self.process.stderr:
+            stream = self.process.stderr or self.process.stdout  # the one piped
+            assert stream is not None
+            for line in stream:
                 self.log.append(line)
                 self.lines.put(line)
             self.lines.put("")  # the daemon ended

@@ -1,0 +1,119 @@
+"""End to end on real Flink session clusters (tests/flink_cluster.py): 1.20 and 2.2 from
+PyPI, the paced job of tests/flink_job (numbers -> pace chained, a keyed counter, an unchained
+filter, a Sink V2 writer: four job vertices). The plan is exported from the running job's
+``GET /jobs/:jobid``, applied the way each version takes it, and the parallelism read back
+from the REST API."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .flink_cluster import FlinkCluster, flink_cluster
+
+PLAN = {"numbers": 2, "pace": 2, "counter": 3, "evens": 1, "sink": 2}
+VERTEX = {"Source: numbers -> pace": 2, "counter": 3, "evens": 1, "sink: Writer": 2}
+RUN_TIMEOUT = 300  # a hang guard only
+
+
+def write_instance(folder: Path) -> tuple[Path, Path, Path]:
+    chain = ["numbers", "pace", "counter", "evens", "sink"]
+    app = {"name": "paced", "operators": [{"id": o, "service_rate": 100, "max_replicas": 4}
+                                          for o in chain],
+           "streams": [{"from": a, "to": b, "rate": 50} for a, b in itertools.pairwise(chain)]}
+    infra = {"name": "one-taskmanager", "nodes": [{"id": "tm", "resources": 16}]}
+    plan = {"placement": {o: {"tm": n} for o, n in PLAN.items()}}
+    paths = folder / "app.yaml", folder / "infra.yaml", folder / "plan.yaml"
+    for path, doc in zip(paths, (app, infra, plan), strict=True):
+        path.write_text(yaml.safe_dump(doc))
+    return paths
+
+
+def export(folder: Path, job_json: Path, *flags: str) -> dict[str, str]:
+    app, infra, plan = write_instance(folder)
+    done = subprocess.run([sys.executable, "-m", "streamplace", "export", str(app), str(infra),
+                           str(plan), "--to", "flink", "--flink-job", str(job_json), "--json",
+                           "-q", *flags], capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    return {a["name"]: a["text"] for a in json.loads(done.stdout)["artifacts"]}
+
+
+def runs_at(cluster: FlinkCluster, job: str, expected: dict[str, int]) -> dict[str, int]:
+    """Each vertex's parallelism once every subtask runs at ``expected``, or as it stands
+    when the hang guard ends the wait (a submission or a rescale takes the cluster a while;
+    the answer never depends on how long)."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while True:
+        state = cluster.get(f"/jobs/{job}")
+        seen = {v["name"]: v["parallelism"] for v in state["vertices"]}
+        done = seen == expected and state["state"] == "RUNNING" and all(
+            v["status"] == "RUNNING" for v in state["vertices"])
+        if done or time.monotonic() > deadline:
+            return seen
+        time.sleep(0.5)  # the polling interval
+
+
+def ids(cluster: FlinkCluster, job: str) -> dict[str, str]:
+    return {v["name"]: v["id"] for v in cluster.get(f"/jobs/{job}")["vertices"]}
+
+
+ONES = dict.fromkeys(VERTEX, 1)
+
+
+@pytest.fixture(scope="module")
+def flink_1_20(tmp_path_factory: pytest.TempPathFactory):
+    with flink_cluster("1.20.3", tmp_path_factory.mktemp("flink-1.20")) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def flink_2_2(tmp_path_factory: pytest.TempPathFactory):
+    adaptive = {"jobmanager.scheduler": "adaptive",
+                "jobmanager.adaptive-scheduler.submission.resource-stabilization-timeout": "0 s",
+                "jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling": "0 s",
+                "jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout": "1 s"}
+    with flink_cluster("2.2.1", tmp_path_factory.mktemp("flink-2.2"), adaptive) as cluster:
+        yield cluster
+
+
+def test_on_flink_1_20_the_exported_overrides_run_the_plan(flink_1_20: FlinkCluster,
+                                                           tmp_path: Path):
+    first = flink_1_20.run()
+    assert runs_at(flink_1_20, first, ONES) == ONES
+    artifacts = export(tmp_path, saved_job(flink_1_20, first, tmp_path),
+                       "--flink-version", "1.20.3")
+    overrides = yaml.safe_load(artifacts["config"])["pipeline.jobvertex-parallelism-overrides"]
+    flink_1_20.cancel(first)
+    second = flink_1_20.run("-D", f"pipeline.jobvertex-parallelism-overrides={overrides}")
+    assert runs_at(flink_1_20, second, VERTEX) == VERTEX
+    assert ids(flink_1_20, second) == ids(flink_1_20, first)  # stable across submissions
+
+
+def test_on_flink_2_2_the_rest_body_rescales_and_the_overrides_do_nothing(
+        flink_2_2: FlinkCluster, tmp_path: Path):
+    first = flink_2_2.run()
+    assert runs_at(flink_2_2, first, ONES) == ONES
+    artifacts = export(tmp_path, saved_job(flink_2_2, first, tmp_path),
+                       "--flink-version", "2.2.1")
+    overrides = yaml.safe_load(artifacts["config"])["pipeline.jobvertex-parallelism-overrides"]
+    flink_2_2.cancel(first)
+    second = flink_2_2.run("-D", f"pipeline.jobvertex-parallelism-overrides={overrides}")
+    # what docs/engines.md says: 2.x submits a StreamGraph, the overrides apply to JobGraphs
+    assert runs_at(flink_2_2, second, ONES) == ONES
+    assert ids(flink_2_2, second) == ids(flink_2_2, first)
+    assert flink_2_2.put(f"/jobs/{second}/resource-requirements", artifacts["rest"]) == 200
+    assert runs_at(flink_2_2, second, VERTEX) == VERTEX
+
+
+def saved_job(cluster: FlinkCluster, job: str, folder: Path) -> Path:
+    path = folder / "job.json"
+    path.write_text(json.dumps(cluster.get(f"/jobs/{job}")))
+    return path
