@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,6 +25,7 @@ from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.tables import table
 from streamplace.errors import InputError
 from streamplace.io.engines import Export, ExportOptions, Target, export
+from streamplace.io.engines.flink_rest import fetch_job, is_url
 from streamplace.io.loader import load_path
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.model.evaluate import evaluate
@@ -39,7 +40,9 @@ def export_command(
                            "tables name them all).")] = None,
     output: OutputOpt = None,
     flink_job: Annotated[str | None, typer.Option(
-        "--flink-job", help="flink: the JSON of GET /jobs/:jobid, for the job vertex ids.")]
+        "--flink-job", help="flink: the JSON of GET /jobs/:jobid, for the job vertex ids: a "
+                            "file, or the job's address http://JOBMANAGER:8081/jobs/JOBID "
+                            "(then the version comes from GET /config).")]
     = None,
     flink_version: Annotated[str | None, typer.Option(
         "--flink-version", help="flink: the cluster's version (e.g. 2.2.1): on 2.x the rest "
@@ -65,15 +68,22 @@ def export_command(
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Write what TARGET takes to run PLAN: configuration, commands or manifests."""
-    check_outputs([output], [application, infrastructure, plan, flink_job, flux], json_)
+    live = flink_job is not None and is_url(flink_job)
+    check_outputs([output], [application, infrastructure, plan, None if live else flink_job,
+                             flux], json_)
     _only_for(to, {"--flink-job": (flink_job, Target.FLINK), "--flux": (flux, Target.STORM),
                    "--flink-version": (flink_version, Target.FLINK)})
     opened = open_inputs(application, infrastructure, target_utilization=target_utilization_)
     app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra, not ignore_names)
+    job: Any = None
+    if live:
+        fetched = fetch_job(flink_job)  # type: ignore[arg-type]
+        job, flink_version = fetched.job, flink_version or fetched.version
+    elif flink_job:
+        job = load_path(flink_job)[0]
     options = ExportOptions(
-        flink_job=load_path(flink_job)[0] if flink_job else None,
-        flink_job_file=flink_job or "--flink-job", flink_version=flink_version,
+        flink_job=job, flink_job_file=flink_job or "--flink-job", flink_version=flink_version,
         flux=load_path(flux)[0] if flux else None, flux_file=flux or "--flux",
         topology=topology, cluster=cluster, image=image, namespace=namespace,
         node_label=node_label)

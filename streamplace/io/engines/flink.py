@@ -63,7 +63,10 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
     notes = ["Flink's scheduler chooses the TaskManager slots of every subtask: the plan's "
              "nodes are not exported, only each vertex's parallelism"]
     two = _major(options.flink_version) >= 2 if options.flink_version else None
-    if two is not False:
+    if two is False:
+        notes.append(f"written for Flink {options.flink_version}: every artifact takes effect "
+                     "there")
+    else:
         notes.append(("Flink 2.x applies" if two is None else f"Flink {options.flink_version} "
                       "applies") + " the config and deployment overrides to no job submitted "
                      "in application mode or by flink run until FLINK-38770 ships: there, use "
