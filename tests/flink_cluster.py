@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .standalone import Daemon
+from .standalone import Daemon, stop_all
 
 JOB_SOURCE = Path(__file__).parent / "flink_job" / "PacedJob.java"
 PARTS = ("bin", "conf", "lib", "opt", "plugins")
@@ -180,10 +180,4 @@ def flink_cluster(version: str, work: Path, settings: dict[str, str] | None = No
         taskmanager.wait_for(r"Successful registration at resource manager")
         yield FlinkCluster(home, conf, f"http://127.0.0.1:{port}", jar)
     finally:
-        for daemon in daemons:
-            daemon.process.terminate()
-        for daemon in daemons:
-            try:
-                daemon.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                daemon.process.kill()
+        stop_all(daemons)

@@ -52,6 +52,17 @@ class Daemon:
                 return found
 
 
+def stop_all(daemons: list[Daemon]) -> None:
+    """Ask every daemon to stop (SIGTERM, as their own stop scripts do), then wait for each."""
+    for daemon in daemons:
+        daemon.process.terminate()
+    for daemon in daemons:
+        try:
+            daemon.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            daemon.process.kill()
+
+
 @dataclass(frozen=True)
 class Cluster:
     master: str  # spark://127.0.0.1:PORT
@@ -95,10 +106,4 @@ def standalone_cluster(work: Path, workers: int = 2, cores: int = 2) -> Iterator
             worker.wait_for(r"Successfully registered with master")
         yield Cluster(url, web.rstrip("/"), workers, cores)
     finally:
-        for daemon in daemons:
-            daemon.process.terminate()
-        for daemon in daemons:
-            try:
-                daemon.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                daemon.process.kill()
+        stop_all(daemons)
