@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from streamplace.model.evaluate import evaluate
+from streamplace.model.evaluate import Evaluation, evaluate
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
@@ -89,9 +89,9 @@ def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
                        message=outcome.message or "the solver failed")
 
 
-def _valid(instance: Instance, plan: Plan) -> bool:
-    return not evaluate(instance.app, instance.infra, plan, instance.objective,
-                        instance.current, instance.limits).violations
+def _evaluated(instance: Instance, plan: Plan) -> Evaluation:
+    return evaluate(instance.app, instance.infra, plan, instance.objective, instance.current,
+                    instance.limits)
 
 
 def _heuristic_start(built: BenoitModel, data: TreeData, seed: int) -> tuple[Plan | None, bool]:
@@ -108,8 +108,9 @@ def _heuristic_start(built: BenoitModel, data: TreeData, seed: int) -> tuple[Pla
         except HeuristicFailure:
             continue
         plan = _plan(mapping)
-        cost = sum(p.cls.cost for p in mapping.processors)
-        ranked.append((not _valid(data.instance, plan), cost, plan))
+        ev = _evaluated(data.instance, plan)
+        assert ev.benoit is not None  # a tree with a catalog: the evaluator prices it
+        ranked.append((bool(ev.violations), ev.benoit.cost, plan))
     if not ranked:
         return None, False
     invalid, _, plan = min(ranked, key=lambda r: (r[0], r[1]))
