@@ -30,6 +30,7 @@ from .standalone import Daemon, stop_all
 JOB_SOURCE = Path(__file__).parent / "flink_job" / "PacedJob.java"
 PARTS = ("bin", "conf", "lib", "opt", "plugins")
 REQUEST_TIMEOUT = 30
+RATE = 50  # records per second per source subtask: light enough for a busy machine
 
 
 def cache_folder() -> Path:
@@ -110,11 +111,11 @@ class FlinkCluster:
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
             return int(response.status)
 
-    def run(self, *flags: str, rate: float = 50.0) -> str:
+    def run(self, *flags: str) -> str:
         """Submit the paced job detached with ``flink run``; its JobID."""
         done = subprocess.run(
             [str(self.home / "bin" / "flink"), "run", "-m", self.rest.removeprefix("http://"),
-             "-d", *flags, "-c", "PacedJob", str(self.jar), str(rate)],
+             "-d", *flags, "-c", "PacedJob", str(self.jar), str(RATE)],
             env=_env(self.conf), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout.split("JobID")[-1].split()[0]

@@ -70,7 +70,10 @@ ONES = dict.fromkeys(VERTEX, 1)
 
 @pytest.fixture(scope="module")
 def flink_1_20(tmp_path_factory: pytest.TempPathFactory):
-    with flink_cluster("1.20.3", tmp_path_factory.mktemp("flink-1.20")) as cluster:
+    adaptive = {"jobmanager.scheduler": "adaptive",  # for the rest body; the overrides too
+                "jobmanager.adaptive-scheduler.resource-stabilization-timeout": "0 s",
+                "jobmanager.adaptive-scheduler.scaling-interval.min": "0 s"}
+    with flink_cluster("1.20.3", tmp_path_factory.mktemp("flink-1.20"), adaptive) as cluster:
         yield cluster
 
 
@@ -84,12 +87,14 @@ def flink_2_2(tmp_path_factory: pytest.TempPathFactory):
         yield cluster
 
 
-def test_on_flink_1_20_the_exported_overrides_run_the_plan(flink_1_20: FlinkCluster,
-                                                           tmp_path: Path):
+def test_on_flink_1_20_the_rest_body_and_the_overrides_run_the_plan(
+        flink_1_20: FlinkCluster, tmp_path: Path):
     first = flink_1_20.run()
     assert runs_at(flink_1_20, first, ONES) == ONES
     artifacts = export(tmp_path, f"{flink_1_20.rest}/jobs/{first}")  # the version from it
     assert next(iter(artifacts)) == "config"
+    assert flink_1_20.put(f"/jobs/{first}/resource-requirements", artifacts["rest"]) == 200
+    assert runs_at(flink_1_20, first, VERTEX) == VERTEX
     overrides = yaml.safe_load(artifacts["config"])["pipeline.jobvertex-parallelism-overrides"]
     flink_1_20.cancel(first)
     second = flink_1_20.run("-D", f"pipeline.jobvertex-parallelism-overrides={overrides}")

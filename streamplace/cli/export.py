@@ -68,7 +68,7 @@ def export_command(
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Write what TARGET takes to run PLAN: configuration, commands or manifests."""
-    live = flink_job is not None and is_url(flink_job)
+    live = flink_job if flink_job is not None and is_url(flink_job) else None
     check_outputs([output], [application, infrastructure, plan, None if live else flink_job,
                              flux], json_)
     _only_for(to, {"--flink-job": (flink_job, Target.FLINK), "--flux": (flux, Target.STORM),
@@ -78,7 +78,7 @@ def export_command(
     plan_ = opts.read_plan(plan, app_, infra, not ignore_names)
     job: Any = None
     if live:
-        fetched = fetch_job(flink_job)  # type: ignore[arg-type]
+        fetched = fetch_job(live)
         job, flink_version = fetched.job, flink_version or fetched.version
     elif flink_job:
         job = load_path(flink_job)[0]

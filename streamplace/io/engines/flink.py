@@ -65,7 +65,7 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
     two = _major(options.flink_version) >= 2 if options.flink_version else None
     if two is False:
         notes.append(f"written for Flink {options.flink_version}: every artifact takes effect "
-                     "there")
+                     "there (rest with the adaptive scheduler)")
     else:
         notes.append(("Flink 2.x applies" if two is None else f"Flink {options.flink_version} "
                       "applies") + " the config and deployment overrides to no job submitted "

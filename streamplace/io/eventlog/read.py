@@ -99,9 +99,8 @@ def pieces(log: EventLog, split: int = _SPLIT) -> list[Piece]:
 
 def _split_for(log: EventLog, cores: int) -> int:
     """Bytes of plain log per task: two tasks per core, never under _SPLIT. Each task
-    costs a digest shipped to the driver and merged, so fewer, larger ranges read faster:
-    a 1.2 GB plain log on 2 cores read at 1.26x one process in 32 MB ranges and 1.77x in
-    four (bench/extract.py)."""
+    costs a digest shipped to the driver and merged, so fewer, larger ranges read faster
+    (bench/extract.py; the README's extraction table has the measured ratios)."""
     plain = sum(f.size for f in log.files if f.codec is None)
     return max(_SPLIT, -(-plain // max(1, _WAVES * cores)))
 
