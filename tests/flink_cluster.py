@@ -165,8 +165,8 @@ def _start(home: Path, conf: Path, script: str) -> Daemon:
 
 @contextmanager
 def flink_cluster(version: str, work: Path, settings: dict[str, str] | None = None,
-                  ) -> Iterator[FlinkCluster]:
-    """A JobManager and one 4-slot TaskManager of Flink ``version``."""
+                  taskmanagers: int = 1) -> Iterator[FlinkCluster]:
+    """A JobManager and ``taskmanagers`` 4-slot TaskManagers of Flink ``version``."""
     home = flink_home(version)
     conf = work / "conf"
     _write_conf(home, conf, settings or {})
@@ -176,9 +176,10 @@ def flink_cluster(version: str, work: Path, settings: dict[str, str] | None = No
         jobmanager = _start(home, conf, "jobmanager.sh")
         daemons.append(jobmanager)
         port = jobmanager.wait_for(r"Rest endpoint listening at [\w.]+:(\d+)").group(1)
-        taskmanager = _start(home, conf, "taskmanager.sh")
-        daemons.append(taskmanager)
-        taskmanager.wait_for(r"Successful registration at resource manager")
+        for _ in range(taskmanagers):
+            taskmanager = _start(home, conf, "taskmanager.sh")
+            daemons.append(taskmanager)
+            taskmanager.wait_for(r"Successful registration at resource manager")
         yield FlinkCluster(home, conf, f"http://127.0.0.1:{port}", jar)
     finally:
         stop_all(daemons)

@@ -16,7 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from streamplace.io.engines.flink_observe import METER_SECONDS
+
 from .flink_cluster import FlinkCluster, flink_cluster
+from .test_observe import assert_what_the_job_was_made_to_do
 
 PLAN = {"numbers": 2, "pace": 2, "counter": 3, "evens": 1, "sink": 2}
 VERTEX = {"Source: numbers -> pace": 2, "counter": 3, "evens": 1, "sink: Writer": 2}
@@ -73,8 +76,16 @@ def flink_1_20(tmp_path_factory: pytest.TempPathFactory):
     adaptive = {"jobmanager.scheduler": "adaptive",  # for the rest body; the overrides too
                 "jobmanager.adaptive-scheduler.resource-stabilization-timeout": "0 s",
                 "jobmanager.adaptive-scheduler.scaling-interval.min": "0 s"}
-    with flink_cluster("1.20.3", tmp_path_factory.mktemp("flink-1.20"), adaptive) as cluster:
+    with flink_cluster("1.20.3", tmp_path_factory.mktemp("flink-1.20"), adaptive,
+                       taskmanagers=2) as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="module")
+def observed_1_20(flink_1_20: FlinkCluster) -> str:
+    """A paced job at parallelism 2 for observe, started with the cluster so that Flink's
+    rate meters fill while the other tests run."""
+    return flink_1_20.run("-p", "2")
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +98,7 @@ def flink_2_2(tmp_path_factory: pytest.TempPathFactory):
         yield cluster
 
 
+@pytest.mark.usefixtures("observed_1_20")
 def test_on_flink_1_20_the_rest_body_and_the_overrides_run_the_plan(
         flink_1_20: FlinkCluster, tmp_path: Path):
     first = flink_1_20.run()
@@ -116,3 +128,45 @@ def test_on_flink_2_2_the_rest_body_rescales_and_the_overrides_do_nothing(
     assert ids(flink_2_2, second) == ids(flink_2_2, first)
     assert flink_2_2.put(f"/jobs/{second}/resource-requirements", artifacts["rest"]) == 200
     assert runs_at(flink_2_2, second, VERTEX) == VERTEX
+
+
+def metered(cluster: FlinkCluster, job: str) -> float:
+    """Seconds the job's youngest vertex has run, by the JobManager's clock, once that is
+    long enough for full rate meters (observe's METER_SECONDS), or when the hang guard ends
+    the wait."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while True:
+        vertices = cluster.get(f"/jobs/{job}")["vertices"]
+        youngest = min(v["duration"] for v in vertices) / 1000
+        if (youngest >= METER_SECONDS and all(v["status"] == "RUNNING" for v in vertices)) \
+                or time.monotonic() > deadline:
+            return youngest
+        time.sleep(1)  # the polling interval
+
+
+def test_observe_reads_the_running_job_and_its_plan_exports_back(
+        flink_1_20: FlinkCluster, observed_1_20: str, tmp_path: Path):
+    job = f"{flink_1_20.rest}/jobs/{observed_1_20}"
+    assert metered(flink_1_20, observed_1_20) >= METER_SECONDS
+    files = {k: tmp_path / f"{k}.yaml" for k in ("app", "infra", "plan")}
+    done = subprocess.run([sys.executable, "-m", "streamplace", "observe", job, "-o",
+                           str(files["app"]), "--infrastructure-out", str(files["infra"]),
+                           "--plan-out", str(files["plan"]), "--save",
+                           str(tmp_path / "snapshot.json"), "--json", "-q"],
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert_what_the_job_was_made_to_do(doc)
+    managers = {t["id"] for t in flink_1_20.get("/taskmanagers")["taskmanagers"]}
+    assert len(doc["infrastructure"]["nodes"]) == len(managers) == 2
+    placed = {o: sum(where.values()) for o, where in doc["plan"]["placement"].items()}
+    assert placed == dict.fromkeys(placed, 2)
+    exported = subprocess.run(
+        [sys.executable, "-m", "streamplace", "export", *map(str, files.values()), "--to",
+         "flink", "--flink-job", job, "--json", "-q"],
+        capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert exported.returncode == 0, exported.stderr
+    config = json.loads(exported.stdout)["artifacts"][0]
+    assert config["name"] == "config"  # 1.20: the overrides take effect
+    assert config["text"] == "pipeline.jobvertex-parallelism-overrides: " + ",".join(
+        f"{vid}:2" for vid in ids(flink_1_20, observed_1_20).values()) + "\n"

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from .conftest import sample
+from .rest_server import rest_server
 from .test_cli import run
 
 DEBS = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
@@ -20,30 +18,10 @@ PLAN = sample("debs2015", "plan.yaml")
 JOB = json.loads(Path(sample("debs2015", "flink-job.json")).read_text())
 
 
-@contextmanager
-def jobmanager(version: str) -> Iterator[str]:
+def jobmanager(version: str) -> AbstractContextManager[str]:
     """A REST endpoint answering GET /jobs/JID and GET /config as a JobManager does."""
-    answers = {f"/jobs/{JOB['jid']}": JOB, "/config": {"flink-version": version,
-                                                         "refresh-interval": 3000}}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = answers.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(json.dumps(body or {"errors": ["Not found"]}).encode())
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    return rest_server({f"/jobs/{JOB['jid']}": JOB,
+                        "/config": {"flink-version": version, "refresh-interval": 3000}})
 
 
 def exported(*args: str) -> tuple[list[str], list[str]]:

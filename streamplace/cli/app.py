@@ -18,7 +18,8 @@ COMMANDS = {  # name: (module, function); a command's module is imported when it
     "explain": ("explain", "explain_command"), "diff": ("diff", "diff_command"),
     "export": ("export", "export_command"), "sweep": ("sweep", "sweep_command"),
     "render": ("render", "render_command"), "report": ("report", "report_command"),
-    "extract": ("extract", "extract_command"), "schema": ("listing", "schema_command"),
+    "extract": ("extract", "extract_command"),
+    "observe": ("observe", "observe_command"), "schema": ("listing", "schema_command"),
     "methods": ("listing", "methods_command"),
 }
 

@@ -20,6 +20,8 @@ EXAMPLES = {
     "report": f"streamplace report {_FILES} {_S}/plan.yaml -o report.html",
     "extract": "streamplace extract samples/eventlog -o app.yaml --infrastructure-out "
                "infra.yaml --nodes 2 --cores 4",
+    "observe": "streamplace observe samples/flink/paced-snapshot.json -o app.yaml "
+               "--infrastructure-out infra.yaml --plan-out current.yaml",
     "schema": "streamplace schema plan > plan.schema.json",
     "methods": "streamplace methods --json",
 }
@@ -31,6 +33,7 @@ _ANSWERS = {  # a command's own codes besides 0, 2 and the signals
     "export": "1 refused (with --strict: the plan violates a constraint)",
     "explain": "",
     "sweep": "",
+    "observe": "3 Flink reports no rates for the job yet",
 }
 
 

@@ -25,7 +25,7 @@ from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.tables import table
 from streamplace.errors import InputError
 from streamplace.io.engines import Export, ExportOptions, Target, export
-from streamplace.io.engines.flink_rest import fetch_job, is_url
+from streamplace.io.engines.flink_rest import SNAPSHOT_SCHEMA, fetch_job, is_url, version_of
 from streamplace.io.loader import load_path
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.model.evaluate import evaluate
@@ -41,8 +41,9 @@ def export_command(
     output: OutputOpt = None,
     flink_job: Annotated[str | None, typer.Option(
         "--flink-job", help="flink: the JSON of GET /jobs/:jobid, for the job vertex ids: a "
-                            "file, or the job's address http://JOBMANAGER:8081/jobs/JOBID "
-                            "(then the version comes from GET /config).")]
+                            "file (or a snapshot of observe --save), or the job's address "
+                            "http://JOBMANAGER:8081/jobs/JOBID (then the version comes from "
+                            "GET /config).")]
     = None,
     flink_version: Annotated[str | None, typer.Option(
         "--flink-version", help="flink: the cluster's version (e.g. 2.2.1): on 2.x the rest "
@@ -82,6 +83,8 @@ def export_command(
         job, flink_version = fetched.job, flink_version or fetched.version
     elif flink_job:
         job = load_path(flink_job)[0]
+        if isinstance(job, dict) and job.get("schema") == SNAPSHOT_SCHEMA:  # observe --save
+            job, flink_version = job.get("job"), flink_version or version_of(job.get("config"))
     options = ExportOptions(
         flink_job=job, flink_job_file=flink_job or "--flink-job", flink_version=flink_version,
         flux=load_path(flux)[0] if flux else None, flux_file=flux or "--flux",

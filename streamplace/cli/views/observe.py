@@ -1,0 +1,35 @@
+"""Rich rendering of an observed Flink job: its vertices as operators, and its streams."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+
+from streamplace.cli.views.tables import table
+from streamplace.io.engines.flink_observe import Observation
+
+
+def render_observation(con: Console, obs: Observation) -> None:
+    version = f"Flink {obs.version}" if obs.version else "Flink"
+    con.print(f"[bold]{escape(obs.job)}[/] ({obs.job_id}, {version}): {len(obs.vertices)} "
+              f"vertices, {len(obs.streams)} streams, {len(obs.taskmanagers)} "
+              "TaskManager(s); rates are Flink's 60 s meters")
+    ops = table(con, "Operators (service rate: records per second of busy time, per replica)",
+                "operator", "name", "parallelism", "running", "busy", "records in",
+                "records out", "service rate")
+    for v in obs.vertices:
+        ops.add_row(v.op, escape(v.name), str(v.parallelism),
+                    "-" if v.seconds is None else f"{v.seconds:.0f} s",
+                    "-" if v.busy is None else f"{v.busy:.0%}",
+                    _rate(v.meter("numRecordsInPerSecond")),
+                    _rate(v.meter("numRecordsOutPerSecond")), _rate(v.service_rate))
+    con.print(ops)
+    streams = table(con, "Streams", "from", "to", "rate", "tuple size", "measured as")
+    for s in obs.streams:
+        streams.add_row(s.source, s.target, _rate(s.rate),
+                        "-" if s.tuple_size is None else f"{s.tuple_size:.4g} B", s.basis)
+    con.print(streams)
+
+
+def _rate(value: float | None) -> str:
+    return f"{value:.4g}/s" if value is not None else "-"

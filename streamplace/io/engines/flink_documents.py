@@ -1,0 +1,121 @@
+"""The files ``streamplace observe`` writes from an observation of a running Flink job
+(:mod:`streamplace.io.engines.flink_observe`): an application, an infrastructure skeleton of
+its TaskManagers and the plan it runs now, each checked as a file would be."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from streamplace.io.engines.flink_observe import Observation, ObservedVertex
+from streamplace.io.readers import application_from, infrastructure_from
+
+SLOTS = "slots"  # the prefix of each operator's slot dimension: slots.<operator>
+
+
+def documents(obs: Observation) -> dict[str, dict[str, Any]]:
+    """``application``, ``infrastructure`` and, when every subtask runs on a TaskManager
+    the cluster lists, ``plan``."""
+    nodes = _node_ids(obs)
+    app = _application(obs, nodes)
+    infra = _infrastructure(obs, nodes)
+    # checked here, as a file would be: what observe writes, the other commands read
+    application_from(app, f"<application observed from {obs.address}>")
+    infrastructure_from(infra, f"<infrastructure observed from {obs.address}>")
+    out = {"application": app, "infrastructure": infra}
+    plan = _plan(obs, nodes, app["name"], infra["name"])
+    if plan is not None:
+        out["plan"] = plan
+    obs.documents = out
+    return out
+
+
+def slot_dimension(v: ObservedVertex) -> str:
+    return f"{SLOTS}.{v.op}"
+
+
+def _application(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
+    slots = sum(int(t.get("slotsNumber") or 0) for t in obs.taskmanagers)
+    operators = []
+    for v in obs.vertices:
+        entry: dict[str, Any] = {"id": v.op, "name": v.name, "engine_id": v.id}
+        if v.service_rate is not None:
+            entry["service_rate"] = _round(v.service_rate)
+        cap = min(x for x in (v.max_parallelism, slots or None, 2**31 - 1) if x is not None)
+        entry["max_replicas"] = max(v.parallelism, cap)
+        entry["resources"] = {slot_dimension(v): 1}
+        operators.append(entry)
+    streams = []
+    for s in obs.streams:
+        stream: dict[str, Any] = {"from": s.source, "to": s.target, "rate": _round(s.rate or 0)}
+        if s.tuple_size is not None:
+            stream["tuple_size"] = _round(s.tuple_size)
+        streams.append(stream)
+    version = f"Flink {obs.version}" if obs.version else "Flink"
+    return {"schema": "streamplace/application/v1", "name": _name(obs.job),
+            "description": f"observed from {version} job {obs.job_id} ({obs.address})"
+                           + (f" at {obs.taken}" if obs.taken else "") + ": rates are "
+                           "Flink's 60 s meters; service rates are records per second of "
+                           "busy time; one slot-sharing unit per replica",
+            "operators": operators, "streams": streams}
+
+
+def _infrastructure(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
+    out = []
+    for t in obs.taskmanagers:
+        slots = int(t.get("slotsNumber") or 0)
+        hardware = _dict(t.get("hardware"))
+        memory = _dict(t.get("memoryConfiguration")).get("totalProcessMemory")
+        facts = [f"{slots} slots"]
+        if isinstance(hardware.get("cpuCores"), int | float):
+            facts.append(f"{hardware['cpuCores']:g} CPU cores on its host")
+        if isinstance(memory, int | float) and memory > 0:
+            facts.append(f"{memory / 2**30:.3g} GiB of process memory")
+        out.append({"id": nodes[t["id"]], "role": "processor",
+                    "description": f"TaskManager {t['id']}: " + ", ".join(facts),
+                    "resources": {slot_dimension(v): slots for v in obs.vertices}})
+    return {"schema": "streamplace/infrastructure/v1", "name": f"{_name(obs.job)}-taskmanagers",
+            "description": "the TaskManagers of the cluster that ran it; links between "
+                           "their hosts are left to the defaults (no delay, no limit): add "
+                           "what the network has",
+            "nodes": out}
+
+
+def _plan(obs: Observation, nodes: dict[str, str], app: str,
+          infra: str) -> dict[str, Any] | None:
+    placement: dict[str, dict[str, int]] = {}
+    for v in obs.vertices:
+        where = {nodes[tm]: n for tm, n in v.placed.items() if tm in nodes}
+        if sum(where.values()) != v.parallelism:
+            obs.warnings.append(f"no current plan: {sum(where.values())} of the "
+                                f"{v.parallelism} subtasks of {v.name!r} run on a "
+                                "TaskManager the cluster lists")
+            return None
+        placement[v.op] = where
+    return {"schema": "streamplace/plan/v1", "application": app, "infrastructure": infra,
+            "placement": placement}
+
+
+def _node_ids(obs: Observation) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for t in sorted(obs.taskmanagers, key=lambda t: t["id"]):
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", t["id"]).strip("-") or "taskmanager"
+        name, n = base, 1
+        while name in out.values():
+            n += 1
+            name = f"{base}-{n}"
+        out[t["id"]] = name
+    return out
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _name(job: str) -> str:
+    return re.sub(r"\s+", "-", job.strip()) or "flink-job"
+
+
+def _round(value: float) -> float:
+    """Four significant digits: what a meter can tell apart."""
+    return float(f"{value:.4g}")

@@ -1,0 +1,290 @@
+"""An application, an infrastructure skeleton and the current plan from a running Flink job
+(``streamplace observe``, docs/engines.md "Reading a running Flink job"), as the Flink
+Kubernetes operator's autoscaler reads a job:
+
+- operators are the job vertices (a chain of operators runs, and is placed, as one vertex);
+  their ``engine_id`` is the JobVertexID, so ``export`` finds them again;
+- streams are the plan's inputs; a stream's rate is its consumer's ``numRecordsInPerSecond``
+  when that is its only input, else what the consumer's other inputs leave of it, else the
+  producer's ``numRecordsOutPerSecond`` (the autoscaler's three cases, ScalingMetricEvaluator
+  ``computeEdgeDataRate``); its tuple size is the bytes per record the consumer has read;
+- a replica's service rate is its true processing rate: records taken in (a source: sent)
+  per second of busy time, from the vertex's accumulated counters over its life, else from
+  the meters, rate / (``busyTimeMsPerSecond`` / 1000) (the autoscaler's ``computeTprFromBusyTime``);
+- nodes are the TaskManagers. Under slot sharing a slot holds one subtask of every vertex,
+  so each operator takes one unit of a dimension of its own, ``slots.<operator>``, of which
+  a TaskManager has as many as slots: exact for one slot-sharing group (Flink's default);
+- the current plan is where each subtask runs (``taskmanager-id``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.errors import EngineError, InputError, Problem
+from streamplace.io.engines.flink import VERTEX_ID, Vertex
+from streamplace.io.engines.flink_rest import METERS, SNAPSHOT_SCHEMA, version_of
+
+METER_SECONDS = 75.0
+"""How long a vertex runs before its meters hold a full window: Flink's MeterView averages
+the last 60 s, updated every 5 s, and the JobManager's metric fetcher adds up to 10 s."""
+SATURATED = 0.95   # a busy share at which a vertex is said to run at its capacity
+PRESSED = 0.10     # a back-pressured share at which its rates are said to be held back
+
+
+@dataclass
+class ObservedVertex:
+    id: str
+    name: str
+    op: str                      # the operator id it becomes
+    parallelism: int
+    max_parallelism: int | None
+    inputs: list[str]            # producer vertex ids
+    seconds: float | None        # how long it has run
+    slot_group: str | None
+    totals: dict[str, float]     # accumulated counters (read-records, accumulated-busy-time..)
+    meters: dict[str, tuple[float, float]]  # metric: (sum, avg) over subtasks
+    placed: dict[str, int]       # TaskManager id: subtasks there
+    service_rate: float | None = None
+    busy: float | None = None    # share of time busy, averaged over subtasks
+
+    def meter(self, name: str) -> float | None:
+        return self.meters[name][0] if name in self.meters else None
+
+
+@dataclass
+class ObservedStream:
+    source: str
+    target: str
+    rate: float | None
+    tuple_size: float | None
+    basis: str
+
+
+@dataclass
+class Observation:
+    job: str
+    job_id: str
+    version: str | None
+    address: str
+    taken: str | None
+    vertices: list[ObservedVertex]
+    streams: list[ObservedStream]
+    taskmanagers: list[dict[str, Any]]
+    warnings: list[str] = field(default_factory=list)
+    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def observe(snapshot: Any, file: str) -> Observation:
+    """The observation a snapshot (:func:`~streamplace.io.engines.flink_rest.fetch_snapshot`,
+    or the same keys read from a file) holds; every shape problem at once."""
+    problems: list[Problem] = []
+
+    def need(key: str, kind: type) -> Any:
+        value = snapshot.get(key) if isinstance(snapshot, dict) else None
+        if not isinstance(value, kind):
+            problems.append(Problem(f"no {key!r} {kind.__name__} in the snapshot",
+                                    "save it with streamplace observe URL --save FILE",
+                                    path=key, file=file))
+        return value
+
+    if isinstance(snapshot, dict) and snapshot.get("schema") not in (None, SNAPSHOT_SCHEMA):
+        raise InputError.single(f"schema {snapshot.get('schema')!r} is not a Flink snapshot",
+                                f"give a file written by observe --save ({SNAPSHOT_SCHEMA})",
+                                path="schema", file=file)
+    if isinstance(snapshot, dict) and "jid" in snapshot and "job" not in snapshot:
+        raise InputError.single("this is a job's JSON (GET /jobs/:jobid) alone: its rates and "
+                                "TaskManagers are not in it", "give the job's address "
+                                "http://JOBMANAGER:8081/jobs/JOBID, or a snapshot saved from "
+                                "it with observe --save", file=file)
+    job, details, metrics, tms = (need("job", dict), need("vertices", dict),
+                                  need("metrics", dict), need("taskmanagers", dict))
+    if problems:
+        raise InputError(problems)
+    vertices = _vertices(job, details, metrics, file)
+    managers = [t for t in tms.get("taskmanagers", []) if isinstance(t, dict)
+                and isinstance(t.get("id"), str)]
+    obs = Observation(str(job.get("name") or job.get("jid") or "flink-job"),
+                      str(job.get("jid", "")), version_of(snapshot.get("config")),
+                      str(snapshot.get("address") or file), snapshot.get("taken"), vertices,
+                      [], managers)
+    if job.get("state") != "RUNNING":
+        obs.warnings.append(f"the job is {job.get('state')}, not RUNNING: its rates are those "
+                            "of its last moments")
+    for v in vertices:
+        _service(v, obs.warnings)
+    obs.streams = _streams(vertices, obs.warnings)
+    _age(vertices, obs.warnings)
+    return obs
+
+
+def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, Any],
+              file: str) -> list[ObservedVertex]:
+    listed = job.get("vertices")
+    if not isinstance(listed, list):
+        raise InputError.single("the job has no 'vertices' list", "save the unedited "
+                                "answer of GET /jobs/:jobid", path="job.vertices", file=file)
+    inputs = {n.get("id"): [i.get("id") for i in n.get("inputs", []) if isinstance(i, dict)]
+              for n in (job.get("plan") or {}).get("nodes", []) if isinstance(n, dict)}
+    out: list[ObservedVertex] = []
+    problems: list[Problem] = []
+    taken: set[str] = set()
+    for k, v in enumerate(listed):
+        vid = v.get("id") if isinstance(v, dict) else None
+        if not (isinstance(vid, str) and VERTEX_ID.fullmatch(vid)
+                and isinstance(v.get("name"), str) and isinstance(v.get("parallelism"), int)):
+            problems.append(Problem("a vertex needs an 'id', a 'name' and a 'parallelism'",
+                                    "save the unedited answer of GET /jobs/:jobid",
+                                    path=f"job.vertices[{k}]", file=file))
+            continue
+        if vid not in metrics:
+            problems.append(Problem(f"no metrics for vertex {v['name']!r}", "save the "
+                                    "snapshot with observe --save", path=f"metrics.{vid}",
+                                    file=file))
+            continue
+        op = _unique(_slug("-".join(Vertex(vid, v["name"], None, None).members)), taken)
+        duration = v.get("duration")
+        out.append(ObservedVertex(
+            vid, v["name"], op, v["parallelism"], _int(v.get("maxParallelism")),
+            [i for i in inputs.get(vid, []) if isinstance(i, str)],
+            duration / 1000 if isinstance(duration, int | float) and duration >= 0 else None,
+            v.get("slotSharingGroupId"), _totals(v.get("metrics")),
+            _meters(metrics[vid]), _placed(details.get(vid))))
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def _service(v: ObservedVertex, warnings: list[str]) -> None:
+    """Records per second of busy time, per replica: over the vertex's life when Flink
+    reports its accumulated busy time (1.17 and later), else from the meters."""
+    source = not v.inputs
+    records = v.totals.get("write-records" if source else "read-records", 0.0)
+    busy_ms = v.totals.get("accumulated-busy-time", 0.0)
+    if "busyTimeMsPerSecond" in v.meters:  # now, rather than over the vertex's life
+        v.busy = v.meters["busyTimeMsPerSecond"][1] / 1000
+    elif v.seconds and busy_ms > 0:
+        v.busy = busy_ms / 1000 / v.parallelism / v.seconds
+    if records > 0 and busy_ms > 0:
+        v.service_rate = records / (busy_ms / 1000)
+    else:
+        rate = v.meter("numRecordsOutPerSecond" if source else "numRecordsInPerSecond")
+        if rate and v.busy:
+            v.service_rate = rate / v.parallelism / v.busy
+    if v.service_rate is None:
+        warnings.append(f"vertex {v.name!r} was never seen busy with records: it has no "
+                        "service rate (it takes no time); give one")
+    elif v.busy is not None and v.busy >= SATURATED:
+        warnings.append(f"vertex {v.name!r} is busy {v.busy:.0%} of the time: it runs at its "
+                        "capacity, and a plan that keeps its load needs more replicas")
+    pressed = v.meters.get("backPressuredTimeMsPerSecond", (0.0, 0.0))[1] / 1000
+    if pressed >= PRESSED:
+        warnings.append(f"vertex {v.name!r} is back-pressured {pressed:.0%} of the time: the "
+                        "rates are what the job let through, below what its sources offer")
+
+
+def _streams(vertices: list[ObservedVertex], warnings: list[str]) -> list[ObservedStream]:
+    by_id = {v.id: v for v in vertices}
+    outputs: dict[str, int] = {}
+    for v in vertices:
+        for i in v.inputs:
+            outputs[i] = outputs.get(i, 0) + 1
+    out = []
+    for to in vertices:
+        for i in to.inputs:
+            frm = by_id.get(i)
+            if frm is None:
+                warnings.append(f"vertex {to.name!r} reads from {i}, which the job does not "
+                                "list: that stream is left out")
+                continue
+            others = [by_id[o] for o in to.inputs if o != i and o in by_id]
+            rate_in = to.meter("numRecordsInPerSecond")
+            if not others:
+                rate, basis = rate_in, "records in"
+            elif rate_in is not None and all(outputs.get(o.id) == 1 and o.meter(
+                    "numRecordsOutPerSecond") is not None for o in others):
+                rate = max(0.0, rate_in - sum(o.meter("numRecordsOutPerSecond") or 0.0
+                                              for o in others))
+                basis = "records in less the other inputs"
+            else:
+                rate, basis = frm.meter("numRecordsOutPerSecond"), "producer's records out"
+            if rate is None:
+                raise EngineError(f"Flink reports no record rates for {to.name!r} yet (the "
+                                  "JobManager fetches metrics every 10 s): read again")
+            out.append(ObservedStream(frm.op, to.op, rate, _tuple_size(frm, to), basis))
+    return out
+
+
+def _tuple_size(frm: ObservedVertex, to: ObservedVertex) -> float | None:
+    """Bytes per record as the consumer read them (a producer counts whole network buffers
+    as it sends them, so its own ratio is coarse until many have gone)."""
+    for vertex, kind in ((to, "read"), (frm, "write")):
+        records = vertex.totals.get(f"{kind}-records", 0.0)
+        if records > 0 and vertex.totals.get(f"{kind}-bytes", 0.0) > 0:
+            return vertex.totals[f"{kind}-bytes"] / records
+    return None
+
+
+def _age(vertices: list[ObservedVertex], warnings: list[str]) -> None:
+    young = [v for v in vertices if v.seconds is not None and v.seconds < METER_SECONDS]
+    if young:
+        least = min(v.seconds or 0.0 for v in young)
+        warnings.append(f"{len(young)} vertex(es) have run only {least:.0f} s: Flink's rate "
+                        "meters average the last 60 s, so their rates read low; read again "
+                        f"in {METER_SECONDS - least:.0f} s")
+
+
+def _totals(value: Any) -> dict[str, float]:
+    if not isinstance(value, dict):
+        return {}
+    return {k: float(v) for k, v in value.items() if isinstance(v, int | float)
+            and not isinstance(v, bool) and math.isfinite(v) and v >= 0}
+
+
+def _meters(value: Any) -> dict[str, tuple[float, float]]:
+    out = {}
+    for m in value if isinstance(value, list) else []:
+        if isinstance(m, dict) and m.get("id") in METERS:
+            total, mean = _number(m.get("sum")), _number(m.get("avg"))
+            if total is not None and mean is not None:
+                out[m["id"]] = (total, mean)
+    return out
+
+
+def _placed(value: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for s in value.get("subtasks", []) if isinstance(value, dict) else []:
+        tm = s.get("taskmanager-id") if isinstance(s, dict) else None
+        if isinstance(tm, str) and tm and s.get("status") in ("RUNNING", "DEPLOYING",
+                                                              "INITIALIZING"):
+            out[tm] = out.get(tm, 0) + 1
+    return out
+
+
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
+        else None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9_.]+", "-", text.lower()).strip("-") or "vertex"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}-{n}"
+    taken.add(candidate)
+    return candidate

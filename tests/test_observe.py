@@ -1,0 +1,167 @@
+"""``streamplace observe`` on what a real Flink 2.2.1 cluster answered: the snapshot in
+samples/flink was saved by ``observe --save`` from the paced job of tests/flink_job (RATE
+records per second per source subtask, 2 subtasks per vertex, on two TaskManagers), after
+it had run 81 s. Read from the file and from a real HTTP server answering the same calls;
+tests/test_e2e_flink.py reads a live cluster."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from streamplace.io.engines.flink_rest import METERS
+
+from .conftest import sample
+from .flink_cluster import RATE
+from .rest_server import rest_server
+from .test_cli import run
+
+SNAPSHOT = sample("flink", "paced-snapshot.json")
+TOLERANCE = 0.02  # Flink's meters over 60 s, against the rate the job was made to keep
+PASSED = 0.75
+"""The share of records the filter passes: it keeps the even running sums of 16 keys,
+which are every sum of the 8 even keys and every other sum of the 8 odd ones."""
+
+
+def observed(*args: str) -> dict[str, Any]:
+    result = run("observe", *args, "--json", "-q")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def assert_what_the_job_was_made_to_do(doc: dict[str, Any]) -> None:
+    """The paced job at parallelism 2, observed: its rates, and its source's service rate."""
+    rates = {(s["from"], s["to"]): s["rate"] for s in doc["application"]["streams"]}
+    sent = 2 * RATE  # two source subtasks
+    assert rates == pytest.approx({("numbers-pace", "counter"): sent,
+                                   ("counter", "evens"): sent,
+                                   ("evens", "sink"): PASSED * sent}, rel=TOLERANCE)
+    ops = {o["id"]: o for o in doc["application"]["operators"]}
+    # the pacing map sleeps between records: its vertex is busy all the time at RATE
+    assert ops["numbers-pace"]["service_rate"] == pytest.approx(RATE, rel=TOLERANCE)
+    assert all(ops[o]["service_rate"] > 100 * RATE for o in ("counter", "evens", "sink"))
+    assert any("'Source: numbers -> pace' is busy 100%" in w for w in doc["report"]["warnings"])
+    tuple_sizes = {s["tuple_size"] for s in doc["application"]["streams"]}
+    assert tuple_sizes == {21.0}  # a Long, as Flink's network stack carries it
+    placement = doc["plan"]["placement"]
+    assert {o: sum(where.values()) for o, where in placement.items()} == dict.fromkeys(ops, 2)
+
+
+def test_rates_and_service_rates_are_what_the_job_was_made_to_do():
+    assert_what_the_job_was_made_to_do(observed(SNAPSHOT))
+
+
+def test_operators_are_the_vertices_and_export_finds_them_again(tmp_path: Path):
+    doc = observed(SNAPSHOT)
+    job = json.loads(Path(SNAPSHOT).read_text())["job"]
+    ops = doc["application"]["operators"]
+    assert [(o["name"], o["engine_id"]) for o in ops] == \
+        [(v["name"], v["id"]) for v in job["vertices"]]
+    assert [o["id"] for o in ops] == ["numbers-pace", "counter", "evens", "sink"]
+    files = {}
+    for key in ("application", "infrastructure", "plan"):
+        files[key] = tmp_path / f"{key}.yaml"
+        files[key].write_text(yaml.safe_dump(doc[key]))
+    exported = run("export", str(files["application"]), str(files["infrastructure"]),
+                   str(files["plan"]), "--to", "flink", "--flink-job", SNAPSHOT, "--json", "-q")
+    assert exported.exit_code == 0, exported.output
+    artifacts = {a["name"]: a["text"] for a in json.loads(exported.stdout)["artifacts"]}
+    assert next(iter(artifacts)) == "rest"  # the snapshot's cluster is 2.2.1
+    # the plan it runs now, exported, is what it runs
+    assert json.loads(artifacts["rest"]) == {
+        v["id"]: {"parallelism": {"lowerBound": 2, "upperBound": 2}} for v in job["vertices"]}
+
+
+def test_the_skeleton_has_the_taskmanagers_and_the_plan_where_subtasks_run():
+    doc = observed(SNAPSHOT)
+    nodes = doc["infrastructure"]["nodes"]
+    assert len(nodes) == 2
+    ops = [o["id"] for o in doc["application"]["operators"]]
+    assert all(n["resources"] == {f"slots.{o}": 4 for o in ops} for n in nodes)
+    placement = doc["plan"]["placement"]
+    assert {u for where in placement.values() for u in where} <= {n["id"] for n in nodes}
+    assert doc["plan"]["application"] == doc["application"]["name"]
+    assert doc["plan"]["infrastructure"] == doc["infrastructure"]["name"]
+
+
+def answers(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The REST calls observe makes, answered as the cluster answered them."""
+    jid = snapshot["job"]["jid"]
+    out = {f"/jobs/{jid}": snapshot["job"], "/config": snapshot["config"],
+           "/taskmanagers": snapshot["taskmanagers"]}
+    for vid, detail in snapshot["vertices"].items():
+        out[f"/jobs/{jid}/vertices/{vid}"] = detail
+        out[f"/jobs/{jid}/vertices/{vid}/subtasks/metrics?get={','.join(METERS)}"] = \
+            snapshot["metrics"][vid]
+    return out
+
+
+def test_live_and_saved_give_the_same_files(tmp_path: Path):
+    snapshot = json.loads(Path(SNAPSHOT).read_text())
+    saved = tmp_path / "again.json"
+    with rest_server(answers(snapshot)) as rest:
+        live = observed(f"{rest}/jobs/{snapshot['job']['jid']}", "--save", str(saved))
+    offline = observed(str(saved))
+    for key in ("infrastructure", "plan"):
+        assert live[key] == offline[key] == observed(SNAPSHOT)[key]
+    assert live["application"]["operators"] == offline["application"]["operators"]
+    assert live["application"]["streams"] == offline["application"]["streams"]
+    kept = json.loads(saved.read_text())
+    assert all(kept[k] == snapshot[k] for k in ("config", "job", "vertices", "metrics",
+                                                "taskmanagers"))
+
+
+def damaged(tmp_path: Path, change) -> str:  # type: ignore[no-untyped-def]
+    snapshot = copy.deepcopy(json.loads(Path(SNAPSHOT).read_text()))
+    change(snapshot)
+    path = tmp_path / "damaged.json"
+    path.write_text(json.dumps(snapshot))
+    return str(path)
+
+
+def test_a_snapshot_without_what_it_needs_is_bad_input(tmp_path: Path):
+    missing = run("observe", damaged(tmp_path, lambda s: s.pop("metrics")))
+    assert missing.exit_code == 2
+    assert "damaged.json: metrics: no 'metrics' dict in the snapshot" in missing.stderr
+    other = run("observe", sample("debs2015", "plan.yaml"))
+    assert other.exit_code == 2 and "'streamplace/plan/v1' is not a Flink snapshot" in \
+        other.stderr
+    job = run("observe", sample("debs2015", "flink-job.json"))
+    assert job.exit_code == 2 and "a job's JSON (GET /jobs/:jobid) alone" in job.stderr
+
+    def unnamed(s: dict[str, Any]) -> None:
+        del s["job"]["vertices"][1]["name"]
+
+    vertex = run("observe", damaged(tmp_path, unnamed))
+    assert vertex.exit_code == 2 and "job.vertices[1]: a vertex needs" in vertex.stderr
+    for result in (missing, other, job, vertex):
+        assert "Traceback" not in result.output
+
+
+def test_no_rates_yet_is_no_answer_and_a_young_job_is_said(tmp_path: Path):
+    def fresh(s: dict[str, Any]) -> None:  # as the JobManager answers before its first fetch
+        s["metrics"] = {key: [] for key in s["metrics"]}
+
+    early = run("observe", damaged(tmp_path, fresh))
+    assert early.exit_code == 3 and "read again" in early.stderr
+
+    def young(s: dict[str, Any]) -> None:
+        for v in s["job"]["vertices"]:
+            v["duration"] = 20_000
+
+    doc = observed(damaged(tmp_path, young))
+    assert any("run only 20 s" in w and "read low" in w for w in doc["report"]["warnings"])
+
+
+def test_an_unreachable_or_unknown_job_is_bad_input():
+    snapshot = json.loads(Path(SNAPSHOT).read_text())
+    with rest_server(answers(snapshot)) as rest:
+        unknown = run("observe", f"{rest}/jobs/{'0' * 32}")
+    assert unknown.exit_code == 2 and "answered 404" in unknown.stderr
+    malformed = run("observe", "http://127.0.0.1:1/jobs/latest")
+    assert malformed.exit_code == 2 and "32 hex digits" in malformed.stderr
