@@ -69,6 +69,31 @@ class Cluster:
     web: str     # http://127.0.0.1:PORT, the Master's web UI (its /json/ is the state)
     workers: int
     cores: int   # per worker
+    hidden: Path | None = None  # a folder the workers and executors see empty
+
+
+HIDE = 'mount -t tmpfs tmpfs "$0" && exec "$@"'
+
+
+def hiding(folder: Path) -> list[str] | None:
+    """A command prefix that runs a program in a mount namespace of its own where
+    ``folder`` is an empty tmpfs, as on a machine that does not share this one's storage;
+    None where this machine cannot make one (no unshare, no user namespaces)."""
+    (folder / "probe").write_text("")
+    try:
+        for unshare in (["unshare", "--mount"],
+                        ["unshare", "--user", "--map-current-user", "--mount"]):
+            prefix = [*unshare, "sh", "-c", HIDE, str(folder)]
+            try:
+                seen = subprocess.run([*prefix, "test", "-e", str(folder / "probe")],
+                                      capture_output=True, timeout=60)
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if seen.returncode == 1:  # it ran, and the file is not there
+                return prefix
+        return None
+    finally:
+        (folder / "probe").unlink()
 
 
 def spark_home() -> Path:
@@ -77,10 +102,11 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).parent
 
 
-def _start(args: list[str], home: Path, work: Path) -> Daemon:
+def _start(args: list[str], home: Path, work: Path, prefix: list[str] | None = None) -> Daemon:
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
            "SPARK_WORKER_DIR": str(work), "SPARK_NO_DAEMONIZE": "1"}
-    process = subprocess.Popen([str(home / "bin" / "spark-class"), *args], env=env,
+    process = subprocess.Popen([*(prefix or []), str(home / "bin" / "spark-class"), *args],
+                               env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     daemon = Daemon(process)
     daemon.start_reading()
@@ -88,8 +114,12 @@ def _start(args: list[str], home: Path, work: Path) -> Daemon:
 
 
 @contextmanager
-def standalone_cluster(work: Path, workers: int = 2, cores: int = 2) -> Iterator[Cluster]:
+def standalone_cluster(work: Path, workers: int = 2, cores: int = 2,
+                       hidden: Path | None = None) -> Iterator[Cluster]:
+    """A Master and ``workers`` Workers; with ``hidden``, the Workers (and so their
+    executors) see that folder empty, where this machine can hide it (``Cluster.hidden``)."""
     home = spark_home()
+    prefix = hiding(hidden) if hidden is not None else None
     daemons: list[Daemon] = []
     try:
         master = _start(["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
@@ -101,9 +131,9 @@ def standalone_cluster(work: Path, workers: int = 2, cores: int = 2) -> Iterator
             worker = _start(["org.apache.spark.deploy.worker.Worker", url, "--host",
                              "127.0.0.1", "--cores", str(cores), "--memory", "1g",
                              "--webui-port", "0", "--work-dir", str(work / f"worker{k}")],
-                            home, work)
+                            home, work, prefix)
             daemons.append(worker)
             worker.wait_for(r"Successfully registered with master")
-        yield Cluster(url, web.rstrip("/"), workers, cores)
+        yield Cluster(url, web.rstrip("/"), workers, cores, hidden if prefix else None)
     finally:
         stop_all(daemons)

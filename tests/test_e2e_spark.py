@@ -21,7 +21,8 @@ SUBMIT_TIMEOUT = 600  # a hang guard only: a run ends by itself well before
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory):
-    with standalone_cluster(tmp_path_factory.mktemp("standalone")) as running:
+    with standalone_cluster(tmp_path_factory.mktemp("standalone"),
+                            hidden=tmp_path_factory.mktemp("hidden-from-workers")) as running:
         yield running
 
 
@@ -85,3 +86,20 @@ def test_a_sweep_on_the_cluster_gives_the_rows_of_one_process(cluster: Cluster,
                           env=spark_env())
     assert done.returncode == 0, done.stderr[-3000:]
     assert_rows_of_one_process(path, tmp_path / "cluster", tmp_path / "local")
+
+
+def test_a_results_folder_the_executors_cannot_see_is_refused_before_any_scenario(
+        cluster: Cluster, tmp_path: Path):
+    if cluster.hidden is None:
+        pytest.skip("this machine cannot give the workers a mount namespace (unshare)")
+    path = write_sweep(tmp_path, {"methods": ["resource-aware"], "time_limit": 60})
+    results = cluster.hidden / "results"  # what the executors see is an empty tmpfs
+    done = subprocess.run([sys.executable, "-m", "streamplace", "sweep", str(path), "--master",
+                           cluster.master, "-o", str(results), "--quiet"],
+                          capture_output=True, text=True, timeout=SUBMIT_TIMEOUT,
+                          env=spark_env())
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "but they cannot see it" in done.stderr and "--engine python" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list(results.glob("rows/*.json")) and not (results / "results.csv").exists()
+    assert not list(results.glob(".streamplace-probe-*"))

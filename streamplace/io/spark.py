@@ -14,6 +14,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,12 +54,15 @@ _QUIET = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
 @contextlib.contextmanager
 def spark_session(master: str | None = None, quiet: bool = False,
                   name: str = "streamplace",
-                  needs: tuple[str, ...] = ()) -> Iterator[SparkSession]:
+                  needs: tuple[str, ...] = (),
+                  shared: Path | None = None) -> Iterator[SparkSession]:
     """The session to run on; ``master=None`` means the one in place, else ``local[*]``.
     ``quiet`` starts the JVM with its stderr on /dev/null (it announces its incubator
     modules there before any log configuration applies); failures still reach Python.
     On executors of their own, a task first checks that their Python imports ``needs``
-    (the modules the work imports there): exit 2 with the fix, not rows of errors."""
+    (the modules the work imports there), and that they see and can write to the folder
+    ``shared`` (where they write results): exit 2 with the fix, not rows of errors or a
+    results folder without data."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as exc:  # pragma: no cover - pyspark is a dependency
@@ -92,7 +96,7 @@ def spark_session(master: str | None = None, quiet: bool = False,
     try:
         if _remote_workers(str(spark.sparkContext.master)):
             shipped = _ship_package(spark)
-            check_executors(spark, needs)
+            check_executors(spark, needs, shared)
         yield spark
     finally:
         spark.stop()
@@ -148,11 +152,17 @@ def _remote_workers(master: str) -> bool:
     return not (master == "local" or master.startswith("local["))
 
 
-def check_executors(spark: SparkSession, needs: tuple[str, ...]) -> None:
-    """One task on the executors: their Python runs and imports ``needs``."""
+def check_executors(spark: SparkSession, needs: tuple[str, ...],
+                    shared: Path | None = None) -> None:
+    """One task on the executors: their Python runs and imports ``needs``, and sees (a
+    file this process put there) and can write to the folder ``shared``."""
+    token = f".streamplace-probe-{uuid.uuid4().hex}"
+    if shared is not None:
+        (shared / token).write_text("")
 
-    def probe(_: object) -> tuple[str, list[str]]:
+    def probe(_: object) -> tuple[str, list[str], str | None]:
         import importlib
+        import os as executor_os
         import sys as executor_sys
 
         missing = []
@@ -161,22 +171,44 @@ def check_executors(spark: SparkSession, needs: tuple[str, ...]) -> None:
                 importlib.import_module(module)
             except ImportError:
                 missing.append(module)
-        return executor_sys.executable, missing
+        unseen = None
+        if shared is not None:
+            mine = executor_os.path.join(shared, token + "-executor")
+            try:
+                if not executor_os.path.exists(executor_os.path.join(shared, token)):
+                    unseen = "they cannot see it"
+                else:
+                    with open(mine, "w"):
+                        pass
+                    executor_os.remove(mine)
+            except OSError as exc:
+                unseen = f"they cannot write there ({exc.strerror})"
+        return executor_sys.executable, missing, unseen
 
     fix = ("set PYSPARK_PYTHON to a Python that has streamplace's dependencies (pip install "
            "streamplace there): on a cluster that shares this machine's filesystem, "
            f"PYSPARK_PYTHON={sys.executable}")
     try:
-        ((executable, missing),) = spark.sparkContext.parallelize([0], 1).map(probe).collect()
+        ((executable, missing, unseen),) = \
+            spark.sparkContext.parallelize([0], 1).map(probe).collect()
     except Exception as exc:  # Py4J wraps the worker's failure (version mismatch, no Python)
         lines = [line for line in str(exc).splitlines() if "Error" in line or "error" in line]
         raise InputError.single(
             "the executors cannot run streamplace's Python tasks: "
             + (lines[-1].strip() if lines else str(exc).splitlines()[0]), fix,
             path="--master") from None
+    finally:
+        if shared is not None:
+            (shared / token).unlink(missing_ok=True)
     if missing:
         raise InputError.single(f"the executors' Python ({executable}) cannot import "
                                 f"{', '.join(missing)}", fix, path="--master")
+    if unseen:
+        raise InputError.single(
+            f"the executors write the results to {shared}, but {unseen}: results.parquet "
+            "would hold no data", "give -o a folder on storage every executor and this "
+            "machine share at the same path (NFS), or use --engine python; then run again "
+            "with --resume", path="--output")
 
 
 def _ship_package(spark: SparkSession) -> str:

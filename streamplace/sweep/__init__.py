@@ -90,7 +90,7 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
         from streamplace.sweep.runner import run_on_spark
 
         with spark_session(master, quiet=quiet, name="streamplace-sweep",
-                           needs=EXECUTOR_NEEDS) as spark:
+                           needs=EXECUTOR_NEEDS, shared=store.root) as spark:
             if todo:
                 run_on_spark(spark, inputs, settings, todo, done, stop)
             report.rows = store.rows(scenarios, settings.columns)
