@@ -340,3 +340,38 @@ def test_executors_without_the_dependencies_are_refused_with_the_fix(tmp_path: P
     assert done.returncode == 2, done.stderr
     assert "cannot import highspy" in done.stderr and "PYSPARK_PYTHON" in done.stderr
     assert not (tmp_path / "out" / "results.csv").exists()
+
+
+OTHER_MINOR = '''import sys
+
+
+class _Version(tuple):
+    major = property(lambda self: self[0])
+    minor = property(lambda self: self[1])
+    micro = property(lambda self: self[2])
+
+
+sys.version_info = _Version((3, sys.version_info[1] - 1, 0, "final", 0))
+'''
+
+
+def test_executors_on_another_python_version_are_a_user_error_with_the_fix(
+        tmp_path: Path) -> None:
+    """PySpark refuses a worker of another minor version (its own check, in the worker):
+    exit 2 quoting it, with the fix, not an internal error. The worker is this interpreter
+    told by a sitecustomize that it is one minor version older."""
+    from .spark_jobs import CLUSTER
+
+    (tmp_path / "older").mkdir()
+    (tmp_path / "older" / "sitecustomize.py").write_text(OTHER_MINOR)
+    older = tmp_path / "older" / "python"
+    older.write_text(f'#!/bin/sh\nPYTHONPATH={tmp_path / "older"} exec {sys.executable} "$@"\n')
+    older.chmod(0o755)
+    path = write_sweep(tmp_path, {"methods": ["resource-aware"]})
+    done = subprocess.run([sys.executable, "-m", "streamplace", "sweep", str(path), "--master",
+                           CLUSTER, "-o", str(tmp_path / "out"), "--quiet"],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYSPARK_PYTHON": str(older)})
+    assert done.returncode == 2, done.stderr
+    assert "[PYTHON_VERSION_MISMATCH]" in done.stderr and "PYSPARK_PYTHON=" in done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import os
+import re
 import shutil
 import socket
 import sys
@@ -192,11 +193,8 @@ def check_executors(spark: SparkSession, needs: tuple[str, ...],
         ((executable, missing, unseen),) = \
             spark.sparkContext.parallelize([0], 1).map(probe).collect()
     except Exception as exc:  # Py4J wraps the worker's failure (version mismatch, no Python)
-        lines = [line for line in str(exc).splitlines() if "Error" in line or "error" in line]
-        raise InputError.single(
-            "the executors cannot run streamplace's Python tasks: "
-            + (lines[-1].strip() if lines else str(exc).splitlines()[0]), fix,
-            path="--master") from None
+        raise InputError.single("the executors cannot run streamplace's Python tasks: "
+                                + worker_failure(str(exc)), fix, path="--master") from None
     finally:
         if shared is not None:
             (shared / token).unlink(missing_ok=True)
@@ -209,6 +207,22 @@ def check_executors(spark: SparkSession, needs: tuple[str, ...],
             "would hold no data", "give -o a folder on storage every executor and this "
             "machine share at the same path (NFS), or use --engine python; then run again "
             "with --resume", path="--output")
+
+
+PYTHON_RAISED = re.compile(r"^\s*(?:[\w.]+\.)?\w+(?:Error|Exception): \S")
+
+
+def worker_failure(text: str) -> str:
+    """What a Python worker's failure says, out of the Java stack trace around it: the
+    last exception line Python raised (PySpark's version mismatch, an import error).
+
+    >>> worker_failure("py4j...\\n  at org.X(Y.scala:1)\\nValueError: bad\\n  at org.Z")
+    'ValueError: bad'
+    """
+    raised = [line.strip() for line in text.splitlines() if PYTHON_RAISED.match(line)]
+    if raised:
+        return raised[-1].removeprefix("pyspark.errors.exceptions.base.")
+    return next((line.strip() for line in text.splitlines() if line.strip()), text)
 
 
 def _ship_package(spark: SparkSession) -> str:
