@@ -122,3 +122,21 @@ def test_any_text_as_a_document_gets_an_answer(text: str) -> None:
         app.write_text(text)
         _answered(run("validate", str(app), sample("video-chain", "infrastructure.yaml"),
                       sample("video-chain", "plan.yaml")))
+
+
+SNAPSHOT = json.loads(Path(sample("flink", "paced-snapshot.json")).read_text())
+
+
+@SETTINGS
+@given(data=st.data())
+def test_damaged_flink_snapshots_get_an_answer(data: Any) -> None:
+    """One value of a saved Flink job (anywhere) replaced: an application, bad input, or
+    no answer when the rates are gone (exit 3, said plainly), never a crash."""
+    path = data.draw(st.sampled_from(_paths(SNAPSHOT)))
+    changed = _replace(SNAPSHOT, path, data.draw(values))
+    with tempfile.TemporaryDirectory() as folder:
+        snapshot = Path(folder) / "snapshot.json"
+        snapshot.write_text(json.dumps(changed, allow_nan=True, default=str))
+        result = run("observe", str(snapshot), "--json", "-q")
+    assert result.exit_code in {0, 2, 3}, result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output

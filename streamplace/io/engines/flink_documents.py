@@ -7,7 +7,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamplace.io.engines.flink_observe import Observation, ObservedVertex
+from streamplace.io.engines.flink_observe import (
+    Observation,
+    ObservedVertex,
+    as_count,
+    as_number,
+)
 from streamplace.io.readers import application_from, infrastructure_from
 
 SLOTS = "slots"  # the prefix of each operator's slot dimension: slots.<operator>
@@ -35,7 +40,7 @@ def slot_dimension(v: ObservedVertex) -> str:
 
 
 def _application(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
-    slots = sum(int(t.get("slotsNumber") or 0) for t in obs.taskmanagers)
+    slots = sum(_slots(t) for t in obs.taskmanagers)
     operators = []
     for v in obs.vertices:
         entry: dict[str, Any] = {"id": v.op, "name": v.name, "engine_id": v.id}
@@ -63,13 +68,15 @@ def _application(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
 def _infrastructure(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
     out = []
     for t in obs.taskmanagers:
-        slots = int(t.get("slotsNumber") or 0)
+        slots = _slots(t)
         hardware = _dict(t.get("hardware"))
         memory = _dict(t.get("memoryConfiguration")).get("totalProcessMemory")
         facts = [f"{slots} slots"]
-        if isinstance(hardware.get("cpuCores"), int | float):
-            facts.append(f"{hardware['cpuCores']:g} CPU cores on its host")
-        if isinstance(memory, int | float) and memory > 0:
+        cores = as_number(hardware.get("cpuCores"))
+        if cores is not None and cores > 0:
+            facts.append(f"{cores:g} CPU cores on its host")
+        memory = as_number(memory)
+        if memory is not None and memory > 0:
             facts.append(f"{memory / 2**30:.3g} GiB of process memory")
         out.append({"id": nodes[t["id"]], "role": "processor",
                     "description": f"TaskManager {t['id']}: " + ", ".join(facts),
@@ -106,6 +113,10 @@ def _node_ids(obs: Observation) -> dict[str, str]:
             name = f"{base}-{n}"
         out[t["id"]] = name
     return out
+
+
+def _slots(taskmanager: dict[str, Any]) -> int:
+    return as_count(taskmanager.get("slotsNumber")) or 0
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any
 from streamplace.errors import EngineError, InputError, Problem
 from streamplace.io.engines.flink import VERTEX_ID, Vertex
 from streamplace.io.engines.flink_rest import METERS, SNAPSHOT_SCHEMA, version_of
+from streamplace.model.fields import MOST_REPLICAS
 
 METER_SECONDS = 75.0
 """How long a vertex runs before its meters hold a full window: Flink's MeterView averages
@@ -105,12 +106,17 @@ def observe(snapshot: Any, file: str) -> Observation:
     if problems:
         raise InputError(problems)
     vertices = _vertices(job, details, metrics, file)
-    managers = [t for t in tms.get("taskmanagers", []) if isinstance(t, dict)
+    managers = [t for t in _list(tms.get("taskmanagers")) if isinstance(t, dict)
                 and isinstance(t.get("id"), str)]
+    if not managers:
+        raise InputError.single("the cluster lists no TaskManager (each with an 'id')",
+                                "observe the job while it runs: its TaskManagers are the "
+                                "infrastructure", path="taskmanagers.taskmanagers", file=file)
+    taken = snapshot.get("taken")
     obs = Observation(str(job.get("name") or job.get("jid") or "flink-job"),
                       str(job.get("jid", "")), version_of(snapshot.get("config")),
-                      str(snapshot.get("address") or file), snapshot.get("taken"), vertices,
-                      [], managers)
+                      str(snapshot.get("address") or file),
+                      taken if isinstance(taken, str) else None, vertices, [], managers)
     if job.get("state") != "RUNNING":
         obs.warnings.append(f"the job is {job.get('state')}, not RUNNING: its rates are those "
                             "of its last moments")
@@ -127,16 +133,20 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
     if not isinstance(listed, list):
         raise InputError.single("the job has no 'vertices' list", "save the unedited "
                                 "answer of GET /jobs/:jobid", path="job.vertices", file=file)
-    inputs = {n.get("id"): [i.get("id") for i in n.get("inputs", []) if isinstance(i, dict)]
-              for n in (job.get("plan") or {}).get("nodes", []) if isinstance(n, dict)}
+    plan = job.get("plan")
+    nodes = _list(plan.get("nodes")) if isinstance(plan, dict) else []
+    inputs = {n["id"]: [i["id"] for i in _list(n.get("inputs")) if isinstance(i, dict)
+                        and isinstance(i.get("id"), str)]
+              for n in nodes if isinstance(n, dict) and isinstance(n.get("id"), str)}
     out: list[ObservedVertex] = []
     problems: list[Problem] = []
     taken: set[str] = set()
     for k, v in enumerate(listed):
         vid = v.get("id") if isinstance(v, dict) else None
         if not (isinstance(vid, str) and VERTEX_ID.fullmatch(vid)
-                and isinstance(v.get("name"), str) and isinstance(v.get("parallelism"), int)):
-            problems.append(Problem("a vertex needs an 'id', a 'name' and a 'parallelism'",
+                and isinstance(v.get("name"), str) and as_count(v.get("parallelism"))):
+            problems.append(Problem("a vertex needs an 'id', a 'name' and a 'parallelism' "
+                                    "(at least 1)",
                                     "save the unedited answer of GET /jobs/:jobid",
                                     path=f"job.vertices[{k}]", file=file))
             continue
@@ -146,12 +156,12 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
                                     file=file))
             continue
         op = _unique(_slug("-".join(Vertex(vid, v["name"], None, None).members)), taken)
-        duration = v.get("duration")
+        duration = as_number(v.get("duration"))
+        group = v.get("slotSharingGroupId")
         out.append(ObservedVertex(
-            vid, v["name"], op, v["parallelism"], _int(v.get("maxParallelism")),
-            [i for i in inputs.get(vid, []) if isinstance(i, str)],
-            duration / 1000 if isinstance(duration, int | float) and duration >= 0 else None,
-            v.get("slotSharingGroupId"), _totals(v.get("metrics")),
+            vid, v["name"], op, v["parallelism"], as_count(v.get("maxParallelism")),
+            inputs.get(vid, []), duration / 1000 if duration is not None and duration >= 0
+            else None, group if isinstance(group, str) else None, _totals(v.get("metrics")),
             _meters(metrics[vid]), _placed(details.get(vid))))
     if problems:
         raise InputError(problems)
@@ -240,15 +250,15 @@ def _age(vertices: list[ObservedVertex], warnings: list[str]) -> None:
 def _totals(value: Any) -> dict[str, float]:
     if not isinstance(value, dict):
         return {}
-    return {k: float(v) for k, v in value.items() if isinstance(v, int | float)
-            and not isinstance(v, bool) and math.isfinite(v) and v >= 0}
+    numbers = {k: as_number(v) for k, v in value.items()}
+    return {k: v for k, v in numbers.items() if v is not None and v >= 0}
 
 
 def _meters(value: Any) -> dict[str, tuple[float, float]]:
     out = {}
     for m in value if isinstance(value, list) else []:
         if isinstance(m, dict) and m.get("id") in METERS:
-            total, mean = _number(m.get("sum")), _number(m.get("avg"))
+            total, mean = as_number(m.get("sum")), as_number(m.get("avg"))
             if total is not None and mean is not None:
                 out[m["id"]] = (total, mean)
     return out
@@ -256,7 +266,7 @@ def _meters(value: Any) -> dict[str, tuple[float, float]]:
 
 def _placed(value: Any) -> dict[str, int]:
     out: dict[str, int] = {}
-    for s in value.get("subtasks", []) if isinstance(value, dict) else []:
+    for s in _list(value.get("subtasks")) if isinstance(value, dict) else []:
         tm = s.get("taskmanager-id") if isinstance(s, dict) else None
         if isinstance(tm, str) and tm and s.get("status") in ("RUNNING", "DEPLOYING",
                                                               "INITIALIZING"):
@@ -264,17 +274,24 @@ def _placed(value: Any) -> dict[str, int]:
     return out
 
 
-def _number(value: Any) -> float | None:
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def as_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return number if math.isfinite(number) else None
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
-        else None
+def as_count(value: Any) -> int | None:
+    """A count Flink could hold (a Java int), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) \
+        and 0 < value <= MOST_REPLICAS else None
 
 
 def _slug(text: str) -> str:
