@@ -165,3 +165,12 @@ def test_an_unreachable_or_unknown_job_is_bad_input():
     assert unknown.exit_code == 2 and "answered 404" in unknown.stderr
     malformed = run("observe", "http://127.0.0.1:1/jobs/latest")
     assert malformed.exit_code == 2 and "32 hex digits" in malformed.stderr
+
+
+def test_several_slot_sharing_groups_are_said(tmp_path: Path):
+    def split(s: dict[str, Any]) -> None:
+        s["job"]["vertices"][-1]["slotSharingGroupId"] = "f" * 32
+
+    doc = observed(damaged(tmp_path, split))
+    assert any("2 slot-sharing groups" in w for w in doc["report"]["warnings"])
+    assert not any("slot-sharing" in w for w in observed(SNAPSHOT)["report"]["warnings"])

@@ -7,12 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamplace.io.engines.flink_observe import (
-    Observation,
-    ObservedVertex,
-    as_count,
-    as_number,
-)
+from streamplace.io.engines.flink_observe import Observation, ObservedVertex
+from streamplace.io.engines.flink_values import as_count, as_number
 from streamplace.io.readers import application_from, infrastructure_from
 
 SLOTS = "slots"  # the prefix of each operator's slot dimension: slots.<operator>

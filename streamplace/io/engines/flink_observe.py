@@ -19,15 +19,21 @@ Kubernetes operator's autoscaler reads a job:
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.errors import EngineError, InputError, Problem
 from streamplace.io.engines.flink import VERTEX_ID, Vertex
-from streamplace.io.engines.flink_rest import METERS, SNAPSHOT_SCHEMA, version_of
-from streamplace.model.fields import MOST_REPLICAS
+from streamplace.io.engines.flink_rest import SNAPSHOT_SCHEMA, version_of
+from streamplace.io.engines.flink_values import (
+    as_count,
+    as_list,
+    as_number,
+    meters,
+    placed,
+    totals,
+)
 
 METER_SECONDS = 75.0
 """How long a vertex runs before its meters hold a full window: Flink's MeterView averages
@@ -106,7 +112,7 @@ def observe(snapshot: Any, file: str) -> Observation:
     if problems:
         raise InputError(problems)
     vertices = _vertices(job, details, metrics, file)
-    managers = [t for t in _list(tms.get("taskmanagers")) if isinstance(t, dict)
+    managers = [t for t in as_list(tms.get("taskmanagers")) if isinstance(t, dict)
                 and isinstance(t.get("id"), str)]
     if not managers:
         raise InputError.single("the cluster lists no TaskManager (each with an 'id')",
@@ -120,6 +126,11 @@ def observe(snapshot: Any, file: str) -> Observation:
     if job.get("state") != "RUNNING":
         obs.warnings.append(f"the job is {job.get('state')}, not RUNNING: its rates are those "
                             "of its last moments")
+    groups = {v.slot_group for v in vertices} - {None}
+    if len(groups) > 1:
+        obs.warnings.append(f"the job has {len(groups)} slot-sharing groups, which split a "
+                            "TaskManager's slots between them: the skeleton gives every "
+                            "operator all of them; lower its slots.* to what each may use")
     for v in vertices:
         _service(v, obs.warnings)
     obs.streams = _streams(vertices, obs.warnings)
@@ -134,8 +145,8 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
         raise InputError.single("the job has no 'vertices' list", "save the unedited "
                                 "answer of GET /jobs/:jobid", path="job.vertices", file=file)
     plan = job.get("plan")
-    nodes = _list(plan.get("nodes")) if isinstance(plan, dict) else []
-    inputs = {n["id"]: [i["id"] for i in _list(n.get("inputs")) if isinstance(i, dict)
+    nodes = as_list(plan.get("nodes")) if isinstance(plan, dict) else []
+    inputs = {n["id"]: [i["id"] for i in as_list(n.get("inputs")) if isinstance(i, dict)
                         and isinstance(i.get("id"), str)]
               for n in nodes if isinstance(n, dict) and isinstance(n.get("id"), str)}
     out: list[ObservedVertex] = []
@@ -161,8 +172,8 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
         out.append(ObservedVertex(
             vid, v["name"], op, v["parallelism"], as_count(v.get("maxParallelism")),
             inputs.get(vid, []), duration / 1000 if duration is not None and duration >= 0
-            else None, group if isinstance(group, str) else None, _totals(v.get("metrics")),
-            _meters(metrics[vid]), _placed(details.get(vid))))
+            else None, group if isinstance(group, str) else None, totals(v.get("metrics")),
+            meters(metrics[vid]), placed(details.get(vid))))
     if problems:
         raise InputError(problems)
     return out
@@ -245,53 +256,6 @@ def _age(vertices: list[ObservedVertex], warnings: list[str]) -> None:
         warnings.append(f"{len(young)} vertex(es) have run only {least:.0f} s: Flink's rate "
                         "meters average the last 60 s, so their rates read low; read again "
                         f"in {METER_SECONDS - least:.0f} s")
-
-
-def _totals(value: Any) -> dict[str, float]:
-    if not isinstance(value, dict):
-        return {}
-    numbers = {k: as_number(v) for k, v in value.items()}
-    return {k: v for k, v in numbers.items() if v is not None and v >= 0}
-
-
-def _meters(value: Any) -> dict[str, tuple[float, float]]:
-    out = {}
-    for m in value if isinstance(value, list) else []:
-        if isinstance(m, dict) and m.get("id") in METERS:
-            total, mean = as_number(m.get("sum")), as_number(m.get("avg"))
-            if total is not None and mean is not None:
-                out[m["id"]] = (total, mean)
-    return out
-
-
-def _placed(value: Any) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for s in _list(value.get("subtasks")) if isinstance(value, dict) else []:
-        tm = s.get("taskmanager-id") if isinstance(s, dict) else None
-        if isinstance(tm, str) and tm and s.get("status") in ("RUNNING", "DEPLOYING",
-                                                              "INITIALIZING"):
-            out[tm] = out.get(tm, 0) + 1
-    return out
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def as_number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return number if math.isfinite(number) else None
-
-
-def as_count(value: Any) -> int | None:
-    """A count Flink could hold (a Java int), else None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) \
-        and 0 < value <= MOST_REPLICAS else None
 
 
 def _slug(text: str) -> str:
