@@ -25,7 +25,7 @@ from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.tables import table
 from streamplace.errors import InputError
 from streamplace.io.engines import Export, ExportOptions, Target, export
-from streamplace.io.engines.flink_rest import SNAPSHOT_SCHEMA, fetch_job, is_url, version_of
+from streamplace.io.engines.flink_rest import fetch_job, is_url, saved_job
 from streamplace.io.loader import load_path
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.model.evaluate import evaluate
@@ -78,13 +78,9 @@ def export_command(
     app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra, not ignore_names)
     job: Any = None
-    if live:
-        fetched = fetch_job(live)
-        job, flink_version = fetched.job, flink_version or fetched.version
-    elif flink_job:
-        job = load_path(flink_job)[0]
-        if isinstance(job, dict) and job.get("schema") == SNAPSHOT_SCHEMA:  # observe --save
-            job, flink_version = job.get("job"), flink_version or version_of(job.get("config"))
+    if flink_job:
+        found = fetch_job(live) if live else saved_job(load_path(flink_job)[0])
+        job, flink_version = found.job, flink_version or found.version
     options = ExportOptions(
         flink_job=job, flink_job_file=flink_job or "--flink-job", flink_version=flink_version,
         flux=load_path(flux)[0] if flux else None, flux_file=flux or "--flux",

@@ -11,7 +11,7 @@ from streamplace.cli.args import FormatOpt, JsonOpt, OutputOpt, QuietOpt
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.io.engines.flink_documents import documents
-from streamplace.io.engines.flink_observe import Observation, observe
+from streamplace.io.engines.flink_observe import observe
 from streamplace.io.engines.flink_rest import fetch_snapshot, is_url
 from streamplace.io.loader import load_path
 from streamplace.io.outputs import STDOUT, Output
@@ -45,7 +45,7 @@ def observe_command(
     obs = observe(snapshot, job)
     docs = documents(obs)
     requested = format_.value if format_ else None
-    emission = Emission(document={"status": "ok", **docs, "report": _report(obs)},
+    emission = Emission(document={"status": "ok", **docs, "report": obs.report()},
                         show=lambda c: render_observation(c, obs),
                         warnings=list(obs.warnings))
     if save:
@@ -63,16 +63,3 @@ def observe_command(
             emission.notes.append(f"application written to {output}")
     emit(emission, json_=json_, quiet=quiet)
 
-
-def _report(obs: Observation) -> dict[str, object]:
-    return {"job": obs.job, "job_id": obs.job_id, "flink_version": obs.version,
-            "address": obs.address, "taken": obs.taken,
-            "vertices": [{"operator": v.op, "vertex": v.id, "name": v.name,
-                          "parallelism": v.parallelism, "seconds": v.seconds,
-                          "busy": v.busy, "service_rate": v.service_rate,
-                          "records_in_per_second": v.meter("numRecordsInPerSecond"),
-                          "records_out_per_second": v.meter("numRecordsOutPerSecond")}
-                         for v in obs.vertices],
-            "streams": [{"from": s.source, "to": s.target, "rate": s.rate,
-                         "tuple_size": s.tuple_size, "basis": s.basis} for s in obs.streams],
-            "warnings": list(obs.warnings)}

@@ -10,6 +10,7 @@ from typing import Any
 from streamplace.io.engines.flink_observe import Observation, ObservedVertex
 from streamplace.io.engines.flink_values import as_count, as_number
 from streamplace.io.readers import application_from, infrastructure_from
+from streamplace.model.fields import MOST_REPLICAS
 
 SLOTS = "slots"  # the prefix of each operator's slot dimension: slots.<operator>
 
@@ -27,7 +28,6 @@ def documents(obs: Observation) -> dict[str, dict[str, Any]]:
     plan = _plan(obs, nodes, app["name"], infra["name"])
     if plan is not None:
         out["plan"] = plan
-    obs.documents = out
     return out
 
 
@@ -42,13 +42,13 @@ def _application(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": v.op, "name": v.name, "engine_id": v.id}
         if v.service_rate is not None:
             entry["service_rate"] = _round(v.service_rate)
-        cap = min(x for x in (v.max_parallelism, slots or None, 2**31 - 1) if x is not None)
-        entry["max_replicas"] = max(v.parallelism, cap)
+        entry["max_replicas"] = max(v.parallelism, min(v.max_parallelism or MOST_REPLICAS,
+                                                       slots or MOST_REPLICAS))
         entry["resources"] = {slot_dimension(v): 1}
         operators.append(entry)
     streams = []
     for s in obs.streams:
-        stream: dict[str, Any] = {"from": s.source, "to": s.target, "rate": _round(s.rate or 0)}
+        stream: dict[str, Any] = {"from": s.source, "to": s.target, "rate": _round(s.rate)}
         if s.tuple_size is not None:
             stream["tuple_size"] = _round(s.tuple_size)
         streams.append(stream)

@@ -66,7 +66,7 @@ class ObservedVertex:
 class ObservedStream:
     source: str
     target: str
-    rate: float | None
+    rate: float
     tuple_size: float | None
     basis: str
 
@@ -82,7 +82,21 @@ class Observation:
     streams: list[ObservedStream]
     taskmanagers: list[dict[str, Any]]
     warnings: list[str] = field(default_factory=list)
-    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def report(self) -> dict[str, Any]:
+        """The ``report`` of ``observe --json`` (docs/cli.md)."""
+        return {"job": self.job, "job_id": self.job_id, "flink_version": self.version,
+                "address": self.address, "taken": self.taken,
+                "vertices": [{"operator": v.op, "vertex": v.id, "name": v.name,
+                              "parallelism": v.parallelism, "seconds": v.seconds,
+                              "busy": v.busy, "service_rate": v.service_rate,
+                              "records_in_per_second": v.meter("numRecordsInPerSecond"),
+                              "records_out_per_second": v.meter("numRecordsOutPerSecond")}
+                             for v in self.vertices],
+                "streams": [{"from": s.source, "to": s.target, "rate": s.rate,
+                             "tuple_size": s.tuple_size, "basis": s.basis}
+                            for s in self.streams],
+                "warnings": list(self.warnings)}
 
 
 def observe(snapshot: Any, file: str) -> Observation:

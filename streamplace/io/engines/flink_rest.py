@@ -34,17 +34,25 @@ def is_url(value: str) -> bool:
 
 
 @dataclass(frozen=True)
-class LiveJob:
+class FlinkJob:
     job: Any               # the JSON of GET /jobs/:jobid
-    version: str | None    # GET /config's flink-version
+    version: str | None    # GET /config's flink-version, when known
 
 
-def fetch_job(url: str, label: str = "--flink-job") -> LiveJob:
+def fetch_job(url: str, label: str = "--flink-job") -> FlinkJob:
     """The job at ``url`` (``http://HOST:PORT/jobs/JOBID``) and its cluster's version."""
     base, jid = _split(url, label)
     job = _get(f"{base}/jobs/{jid}", url, label)
     config = _get(f"{base}/config", url, label)
-    return LiveJob(job, version_of(config))
+    return FlinkJob(job, version_of(config))
+
+
+def saved_job(document: Any) -> FlinkJob:
+    """A job read from a file: the JSON of ``GET /jobs/:jobid``, or a snapshot of
+    :func:`fetch_snapshot` (``observe --save``), which holds its cluster's version too."""
+    if isinstance(document, dict) and document.get("schema") == SNAPSHOT_SCHEMA:
+        return FlinkJob(document.get("job"), version_of(document.get("config")))
+    return FlinkJob(document, None)
 
 
 def version_of(config: Any) -> str | None:
