@@ -11,7 +11,9 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 import yaml
@@ -24,6 +26,7 @@ from .test_observe import assert_what_the_job_was_made_to_do
 PLAN = {"numbers": 2, "pace": 2, "counter": 3, "evens": 1, "sink": 2}
 VERTEX = {"Source: numbers -> pace": 2, "counter": 3, "evens": 1, "sink: Writer": 2}
 RUN_TIMEOUT = 300  # a hang guard only
+T = TypeVar("T")
 
 
 def write_instance(folder: Path) -> tuple[Path, Path, Path]:
@@ -49,19 +52,27 @@ def export(folder: Path, job: str) -> dict[str, str]:
     return {a["name"]: a["text"] for a in json.loads(done.stdout)["artifacts"]}
 
 
-def runs_at(cluster: FlinkCluster, job: str, expected: dict[str, int]) -> dict[str, int]:
-    """Each vertex's parallelism once every subtask runs at ``expected``, or as it stands
-    when the hang guard ends the wait (a submission or a rescale takes the cluster a while;
-    the answer never depends on how long)."""
+def until(read: Callable[[], T], done: Callable[[T], bool]) -> T:
+    """What ``read`` gives once ``done`` holds for it, or when the hang guard ends the wait
+    (a submission, a rescale or a meter window takes the cluster a while; the answer never
+    depends on how long)."""
     deadline = time.monotonic() + RUN_TIMEOUT
     while True:
-        state = cluster.get(f"/jobs/{job}")
-        seen = {v["name"]: v["parallelism"] for v in state["vertices"]}
-        done = seen == expected and state["state"] == "RUNNING" and all(
-            v["status"] == "RUNNING" for v in state["vertices"])
-        if done or time.monotonic() > deadline:
-            return seen
+        value = read()
+        if done(value) or time.monotonic() > deadline:
+            return value
         time.sleep(0.5)  # the polling interval
+
+
+def runs_at(cluster: FlinkCluster, job: str, expected: dict[str, int]) -> dict[str, int]:
+    """Each vertex's parallelism once every subtask runs at ``expected``."""
+    def state() -> tuple[dict[str, int], bool]:
+        got = cluster.get(f"/jobs/{job}")
+        return ({v["name"]: v["parallelism"] for v in got["vertices"]},
+                got["state"] == "RUNNING" and all(v["status"] == "RUNNING"
+                                                  for v in got["vertices"]))
+
+    return until(state, lambda seen: seen == (expected, True))[0]
 
 
 def ids(cluster: FlinkCluster, job: str) -> dict[str, str]:
@@ -132,16 +143,13 @@ def test_on_flink_2_2_the_rest_body_rescales_and_the_overrides_do_nothing(
 
 def metered(cluster: FlinkCluster, job: str) -> float:
     """Seconds the job's youngest vertex has run, by the JobManager's clock, once that is
-    long enough for full rate meters (observe's METER_SECONDS), or when the hang guard ends
-    the wait."""
-    deadline = time.monotonic() + RUN_TIMEOUT
-    while True:
+    long enough for full rate meters (observe's METER_SECONDS) and every vertex runs."""
+    def youngest() -> tuple[float, bool]:
         vertices = cluster.get(f"/jobs/{job}")["vertices"]
-        youngest = min(v["duration"] for v in vertices) / 1000
-        if (youngest >= METER_SECONDS and all(v["status"] == "RUNNING" for v in vertices)) \
-                or time.monotonic() > deadline:
-            return youngest
-        time.sleep(1)  # the polling interval
+        return (min(v["duration"] for v in vertices) / 1000,
+                all(v["status"] == "RUNNING" for v in vertices))
+
+    return until(youngest, lambda seen: seen[0] >= METER_SECONDS and seen[1])[0]
 
 
 def test_observe_reads_the_running_job_and_its_plan_exports_back(

@@ -156,7 +156,9 @@ def _remote_workers(master: str) -> bool:
 def check_executors(spark: SparkSession, needs: tuple[str, ...],
                     shared: Path | None = None) -> None:
     """One task on the executors: their Python runs and imports ``needs``, and sees (a
-    file this process put there) and can write to the folder ``shared``."""
+    file this process put there) and can write to the folder ``shared``. One task runs on
+    one executor: a cluster whose executors differ can still pass, and the results' own
+    check (sweep.store.Store.write_parquet) names a folder that holds no data after all."""
     token = f".streamplace-probe-{uuid.uuid4().hex}"
     if shared is not None:
         (shared / token).write_text("")
@@ -209,7 +211,7 @@ def check_executors(spark: SparkSession, needs: tuple[str, ...],
             "with --resume", path="--output")
 
 
-PYTHON_RAISED = re.compile(r"^\s*(?:[\w.]+\.)?\w+(?:Error|Exception): \S")
+_PYTHON_RAISED = re.compile(r"^\s*(?:[\w.]+\.)?\w+(?:Error|Exception): \S")
 
 
 def worker_failure(text: str) -> str:
@@ -219,7 +221,7 @@ def worker_failure(text: str) -> str:
     >>> worker_failure("py4j...\\n  at org.X(Y.scala:1)\\nValueError: bad\\n  at org.Z")
     'ValueError: bad'
     """
-    raised = [line.strip() for line in text.splitlines() if PYTHON_RAISED.match(line)]
+    raised = [line.strip() for line in text.splitlines() if _PYTHON_RAISED.match(line)]
     if raised:
         return raised[-1].removeprefix("pyspark.errors.exceptions.base.")
     return next((line.strip() for line in text.splitlines() if line.strip()), text)

@@ -148,7 +148,8 @@ class Store:
         frame = spark.createDataFrame(data, schema)
         frame.coalesce(1).write.mode("overwrite").parquet(str(path))
         if data and not any(path.glob("part-*")):
-            # the driver wrote _SUCCESS here; the executors wrote their part on their disks
+            # the driver wrote _SUCCESS here, and the executor that wrote the part did so
+            # on its own disk (the check before the run probes one executor only)
             raise EngineError(f"{path} holds no data: the executors wrote it where this "
                               "machine cannot see it — give -o a folder on storage every "
                               "executor and the driver share (NFS), or use --engine python")
