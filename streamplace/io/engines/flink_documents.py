@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from streamplace.io.engines.flink_observe import Observation, ObservedVertex
-from streamplace.io.engines.flink_values import as_count, as_number
+from streamplace.io.engines.flink_values import as_count, as_number, unique_id
 from streamplace.io.readers import application_from, infrastructure_from
 from streamplace.model.fields import MOST_REPLICAS
 
@@ -100,15 +100,9 @@ def _plan(obs: Observation, nodes: dict[str, str], app: str,
 
 
 def _node_ids(obs: Observation) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for t in sorted(obs.taskmanagers, key=lambda t: t["id"]):
-        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", t["id"]).strip("-") or "taskmanager"
-        name, n = base, 1
-        while name in out.values():
-            n += 1
-            name = f"{base}-{n}"
-        out[t["id"]] = name
-    return out
+    taken: set[str] = set()
+    return {t["id"]: unique_id(t["id"], taken, "taskmanager")
+            for t in sorted(obs.taskmanagers, key=lambda t: t["id"])}
 
 
 def _slots(taskmanager: dict[str, Any]) -> int:

@@ -19,7 +19,6 @@ Kubernetes operator's autoscaler reads a job:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +32,7 @@ from streamplace.io.engines.flink_values import (
     meters,
     placed,
     totals,
+    unique_id,
 )
 
 METER_SECONDS = 75.0
@@ -180,7 +180,8 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
                                     "snapshot with observe --save", path=f"metrics.{vid}",
                                     file=file))
             continue
-        op = _unique(_slug("-".join(Vertex(vid, v["name"], None, None).members)), taken)
+        op = unique_id("-".join(Vertex(vid, v["name"], None, None).members).lower(), taken,
+                       "vertex")
         duration = as_number(v.get("duration"))
         group = v.get("slotSharingGroupId")
         out.append(ObservedVertex(
@@ -271,15 +272,3 @@ def _age(vertices: list[ObservedVertex], warnings: list[str]) -> None:
                         "meters average the last 60 s, so their rates read low; read again "
                         f"in {METER_SECONDS - least:.0f} s")
 
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9_.]+", "-", text.lower()).strip("-") or "vertex"
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    candidate, n = name, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{name}-{n}"
-    taken.add(candidate)
-    return candidate

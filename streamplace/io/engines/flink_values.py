@@ -4,6 +4,7 @@ hand-edited answer gives None (or nothing) where a number, a count or a list sho
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from streamplace.io.engines.flink_rest import METERS
@@ -58,3 +59,21 @@ def as_count(value: Any) -> int | None:
     """A count Flink could hold (a Java int), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) \
         and 0 < value <= MOST_REPLICAS else None
+
+
+def unique_id(text: str, taken: set[str], fallback: str) -> str:
+    """``text`` as an id (each run of characters other than letters, digits, ``_``, ``.``
+    and ``-`` becomes one ``-``), with ``-2``, ``-3``... should it be ``taken``; added to it.
+
+    >>> taken = set(); unique_id("counter", taken, "v"), unique_id("counter", taken, "v")
+    ('counter', 'counter-2')
+    >>> unique_id("localhost:39611-75b49f", set(), "v"), unique_id(" :: ", set(), "v")
+    ('localhost-39611-75b49f', 'v')
+    """
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or fallback
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    taken.add(name)
+    return name
