@@ -9,6 +9,7 @@ so nothing downstream evaluates the same plan again.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from streamplace.model.evaluate import Evaluation, evaluate
 from streamplace.model.plan import ModelFamily, Plan
@@ -57,3 +58,26 @@ def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *
         "metrics": metrics, "bounds_used": bounds_used, "solver": info.to_json()})
     return SolveResult(status, method, plan=final, objective=value, bound=bound,
                        seconds=seconds, solver=info, evaluation=ev)
+
+
+def tightened(result: SolveResult, bound: float | None, source: str, *,
+              maximize: bool) -> SolveResult:
+    """``result`` with a second valid ``bound`` where it is the tighter one, its gap then
+    measured against it; the solver report records the bound under ``<source>_bound`` and,
+    where it is the one kept, ``bound_from``."""
+    if bound is None or result.status == SolveStatus.INFEASIBLE:
+        return result  # no bound on a program proven to have no plan
+    solver = result.solver.counting(**{f"{source}_bound": bound})
+    tighter = result.status != SolveStatus.OPTIMAL and (
+        result.bound is None or (bound < result.bound if maximize else bound > result.bound))
+    if tighter:
+        if result.objective is not None:  # never past the plan in hand
+            bound = max(bound, result.objective) if maximize else min(bound, result.objective)
+        solver = solver.counting(bound_from=source)
+        result = replace(result, bound=bound)
+    result = replace(result, solver=solver)
+    if result.plan is not None:
+        result = replace(result, plan=result.plan.model_copy(update={
+            "bound": result.bound, "gap": result.gap if tighter else result.plan.gap,
+            "solver": solver.to_json()}))
+    return result

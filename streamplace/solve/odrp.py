@@ -14,7 +14,7 @@ from streamplace.errors import InfeasibleError, InputError
 from streamplace.model.evaluate.constraints import placement_violations
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget, Stopped
-from streamplace.solve.conclude import conclude
+from streamplace.solve.conclude import conclude, tightened
 from streamplace.solve.ilp import Formulation
 from streamplace.solve.ilp.odrp_compact import build_compact
 from streamplace.solve.ilp.odrp_data import OdrpData, prepare
@@ -158,22 +158,7 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
 
 
 def _bounded(result: SolveResult, relaxed: float | None) -> SolveResult:
-    """``result`` with the relaxation's bound where it is the tighter one (both hold), its
-    gap then measured against it; the solver report says which bound it is."""
-    if relaxed is None or result.status == SolveStatus.INFEASIBLE:
-        return result  # no bound on a program proven to have no plan
-    solver = result.solver.counting(relaxation_bound=relaxed)
-    tighter = result.status != SolveStatus.OPTIMAL and (
-        result.bound is None or relaxed < result.bound)
-    if tighter:
-        solver = solver.counting(bound_from="relaxation")
-        result = replace(result, bound=relaxed)
-    result = replace(result, solver=solver)
-    if result.plan is not None:
-        result = replace(result, plan=result.plan.model_copy(update={
-            "bound": result.bound, "gap": result.gap if tighter else result.plan.gap,
-            "solver": solver.to_json()}))
-    return result
+    return tightened(result, relaxed, "relaxation", maximize=True)
 
 
 def _best_accepted(method: str, instance: Instance, plans: Sequence[Plan],

@@ -6,17 +6,21 @@ Costs reported are the evaluator's (docs/models.md), computed on the decoded pla
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from dataclasses import replace
 
 from streamplace.model.evaluate import Evaluation, evaluate
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
-from streamplace.solve.conclude import conclude
+from streamplace.solve.conclude import conclude, tightened
+from streamplace.solve.heuristics.tree_anneal import anneal
 from streamplace.solve.heuristics.tree_placement import (
     PLACEMENTS,
     HeuristicFailure,
+    Processor,
     TreeMapping,
     downgrade,
 )
@@ -29,9 +33,11 @@ from streamplace.solve.method import Method, Setting, SolveFn, bought_tree, tree
 from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 from streamplace.solve.rounds import solve_in_rounds
-from streamplace.solve.tree_data import TreeData, tree_data
+from streamplace.solve.tree_columns import BoundBeside
+from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
 
 MAX_ROUNDS = 50
+ANNEAL_SHARE = 0.25  # of the time left, at most, before the MIP
 
 
 def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
@@ -42,9 +48,63 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     if reasons:
         return SolveResult.infeasible("benoit", reasons, budget.elapsed())
     built = build_benoit(data, network)
-    start, valid = _heuristic_start(built, data, options.seed)
-    result = _solve_rounds(instance, options, budget, built, start, start if valid else None)
+    start, valid, groups = _heuristic_start(built, data, options.seed)
+    if start is not None:
+        start, valid = _annealed(data, start, valid, budget, options.seed)
+    beside = BoundBeside(data, budget, _most_processors(data, start if valid else None),
+                         groups) if built.constr else None
+    try:
+        result = _solve_rounds(instance, options, budget, built, start,
+                               start if valid else None)
+    finally:
+        columns = beside.finish() if beside is not None else None
+    if columns is not None:
+        result = tightened(result, columns.bound, "column", maximize=False)
+        result = replace(result, solver=result.solver.counting(
+            column_iterations=columns.iterations, columns=columns.columns,
+            column_pricings=columns.pricings, column_converged=columns.converged))
     return replace(result, program=built.model)
+
+
+def _annealed(data: TreeData, start: Plan, valid: bool, budget: Budget,
+              seed: int) -> tuple[Plan, bool]:
+    """The annealed partition of ``start`` (:func:`anneal`, within a share of the time),
+    given servers as the heuristics give them, where the evaluator accepts it and it is the
+    cheaper; else ``start``."""
+    hosts: dict[str, set[str]] = {}
+    for op, reps in start.placement.items():
+        for node in reps:
+            hosts.setdefault(node, set()).add(op)
+    left = budget.remaining()
+    phase = budget if left is None else budget.until(time.perf_counter()
+                                                     + ANNEAL_SHARE * left)
+    groups = anneal(data, list(hosts.values()), phase, seed)
+    bought = [(g, next((c for c in data.classes if handles(c, *group_needs(data, g))), None))
+              for g in groups]
+    mapping = TreeMapping([Processor(g, cls) for g, cls in bought if cls is not None])
+    if len(mapping.processors) < len(groups):
+        return start, valid
+    try:
+        select_servers_intelligent(data, mapping, random.Random(seed))
+    except HeuristicFailure:
+        return start, valid
+    plan = _plan(mapping)
+    ev = _evaluated(data.instance, plan)
+    before = _evaluated(data.instance, start).benoit
+    assert ev.benoit is not None and before is not None  # trees with a catalog are priced
+    if ev.violations or (valid and ev.benoit.cost >= before.cost):
+        return start, valid
+    return plan, True
+
+
+def _most_processors(data: TreeData, valid: Plan | None) -> int:
+    """How many processors a plan cheaper than ``valid`` can buy at most (every operator's
+    own processor without one): kappa of the column bound."""
+    if valid is None:
+        return len(data.ops)
+    cost = _evaluated(data.instance, valid).benoit
+    assert cost is not None  # a tree with a catalog: the evaluator prices it
+    return min(len(data.ops), math.floor(cost.cost / min(c.cost for c in data.classes)))
 
 
 def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
@@ -94,27 +154,31 @@ def _evaluated(instance: Instance, plan: Plan) -> Evaluation:
                     instance.limits)
 
 
-def _heuristic_start(built: BenoitModel, data: TreeData, seed: int) -> tuple[Plan | None, bool]:
+def _heuristic_start(built: BenoitModel, data: TreeData,
+                     seed: int) -> tuple[Plan | None, bool, list[set[str]]]:
     """The cheapest plan among the (millisecond) heuristics that holds every constraint, else
     the cheapest of all (which overloads a processor link (5): the heuristics do not check
     them), and whether it holds. It is the MIP start, and the answer should the solver stop
-    before it has a valid plan of its own (Constr only)."""
+    before it has a valid plan of its own (Constr only). Every heuristic's processors come
+    with it: the column bound's first columns."""
     if not built.constr:
-        return None, False
+        return None, False, []
     ranked: list[tuple[bool, float, Plan]] = []
+    groups: list[set[str]] = []
     for name in PLACEMENTS:
         try:
             mapping = run_tree_heuristic(name, data, seed)
         except HeuristicFailure:
             continue
         plan = _plan(mapping)
+        groups += [proc.group for proc in mapping.processors]
         ev = _evaluated(data.instance, plan)
         assert ev.benoit is not None  # a tree with a catalog: the evaluator prices it
         ranked.append((bool(ev.violations), ev.benoit.cost, plan))
     if not ranked:
-        return None, False
+        return None, False, groups
     invalid, _, plan = min(ranked, key=lambda r: (r[0], r[1]))
-    return plan, not invalid
+    return plan, not invalid, groups
 
 
 def _precheck(data: TreeData, network: Network) -> list[str]:

@@ -1,0 +1,301 @@
+"""A lower bound on Benoit et al.'s Constr program by column generation: the Dantzig-Wolfe
+reformulation over what one bought processor runs (Gilmore and Gomory's bound, the catalog
+classes for stock lengths).
+
+A *column* is a group of operators with the cheapest class that meets its compute (1) and
+card (2) needs; the master LP covers every operator exactly once at least cost. Its optimum
+is far above the compact program's LP (docs/models.md sec. 3): the compact LP buys
+fractions of processors and, with both ends of a tree edge split alike over the slots, cuts
+no edge at all, where a column pays for each edge it cuts.
+
+The bound kept is Lagrangian and valid at every iteration, not only at convergence: for
+operator duals ``pi`` and ``v >= max_S pi(S) - cost(S)`` over all groups S (the pricing
+MIP's dual bound), every plan with at most ``kappa`` processors costs at least
+``sum(pi) - kappa * max(0, v)``, since its groups are columns. A plan cheaper than the best
+valid plan known (cost U) has at most ``U / cheapest class`` processors: that is ``kappa``.
+The pricing leaves out the server rows (3)-(4) and the processor links (5): a relaxation,
+so the bound stays below the optimum.
+
+Dual prices are smoothed (Wentges): each exact pricing is done at a point between the
+master's duals and the best-bound duals so far, which damps the master's jumping duals; a
+column found there that does not price out at the master's duals moves the point back.
+Most columns come from a cheap pricing first (greedy growth of a group from each operator,
+vectorised); the MIP only runs when it finds none.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from streamplace.solve.budget import Budget, StopRequest
+from streamplace.solve.highs_thread import own_locks, solve_in_thread
+from streamplace.solve.tree_data import TreeData
+
+SMOOTHING = 0.8       # weight of the best-bound duals in the exact pricing's point
+CHEAP_COLUMNS = 10    # columns the cheap pricing adds per round, at most
+SCALE = 1e9           # operations/s and bytes/s in the pricing rows, in giga-units
+TOLERANCE = 1e-6      # relative: a reduced cost below this is none
+SAFETY = 1e-6         # relative: taken off the bound for the solvers' tolerances
+CONVERGED = 1e-4      # relative distance of bound and master at which to stop
+
+
+@dataclass(frozen=True)
+class ColumnBound:
+    bound: float | None   # a lower bound on every plan's cost (None: none found in time)
+    converged: bool       # the master's LP optimum was reached: no column prices out
+    iterations: int
+    columns: int
+    pricings: int         # exact pricing MIPs solved
+
+
+class Needs:
+    """What groups of operators need, vectorised: a group is a boolean mask over ``ops``."""
+
+    def __init__(self, data: TreeData) -> None:
+        self.ops = list(data.ops)
+        index = {o: i for i, o in enumerate(self.ops)}
+        objects = sorted(data.rate)
+        self.work = np.array([data.work[o] for o in self.ops])
+        self.objects = np.zeros((len(self.ops), len(objects)), dtype=bool)
+        for o in self.ops:
+            for k in data.objects[o]:
+                self.objects[index[o], objects.index(k)] = True
+        self.rate = np.array([data.rate[k] for k in objects])
+        self.volume = np.zeros((len(self.ops), len(self.ops)))  # tree edges, both ways
+        for e in data.edges:
+            self.volume[index[e.child], index[e.parent]] += e.volume
+            self.volume[index[e.parent], index[e.child]] += e.volume
+        self.incident = self.volume.sum(axis=1)
+        # classes in cost order (tree_data sorts them): the first that handles is cheapest
+        self.speed = np.array([c.speed for c in data.classes]) * (1 + 1e-12)
+        self.card = np.array([c.bandwidth for c in data.classes]) * (1 + 1e-12)
+        self.cost = np.array([float(c.cost) for c in data.classes])
+
+    def prices(self, work: np.ndarray, card: np.ndarray) -> np.ndarray:
+        """The cheapest class's cost for each (compute, card) pair; inf where none handles."""
+        handles = (work[:, None] <= self.speed) & (card[:, None] <= self.card)
+        return np.where(handles.any(axis=1), self.cost[handles.argmax(axis=1)], np.inf)
+
+    def price(self, group: np.ndarray) -> float:
+        card = self.rate @ self.objects[group].any(axis=0) + self.incident[group].sum() \
+            - self.volume[np.ix_(group, group)].sum()
+        return float(self.prices(np.array([self.work[group].sum()]), np.array([card]))[0])
+
+
+def cheap_columns(needs: Needs, duals: np.ndarray, most: int) -> list[np.ndarray]:
+    """Groups with a positive reduced cost, found by growing one from each operator, each
+    step adding the operator whose addition leaves the best reduced cost."""
+    found: dict[bytes, tuple[float, np.ndarray]] = {}
+    n = len(needs.ops)
+    for first in range(n):
+        group = np.zeros(n, dtype=bool)
+        group[first] = True
+        work, held, cut = needs.work[first], needs.objects[first].copy(), needs.incident[first]
+        value = duals[first] - needs.price(group)
+        while True:
+            if value > TOLERANCE * max(1.0, abs(value)):
+                found.setdefault(group.tobytes(), (value, group.copy()))
+            works = work + needs.work
+            cards = (needs.objects | held) @ needs.rate + cut + needs.incident \
+                - 2 * (needs.volume @ group)
+            values = np.where(group, -np.inf, duals.sum(where=group) + duals
+                              - needs.prices(works, cards))
+            best = int(np.argmax(values))
+            if not np.isfinite(values[best]):
+                break
+            cut = cut + needs.incident[best] - 2 * (needs.volume[best] @ group)
+            group[best] = True
+            work, held, value = works[best], held | needs.objects[best], values[best]
+    ranked = sorted(found.values(), key=lambda vg: -vg[0])
+    return [g for _, g in ranked[:most]]
+
+
+class Pricing:
+    """max pi(S) - cost(class) over a group S and a class that handles it (a MIP, HiGHS)."""
+
+    def __init__(self, data: TreeData, needs: Needs) -> None:
+        import highspy
+
+        self.highspy = highspy
+        n, k = len(needs.ops), len(needs.cost)
+        z, e = len(needs.rate), len(data.edges)
+        self.n, self.k, self.extra = n, k, z + e
+        cols = n + k + z + e
+        h = self.h = highspy.Highs()
+        own_locks(h)
+        h.silent()
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("mip_rel_gap", 1e-4)
+        h.addVars(cols, np.zeros(cols), np.ones(cols))
+        integer = highspy.HighsVarType.kInteger
+        h.changeColsIntegrality(n + k, np.arange(n + k, dtype=np.int32),
+                                np.array([integer] * (n + k)))
+        index = {o: i for i, o in enumerate(needs.ops)}
+        rows: list[tuple[float, float, list[int], list[float]]] = [
+            (1.0, 1.0, list(range(n, n + k)), [1.0] * k),            # one class
+            (-math.inf, 0.0, list(range(n + k)),                      # compute (1)
+             [*(needs.work / SCALE), *(-needs.speed / SCALE)]),
+            (-math.inf, 0.0, list(range(n, n + k + z + e)),         # card (2)
+             [*(-needs.card / SCALE), *(needs.rate / SCALE),
+              *(edge.volume / SCALE for edge in data.edges)])]
+        for i in range(n):                                            # objects held
+            for held in np.flatnonzero(needs.objects[i]).tolist():
+                rows.append((0.0, math.inf, [n + k + held, i], [1.0, -1.0]))
+        for j, edge in enumerate(data.edges):                         # edges cut
+            a, b, cut = index[edge.child], index[edge.parent], n + k + z + j
+            rows += [(0.0, math.inf, [cut, a, b], [1.0, -1.0, 1.0]),
+                     (0.0, math.inf, [cut, b, a], [1.0, -1.0, 1.0])]
+        starts = np.cumsum([0] + [len(r[2]) for r in rows[:-1]])
+        h.addRows(len(rows), np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
+                  sum(len(r[2]) for r in rows), starts.astype(np.int32),
+                  np.concatenate([np.array(r[2], dtype=np.int32) for r in rows]),
+                  np.concatenate([np.array(r[3], dtype=float) for r in rows]))
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        self.cost = needs.cost
+
+    def best(self, duals: np.ndarray, budget: Budget) -> tuple[np.ndarray | None, float] | None:
+        """The best group found (None if none) and an upper bound on the best reduced cost;
+        None when the budget ended before the bound was known."""
+        h = self.h
+        costs = np.concatenate([duals, -self.cost, np.zeros(self.extra)])
+        h.changeColsCost(len(costs), np.arange(len(costs), dtype=np.int32), costs)
+        left = budget.remaining()
+        if left is not None:
+            h.setOptionValue("time_limit", max(left, 0.01))
+        if not solve_in_thread(h, budget) or budget.expired():
+            return None
+        info = h.getInfo()
+        upper = info.mip_dual_bound
+        if not math.isfinite(upper):
+            return None
+        group = None
+        if info.primal_solution_status == 2:
+            group = np.array(h.getSolution().col_value[:self.n]) > 0.5
+        return group, upper
+
+
+class Master:
+    """min sum cost * lambda over the columns so far, each operator covered once (an LP);
+    an artificial column per operator keeps it feasible from the first round."""
+
+    def __init__(self, needs: Needs) -> None:
+        import highspy
+
+        n = len(needs.ops)
+        self.needs = needs
+        h = self.h = highspy.Highs()
+        own_locks(h)
+        h.silent()
+        empty = np.array([], dtype=np.int32)
+        h.addRows(n, np.ones(n), np.ones(n), 0, empty, empty, np.array([], dtype=float))
+        artificial = 10.0 * n * float(needs.cost.max())
+        for i in range(n):
+            h.addCol(artificial, 0.0, math.inf, 1, np.array([i], dtype=np.int32),
+                     np.ones(1))
+        self.seen: set[bytes] = set()
+
+    def add(self, groups: Iterable[np.ndarray]) -> int:
+        added = 0
+        for group in groups:
+            key = group.tobytes()
+            if key in self.seen or not group.any():
+                continue
+            cost = self.needs.price(group)
+            if not math.isfinite(cost):
+                continue
+            self.seen.add(key)
+            rows = np.flatnonzero(group).astype(np.int32)
+            self.h.addCol(cost, 0.0, math.inf, len(rows), rows, np.ones(len(rows)))
+            added += 1
+        return added
+
+    def solve(self, budget: Budget) -> tuple[float, np.ndarray] | None:
+        if not solve_in_thread(self.h, budget) or budget.expired():
+            return None
+        return self.h.getInfo().objective_function_value, \
+            np.array(self.h.getSolution().row_dual)
+
+
+def column_bound(data: TreeData, budget: Budget, most_processors: int,
+                 starts: Iterable[Iterable[str]] = ()) -> ColumnBound:
+    """Generate columns until the bound meets the master's optimum or the budget ends.
+
+    ``most_processors`` is kappa (see the module's docstring); ``starts`` are groups to
+    begin with (a heuristic plan's processors)."""
+    needs = Needs(data)
+    index = {o: i for i, o in enumerate(needs.ops)}
+    master, pricing = Master(needs), Pricing(data, needs)
+    singles = np.eye(len(needs.ops), dtype=bool)
+    master.add([*singles, *(np.asarray(singles[[index[o] for o in group]].any(axis=0))
+                            for group in starts)])
+    bound, centre = -math.inf, None
+    iterations = pricings = 0
+    converged = False
+    while not converged and not budget.expired():
+        iterations += 1
+        solved = master.solve(budget)
+        if solved is None:
+            break
+        value, duals = solved
+        if master.add(cheap_columns(needs, duals, CHEAP_COLUMNS)):
+            continue
+        weight = SMOOTHING if centre is not None else 0.0
+        while True:
+            point = duals if centre is None else weight * centre + (1 - weight) * duals
+            priced = pricing.best(point, budget)
+            if priced is None:
+                break
+            pricings += 1
+            group, upper = priced
+            lagrangian = point.sum() - most_processors * max(0.0, upper)
+            if lagrangian > bound:
+                bound, centre = lagrangian, point
+            if group is not None and duals[group].sum() - needs.price(group) > \
+                    TOLERANCE * max(1.0, abs(value)) and master.add([group]):
+                break
+            if weight == 0.0:  # nothing prices out at the master's own duals
+                converged = True
+                break
+            weight = 0.0 if weight < 0.1 else weight / 2  # mispriced: towards the master's
+        if priced is None:
+            break
+        converged = converged or value - bound <= CONVERGED * abs(value)
+    final = bound - SAFETY * abs(bound) if math.isfinite(bound) else None
+    return ColumnBound(None if final is None else float(final), bool(converged), iterations,
+                       len(master.seen), pricings)
+
+
+class BoundBeside:
+    """:func:`column_bound` in a thread of its own while the compact program is solved (HiGHS
+    runs each in a thread of its own, so the two share the cores); :meth:`finish` ends it.
+    Its budget is the solve's deadline; the user's stop request ends the solve, which ends
+    this."""
+
+    def __init__(self, data: TreeData, budget: Budget, most_processors: int,
+                 starts: Iterable[Iterable[str]]) -> None:
+        self._stop = StopRequest()
+        phase = Budget(budget.time_limit, self._stop, budget.started)
+        self._answer: ColumnBound | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(data, phase, most_processors, [set(g) for g in starts]),
+            name="streamplace-column-bound", daemon=True)
+        self._thread.start()
+
+    def _run(self, data: TreeData, budget: Budget, most: int, starts: list[set[str]]) -> None:
+        try:
+            self._answer = column_bound(data, budget, most, starts)
+        except BaseException as exc:  # raised again in the solving thread, by finish()
+            self._error = exc
+
+    def finish(self) -> ColumnBound | None:
+        self._stop.set()
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._answer

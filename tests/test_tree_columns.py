@@ -1,0 +1,101 @@
+"""Benoit's column bound and annealing: the bound never above a brute-forced optimum (a bound
+above an optimum is a bug), and where the compact LP buys fractions of processors it is the
+optimum; the annealing never returns a platform dearer than its start."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamplace.model.generate import benoit_instance
+from streamplace.solve import Instance
+from streamplace.solve.budget import Budget, StopRequest
+from streamplace.solve.heuristics.tree_anneal import anneal
+from streamplace.solve.heuristics.tree_placement import PLACEMENTS, HeuristicFailure
+from streamplace.solve.tree_columns import column_bound
+from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
+from streamplace.solve.trees import run_tree_heuristic
+
+from .conftest import make_app, make_infra
+from .test_benoit_methods import brute_force, tiny_tree
+
+
+def cost(data: TreeData, groups: list[set[str]]) -> float:
+    total = 0.0
+    for group in groups:
+        cls = next(c for c in data.classes if handles(c, *group_needs(data, group)))
+        total += cls.cost
+    return total
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_column_bound_never_exceeds_the_brute_forced_optimum(seed):
+    instance = tiny_tree(seed, constr=True)
+    optimum = brute_force(instance)
+    data = tree_data(instance, need_catalog=True)
+    found = column_bound(data, Budget(None), len(data.ops))
+    assert found.converged and found.bound is not None
+    if optimum is not None:
+        assert found.bound <= optimum * (1 + 1e-9)
+
+
+def test_column_bound_is_the_optimum_where_the_compact_lp_buys_fractions():
+    """Two operators each needing 60% of the one class: the compact LP buys 1.2 processors,
+    every plan buys 2, and so does every column cover."""
+    app = make_app({"name": "t", "throughput": 1, "operators": [
+        {"id": "root", "work": 6e9, "output_size": 1},
+        {"id": "leaf", "work": 6e9, "output_size": 1}],
+        "streams": [{"from": "leaf", "to": "root"}]})
+    infra = make_infra({"name": "i", "nodes": [{"id": "s", "role": "server"}],
+                        "catalog": [{"id": "only", "cost": 1, "speed": 1e10,
+                                     "bandwidth": 1e9}]})
+    data = tree_data(Instance(app, infra), need_catalog=True)
+    found = column_bound(data, Budget(None), most_processors=2)
+    assert found.converged
+    assert found.bound == pytest.approx(2.0, rel=1e-5)
+
+
+def test_column_bound_stopped_at_once_has_no_bound():
+    instance = tiny_tree(1, constr=True)
+    stop = StopRequest()
+    stop.set()
+    found = column_bound(tree_data(instance, need_catalog=True), Budget(None, stop), 5)
+    assert found.bound is None and not found.converged
+
+
+def start_groups(data: TreeData, seed: int) -> list[set[str]]:
+    best: tuple[float, list[set[str]]] | None = None
+    for name in PLACEMENTS:
+        try:
+            mapping = run_tree_heuristic(name, data, seed)
+        except HeuristicFailure:
+            continue
+        groups = [proc.group for proc in mapping.processors]
+        if best is None or cost(data, groups) < best[0]:
+            best = (cost(data, groups), groups)
+    assert best is not None
+    return best[1]
+
+
+def test_annealing_never_returns_a_dearer_platform():
+    cheaper = 0
+    for seed in range(4):  # heavy operators: at alpha 1.5 one processor runs them all
+        app, infra = benoit_instance(25, alpha=1.7, seed=seed)
+        data = tree_data(Instance(make_app(app), make_infra(infra)), need_catalog=True)
+        start = start_groups(data, seed)
+        groups = anneal(data, start, Budget(None), seed)
+        assert sorted(op for g in groups for op in g) == sorted(data.ops)  # each once
+        assert cost(data, groups) <= cost(data, start)
+        cheaper += cost(data, groups) < cost(data, start)
+        if seed == 0:
+            assert anneal(data, start, Budget(None), seed) == groups  # counted in moves
+    assert cheaper == 4  # the heuristics' best is beaten on every one of these trees
+
+
+def test_annealing_stopped_at_once_returns_its_start():
+    app, infra = benoit_instance(25, alpha=1.5, seed=0)
+    data = tree_data(Instance(make_app(app), make_infra(infra)), need_catalog=True)
+    start = start_groups(data, 0)
+    stop = StopRequest()
+    stop.set()
+    groups = anneal(data, start, Budget(None, stop), 0)
+    assert sorted(map(sorted, groups)) == sorted(map(sorted, start))
