@@ -9,10 +9,13 @@ fractions of processors and, with both ends of a tree edge split alike over the 
 no edge at all, where a column pays for each edge it cuts.
 
 The bound kept is Lagrangian and valid at every iteration, not only at convergence: for
-operator duals ``pi`` and ``v >= max_S pi(S) - cost(S)`` over all groups S (the pricing
-MIP's dual bound), every plan with at most ``kappa`` processors costs at least
-``sum(pi) - kappa * max(0, v)``, since its groups are columns. A plan cheaper than the best
-valid plan known (cost U) has at most ``U / cheapest class`` processors: that is ``kappa``.
+operator duals ``pi``, the dual ``mu >= 0`` of the master's row "at least ``p0``
+processors" (``p0`` = total work over the fastest class's speed, rounded up: valid for
+every plan, and the master LP often buys fewer) and ``v >= max_S pi(S) + mu - cost(S)``
+over all groups S (the pricing MIP's dual bound), every plan with ``p0 <= p <= kappa``
+processors costs at least ``sum(pi) + p0 * mu - kappa * max(0, v)``, since its groups are
+columns. A plan cheaper than the best valid plan known (cost U) has at most
+``U / cheapest class`` processors: that is ``kappa``.
 The pricing leaves out the server rows (3)-(4) and the processor links (5): a relaxation,
 so the bound stays below the optimum.
 
@@ -87,23 +90,25 @@ class Needs:
         return float(self.prices(np.array([self.work[group].sum()]), np.array([card]))[0])
 
 
-def cheap_columns(needs: Needs, duals: np.ndarray, most: int) -> list[np.ndarray]:
+def cheap_columns(needs: Needs, prices: np.ndarray, most: int) -> list[np.ndarray]:
     """Groups with a positive reduced cost, found by growing one from each operator, each
-    step adding the operator whose addition leaves the best reduced cost."""
+    step adding the operator whose addition leaves the best reduced cost. ``prices`` are
+    the operators' duals and, last, the processor count's."""
     found: dict[bytes, tuple[float, np.ndarray]] = {}
     n = len(needs.ops)
+    duals, count = prices[:n], prices[n]
     for first in range(n):
         group = np.zeros(n, dtype=bool)
         group[first] = True
         work, held, cut = needs.work[first], needs.objects[first].copy(), needs.incident[first]
-        value = duals[first] - needs.price(group)
+        value = duals[first] + count - needs.price(group)
         while True:
             if value > TOLERANCE * max(1.0, abs(value)):
                 found.setdefault(group.tobytes(), (value, group.copy()))
             works = work + needs.work
             cards = (needs.objects | held) @ needs.rate + cut + needs.incident \
                 - 2 * (needs.volume @ group)
-            values = np.where(group, -np.inf, duals.sum(where=group) + duals
+            values = np.where(group, -np.inf, duals.sum(where=group) + duals + count
                               - needs.prices(works, cards))
             best = int(np.argmax(values))
             if not np.isfinite(values[best]):
@@ -162,7 +167,7 @@ class Pricing:
         """The best group found (None if none) and an upper bound on the best reduced cost;
         None when the budget ended before the bound was known."""
         h = self.h
-        costs = np.concatenate([duals, -self.cost, np.zeros(self.extra)])
+        costs = np.concatenate([duals[:self.n], -self.cost, np.zeros(self.extra)])
         h.changeColsCost(len(costs), np.arange(len(costs), dtype=np.int32), costs)
         left = budget.remaining()
         if left is not None:
@@ -170,7 +175,7 @@ class Pricing:
         if not solve_in_thread(h, budget) or budget.expired():
             return None
         info = h.getInfo()
-        upper = info.mip_dual_bound
+        upper = info.mip_dual_bound + duals[self.n]  # the count's dual: every column's
         if not math.isfinite(upper):
             return None
         group = None
@@ -180,10 +185,11 @@ class Pricing:
 
 
 class Master:
-    """min sum cost * lambda over the columns so far, each operator covered once (an LP);
-    an artificial column per operator keeps it feasible from the first round."""
+    """min sum cost * lambda over the columns so far, each operator covered once, at least
+    ``fewest`` processors (an LP); an artificial column per operator keeps it feasible from
+    the first round."""
 
-    def __init__(self, needs: Needs) -> None:
+    def __init__(self, needs: Needs, fewest: int) -> None:
         import highspy
 
         n = len(needs.ops)
@@ -192,11 +198,12 @@ class Master:
         own_locks(h)
         h.silent()
         empty = np.array([], dtype=np.int32)
-        h.addRows(n, np.ones(n), np.ones(n), 0, empty, empty, np.array([], dtype=float))
+        h.addRows(n + 1, np.array([1.0] * n + [fewest]), np.array([1.0] * n + [math.inf]),
+                  0, empty, empty, np.array([], dtype=float))
         artificial = 10.0 * n * float(needs.cost.max())
         for i in range(n):
-            h.addCol(artificial, 0.0, math.inf, 1, np.array([i], dtype=np.int32),
-                     np.ones(1))
+            h.addCol(artificial, 0.0, math.inf, 2, np.array([i, n], dtype=np.int32),
+                     np.ones(2))
         self.seen: set[bytes] = set()
 
     def add(self, groups: Iterable[np.ndarray]) -> int:
@@ -209,7 +216,7 @@ class Master:
             if not math.isfinite(cost):
                 continue
             self.seen.add(key)
-            rows = np.flatnonzero(group).astype(np.int32)
+            rows = np.append(np.flatnonzero(group), len(group)).astype(np.int32)
             self.h.addCol(cost, 0.0, math.inf, len(rows), rows, np.ones(len(rows)))
             added += 1
         return added
@@ -229,7 +236,9 @@ def column_bound(data: TreeData, budget: Budget, most_processors: int,
     begin with (a heuristic plan's processors)."""
     needs = Needs(data)
     index = {o: i for i, o in enumerate(needs.ops)}
-    master, pricing = Master(needs), Pricing(data, needs)
+    n = len(needs.ops)
+    fewest = max(1, math.ceil(needs.work.sum() / needs.speed.max() - 1e-9))
+    master, pricing = Master(needs, fewest), Pricing(data, needs)
     singles = np.eye(len(needs.ops), dtype=bool)
     master.add([*singles, *(np.asarray(singles[[index[o] for o in group]].any(axis=0))
                             for group in starts)])
@@ -252,10 +261,12 @@ def column_bound(data: TreeData, budget: Budget, most_processors: int,
                 break
             pricings += 1
             group, upper = priced
-            lagrangian = point.sum() - most_processors * max(0.0, upper)
+            count = point[n]
+            lagrangian = point[:n].sum() + min(fewest * count, most_processors * count) \
+                - most_processors * max(0.0, upper)
             if lagrangian > bound:
                 bound, centre = lagrangian, point
-            if group is not None and duals[group].sum() - needs.price(group) > \
+            if group is not None and duals[:n][group].sum() + duals[n] - needs.price(group) > \
                     TOLERANCE * max(1.0, abs(value)) and master.add([group]):
                 break
             if weight == 0.0:  # nothing prices out at the master's own duals

@@ -252,7 +252,8 @@ METHODS = (
                                Setting.THREADS}),
            accepts=tree, paper="Benoit et al. 2008",
            summary="Cheapest platform for an operator tree (ILP, HiGHS): Constr with a "
-                   "catalog, Non-Constr on the given processors"),
+                   "catalog (an annealed start, a column-generation bound beside), "
+                   "Non-Constr on the given processors"),
     *(Method(name, "benoit", exact=False, trees=True, solve=tree_heuristic(name),
              settings=frozenset({Setting.TIME_LIMIT, Setting.SEED}), accepts=bought_tree,
              paper="Benoit et al. 2008",

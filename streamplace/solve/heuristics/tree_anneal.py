@@ -8,7 +8,9 @@ no class could run either group or if it overloads a processor link (5). Each mo
 scored in constant time from the two groups' running sums. The server rows (3)-(4) are
 left to server selection afterwards; the caller keeps the plan only if the evaluator finds
 no violation. The schedule is counted in moves, so a seed gives the same answer on any
-machine unless the time limit ends it first.
+machine unless the time limit ends it first. Three schedules run from the start, each on its
+own path (they end in different places on heavy trees), the cheapest kept; where the first
+improves nothing (a tree one processor runs), the others do not run.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from streamplace.solve.tree_columns import Needs
 from streamplace.solve.tree_data import TreeData
 
 MOVES_PER_OPERATOR = 4000
+ROUNDS = 3                # cooling schedules, each from the start
 START_TEMPERATURE = 0.25  # of the cheapest class's cost
 NEIGHBOUR_MOVES = 0.6     # share of moves to a tree neighbour's processor
 NEW_PROCESSOR = 0.1       # share of moves to a processor of its own
@@ -72,14 +75,38 @@ class _Partition:
         return list(out.values())
 
 
-def anneal(data: TreeData, start: Sequence[set[str]], budget: Budget,
-           seed: int) -> list[set[str]]:
-    """The cheapest partition met (never dearer than ``start``)."""
+def anneal(data: TreeData, start: Sequence[set[str]], budget: Budget, seed: int,
+           rounds: int = ROUNDS) -> list[set[str]]:
+    """The cheapest partition met (never dearer than ``start``): ``rounds`` cooling schedules
+    from ``start``, each its own path, unless the first improves nothing."""
     needs = Needs(data)
+    rng = random.Random(seed)
+    best, cheapest = list(start), _cost(needs, start)
+    for _ in range(rounds):
+        found = _cool(data, needs, start, budget, rng)
+        if found is None and cheapest == _cost(needs, start):
+            break
+        if found is not None and _cost(needs, found) < cheapest - 1e-9:
+            best, cheapest = found, _cost(needs, found)
+    return [set(g) for g in best]
+
+
+def _cost(needs: Needs, groups: Sequence[set[str]]) -> float:
+    index = {o: i for i, o in enumerate(needs.ops)}
+    total = 0.0
+    for group in groups:
+        mask = np.zeros(len(needs.ops), dtype=bool)
+        mask[[index[o] for o in group]] = True
+        total += needs.price(mask)
+    return total
+
+
+def _cool(data: TreeData, needs: Needs, start: Sequence[set[str]], budget: Budget,
+          rng: random.Random) -> list[set[str]] | None:
+    """One cooling schedule from ``start``: a cheaper partition, or None."""
     state = _Partition(needs, start)
     n = len(needs.ops)
-    rng = random.Random(seed)
-    total = best = float(state.cost.sum())
+    total = best = first = float(state.cost.sum())
     best_of = state.of.copy()
     moves = MOVES_PER_OPERATOR * n
     hot = START_TEMPERATURE * float(needs.cost.min())
@@ -92,6 +119,8 @@ def anneal(data: TreeData, start: Sequence[set[str]], budget: Budget,
             total += delta
             if total < best - 1e-9:
                 best, best_of = total, state.of.copy()
+    if best >= first - 1e-9:
+        return None
     state.of = best_of
     return state.groups()
 
