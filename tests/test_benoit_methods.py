@@ -153,16 +153,21 @@ def test_heuristics_need_a_catalog():
         get_method("comp-greedy").solve(instance, SolveOptions())
 
 
-def test_an_operator_too_big_alone_can_still_fit_with_its_neighbours():
-    """Its edges need more card than any class has, unless both ends share a processor."""
+def two_operator_tree(work: float, leaf_output: float, card: float) -> Instance:
+    """A leaf feeding the root, one server, one catalog class of cost 1 and speed 1e10."""
     app = make_app({"name": "t", "throughput": 1, "operators": [
-        {"id": "root", "work": 1e9, "output_size": 1},
-        {"id": "leaf", "work": 1e9, "output_size": 5e8}],
+        {"id": "root", "work": work, "output_size": 1},
+        {"id": "leaf", "work": work, "output_size": leaf_output}],
         "streams": [{"from": "leaf", "to": "root"}]})
     infra = make_infra({"name": "i", "nodes": [{"id": "s", "role": "server"}],
-                        "catalog": [{"id": "small", "cost": 1, "speed": 1e10,
-                                     "bandwidth": 1e8}]})
-    instance = Instance(app, infra)
+                        "catalog": [{"id": "only", "cost": 1, "speed": 1e10,
+                                     "bandwidth": card}]})
+    return Instance(app, infra)
+
+
+def test_an_operator_too_big_alone_can_still_fit_with_its_neighbours():
+    """Its edges need more card than any class has, unless both ends share a processor."""
+    instance = two_operator_tree(1e9, leaf_output=5e8, card=1e8)
     result = get_method("benoit").solve(instance, SolveOptions())
     assert result.status == SolveStatus.OPTIMAL and result.objective == 1
     assert get_method("comp-greedy").solve(instance, SolveOptions()).objective == 1

@@ -14,8 +14,9 @@ processors" (``p0`` = total work over the fastest class's speed, rounded up: val
 every plan, and the master LP often buys fewer) and ``v >= max_S pi(S) + mu - cost(S)``
 over all groups S (the pricing MIP's dual bound), every plan with ``p0 <= p <= kappa``
 processors costs at least ``sum(pi) + p0 * mu - kappa * max(0, v)``, since its groups are
-columns. A plan cheaper than the best valid plan known (cost U) has at most
-``U / cheapest class`` processors: that is ``kappa``.
+columns. A plan cheaper than the best valid plan known (cost U) has no more processors than
+the most that can reach the total work's speed for less than U: that is ``kappa``
+(:func:`~streamplace.solve.tree_needs.most_processors`).
 The pricing leaves out the server rows (3)-(4) and the processor links (5): a relaxation,
 so the bound stays below the optimum.
 
@@ -38,6 +39,7 @@ import numpy as np
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.highs_thread import own_locks, solve_in_thread
 from streamplace.solve.tree_data import TreeData
+from streamplace.solve.tree_needs import Needs
 
 SMOOTHING = 0.8       # weight of the best-bound duals in the exact pricing's point
 CHEAP_COLUMNS = 10    # columns the cheap pricing adds per round, at most
@@ -54,40 +56,6 @@ class ColumnBound:
     iterations: int
     columns: int
     pricings: int         # exact pricing MIPs solved
-
-
-class Needs:
-    """What groups of operators need, vectorised: a group is a boolean mask over ``ops``."""
-
-    def __init__(self, data: TreeData) -> None:
-        self.ops = list(data.ops)
-        index = {o: i for i, o in enumerate(self.ops)}
-        objects = sorted(data.rate)
-        self.work = np.array([data.work[o] for o in self.ops])
-        self.objects = np.zeros((len(self.ops), len(objects)), dtype=bool)
-        for o in self.ops:
-            for k in data.objects[o]:
-                self.objects[index[o], objects.index(k)] = True
-        self.rate = np.array([data.rate[k] for k in objects])
-        self.volume = np.zeros((len(self.ops), len(self.ops)))  # tree edges, both ways
-        for e in data.edges:
-            self.volume[index[e.child], index[e.parent]] += e.volume
-            self.volume[index[e.parent], index[e.child]] += e.volume
-        self.incident = self.volume.sum(axis=1)
-        # classes in cost order (tree_data sorts them): the first that handles is cheapest
-        self.speed = np.array([c.speed for c in data.classes]) * (1 + 1e-12)
-        self.card = np.array([c.bandwidth for c in data.classes]) * (1 + 1e-12)
-        self.cost = np.array([float(c.cost) for c in data.classes])
-
-    def prices(self, work: np.ndarray, card: np.ndarray) -> np.ndarray:
-        """The cheapest class's cost for each (compute, card) pair; inf where none handles."""
-        handles = (work[:, None] <= self.speed) & (card[:, None] <= self.card)
-        return np.where(handles.any(axis=1), self.cost[handles.argmax(axis=1)], np.inf)
-
-    def price(self, group: np.ndarray) -> float:
-        card = self.rate @ self.objects[group].any(axis=0) + self.incident[group].sum() \
-            - self.volume[np.ix_(group, group)].sum()
-        return float(self.prices(np.array([self.work[group].sum()]), np.array([card]))[0])
 
 
 def cheap_columns(needs: Needs, prices: np.ndarray, most: int) -> list[np.ndarray]:

@@ -6,7 +6,6 @@ Costs reported are the evaluator's (docs/models.md), computed on the decoded pla
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import replace
@@ -35,6 +34,7 @@ from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveS
 from streamplace.solve.rounds import solve_in_rounds
 from streamplace.solve.tree_columns import BoundBeside
 from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
+from streamplace.solve.tree_needs import most_processors
 
 MAX_ROUNDS = 50
 ANNEAL_SHARE = 0.25  # of the time left, at most, before the MIP
@@ -104,7 +104,7 @@ def _most_processors(data: TreeData, valid: Plan | None) -> int:
         return len(data.ops)
     cost = _evaluated(data.instance, valid).benoit
     assert cost is not None  # a tree with a catalog: the evaluator prices it
-    return min(len(data.ops), math.floor(cost.cost / min(c.cost for c in data.classes)))
+    return most_processors(data, cost.cost)
 
 
 def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from streamplace.solve.budget import Budget
-from streamplace.solve.tree_columns import Needs
 from streamplace.solve.tree_data import TreeData
+from streamplace.solve.tree_needs import Needs
 
 MOVES_PER_OPERATOR = 4000
 ROUNDS = 3                # cooling schedules, each from the start
