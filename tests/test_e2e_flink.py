@@ -164,7 +164,7 @@ def test_observe_reads_the_running_job_and_its_plan_exports_back(
                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    assert_what_the_job_was_made_to_do(doc)
+    assert_what_the_job_was_made_to_do(doc, live=True)
     managers = {t["id"] for t in flink_1_20.get("/taskmanagers")["taskmanagers"]}
     assert len(doc["infrastructure"]["nodes"]) == len(managers) == 2
     placed = {o: sum(where.values()) for o, where in doc["plan"]["placement"].items()}

