@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from streamplace.model.evaluate import Evaluation, evaluate
 from streamplace.model.network import Network
@@ -33,7 +33,7 @@ from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 from streamplace.solve.rounds import solve_in_rounds
 from streamplace.solve.tree_columns import BoundBeside
-from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
+from streamplace.solve.tree_data import TreeData, tree_data
 from streamplace.solve.tree_needs import most_processors
 
 MAX_ROUNDS = 50
@@ -48,14 +48,16 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     if reasons:
         return SolveResult.infeasible("benoit", reasons, budget.elapsed())
     built = build_benoit(data, network)
-    start, valid, groups = _heuristic_start(built, data, options.seed)
+    start, groups = _heuristic_start(built, data, options.seed)
     if start is not None:
-        start, valid = _annealed(data, start, valid, budget, options.seed)
-    beside = BoundBeside(data, budget, _most_processors(data, start if valid else None),
-                         groups) if built.constr else None
+        start = _annealed(data, start, budget, options.seed)
+    most = most_processors(data, start.cost) if start is not None and start.valid else \
+        len(data.ops)  # kappa: a plan cheaper than the start has at most this many
+    beside = BoundBeside(data, budget, most, groups) if built.constr else None
     try:
-        result = _solve_rounds(instance, options, budget, built, start,
-                               start if valid else None)
+        result = _solve_rounds(instance, options, budget, built,
+                               start.plan if start is not None else None,
+                               start.plan if start is not None and start.valid else None)
     finally:
         columns = beside.finish() if beside is not None else None
     if columns is not None:
@@ -66,45 +68,44 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     return replace(result, program=built.model)
 
 
-def _annealed(data: TreeData, start: Plan, valid: bool, budget: Budget,
-              seed: int) -> tuple[Plan, bool]:
+@dataclass(frozen=True)
+class _Start:
+    """A plan for the MIP to start from, its cost as the evaluator prices it, and whether
+    the evaluator finds no violation in it."""
+
+    plan: Plan
+    cost: float
+    valid: bool
+
+
+def _annealed(data: TreeData, start: _Start, budget: Budget, seed: int) -> _Start:
     """The annealed partition of ``start`` (:func:`anneal`, within a share of the time),
-    given servers as the heuristics give them, where the evaluator accepts it and it is the
-    cheaper; else ``start``."""
+    downgraded and given servers as the heuristics do it, where the evaluator accepts it and
+    it is the cheaper; else ``start``."""
     hosts: dict[str, set[str]] = {}
-    for op, reps in start.placement.items():
+    for op, reps in start.plan.placement.items():
         for node in reps:
             hosts.setdefault(node, set()).add(op)
     left = budget.remaining()
     phase = budget if left is None else budget.until(time.perf_counter()
                                                      + ANNEAL_SHARE * left)
     groups = anneal(data, list(hosts.values()), phase, seed)
-    bought = [(g, next((c for c in data.classes if handles(c, *group_needs(data, g))), None))
-              for g in groups]
-    mapping = TreeMapping([Processor(g, cls) for g, cls in bought if cls is not None])
-    if len(mapping.processors) < len(groups):
-        return start, valid
+    mapping = TreeMapping([Processor(g, data.classes[0]) for g in groups])
     try:
+        downgrade(data, mapping)
         select_servers_intelligent(data, mapping, random.Random(seed))
     except HeuristicFailure:
-        return start, valid
-    plan = _plan(mapping)
+        return start
+    annealed = _priced(data, _plan(mapping))
+    if not annealed.valid or (start.valid and annealed.cost >= start.cost):
+        return start
+    return annealed
+
+
+def _priced(data: TreeData, plan: Plan) -> _Start:
     ev = _evaluated(data.instance, plan)
-    before = _evaluated(data.instance, start).benoit
-    assert ev.benoit is not None and before is not None  # trees with a catalog are priced
-    if ev.violations or (valid and ev.benoit.cost >= before.cost):
-        return start, valid
-    return plan, True
-
-
-def _most_processors(data: TreeData, valid: Plan | None) -> int:
-    """How many processors a plan cheaper than ``valid`` can buy at most (every operator's
-    own processor without one): kappa of the column bound."""
-    if valid is None:
-        return len(data.ops)
-    cost = _evaluated(data.instance, valid).benoit
-    assert cost is not None  # a tree with a catalog: the evaluator prices it
-    return most_processors(data, cost.cost)
+    assert ev.benoit is not None  # a tree with a catalog: the evaluator prices it
+    return _Start(plan, ev.benoit.cost, not ev.violations)
 
 
 def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
@@ -155,30 +156,25 @@ def _evaluated(instance: Instance, plan: Plan) -> Evaluation:
 
 
 def _heuristic_start(built: BenoitModel, data: TreeData,
-                     seed: int) -> tuple[Plan | None, bool, list[set[str]]]:
+                     seed: int) -> tuple[_Start | None, list[set[str]]]:
     """The cheapest plan among the (millisecond) heuristics that holds every constraint, else
     the cheapest of all (which overloads a processor link (5): the heuristics do not check
     them), and whether it holds. It is the MIP start, and the answer should the solver stop
     before it has a valid plan of its own (Constr only). Every heuristic's processors come
     with it: the column bound's first columns."""
     if not built.constr:
-        return None, False, []
-    ranked: list[tuple[bool, float, Plan]] = []
+        return None, []
+    ranked: list[_Start] = []
     groups: list[set[str]] = []
     for name in PLACEMENTS:
         try:
             mapping = run_tree_heuristic(name, data, seed)
         except HeuristicFailure:
             continue
-        plan = _plan(mapping)
         groups += [proc.group for proc in mapping.processors]
-        ev = _evaluated(data.instance, plan)
-        assert ev.benoit is not None  # a tree with a catalog: the evaluator prices it
-        ranked.append((bool(ev.violations), ev.benoit.cost, plan))
-    if not ranked:
-        return None, False, groups
-    invalid, _, plan = min(ranked, key=lambda r: (r[0], r[1]))
-    return plan, not invalid, groups
+        ranked.append(_priced(data, _plan(mapping)))
+    best = min(ranked, key=lambda r: (not r.valid, r.cost), default=None)
+    return best, groups
 
 
 def _precheck(data: TreeData, network: Network) -> list[str]:
