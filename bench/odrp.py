@@ -44,6 +44,7 @@ from streamplace.solve import (
 from streamplace.solve.highs_thread import wait_for_abandoned
 
 sys.path.insert(0, str(Path(__file__).parent))
+from known import keep_best
 from scenarios import edge_cloud_instance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,7 +134,6 @@ def debs(time_limit: float, skip_cbc: bool) -> None:
 
 OTHERS = ("hybrid", "hill-climbing", "ant-system", "resource-aware", "first-fit-decreasing",
           "round-robin", "ds2")
-BEST_KNOWN = Path(__file__).parent / "best_known"
 GOALS = {  # (nodes, operators, k): the gap goal and F's goal against the best known plan
     (30, 20, 4): (0.01, 0.005), (50, 40, 4): (0.05, 0.005), (100, 60, 4): (None, None)}
 
@@ -157,22 +157,10 @@ def true_f(inst: Instance, result: SolveResult) -> float | None:
 
 
 def best_known(name: str, found: list[tuple[float | None, SolveResult]]) -> float:
-    """The best plan any run ever found on this instance (bench/best_known/NAME.yaml),
-    replaced when one of ``found`` beats it; its F."""
-    import yaml
-
-    path = BEST_KNOWN / f"{name}.yaml"
-    known = yaml.safe_load(path.read_text()) if path.exists() else None
-    best_f = known["F"] if known else float("-inf")
-    for f, result in found:
-        if f is not None and result.plan is not None and f > best_f + 1e-12:
-            best_f = f
-            known = {"F": f, "method": result.method,
-                     "placement": {op: dict(r) for op, r in result.plan.placement.items()}}
-    if known is not None:
-        BEST_KNOWN.mkdir(exist_ok=True)
-        path.write_text(yaml.safe_dump(known, sort_keys=True))
-    return best_f
+    """F of the best plan any run ever found on this instance (bench/known.py)."""
+    return keep_best(name, "F", ((f, {"method": r.method, "placement": {
+        op: dict(reps) for op, reps in r.plan.placement.items()}})
+        for f, r in found if r.plan is not None), maximize=True)
 
 
 def scale(time_limit: float, seeds: int, others_time: float) -> None:

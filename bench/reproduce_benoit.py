@@ -35,6 +35,7 @@ from streamplace.solve import (
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
+from known import keep_best
 from plotting import pyplot, save
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,27 +109,18 @@ GOALS = [  # operators, alpha, the gap wanted at the time limit (0: proven optim
 
 
 MAX_SEEDS = 12
-BEST_KNOWN = Path(__file__).parent / "best_known"
 
 
 def best_known(name: str, found: list[SolveResult]) -> float:
-    """The cheapest valid platform any run ever found on this instance
-    (bench/best_known/NAME.yaml), replaced when one of ``found`` beats it; its cost."""
-    import yaml
+    """The cost of the cheapest valid platform any run ever found on this instance
+    (bench/known.py)."""
+    def fields(result: SolveResult) -> dict[str, Any]:
+        plan = result.plan.model_dump(mode="json", by_alias=True) if result.plan else {}
+        return {"method": result.method,
+                **{k: plan[k] for k in ("placement", "purchased", "downloads")}}
 
-    path = BEST_KNOWN / f"{name}.yaml"
-    known = yaml.safe_load(path.read_text()) if path.exists() else None
-    best = known["cost"] if known else float("inf")
-    for result in found:
-        if result.objective is not None and result.plan is not None and \
-                result.objective < best - 1e-9:
-            best = result.objective
-            plan = result.plan.model_dump(mode="json", by_alias=True)
-            known = {"cost": best, "method": result.method,
-                     **{k: plan[k] for k in ("placement", "purchased", "downloads")}}
-    if known is not None:
-        path.write_text(yaml.safe_dump(known, sort_keys=True))
-    return best
+    return keep_best(name, "cost", ((r.objective, fields(r)) for r in found
+                                    if r.plan is not None), maximize=False)
 
 
 def goals(time_limit: float, seeds: int) -> None:
