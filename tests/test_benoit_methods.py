@@ -175,6 +175,15 @@ def test_an_operator_too_big_alone_can_still_fit_with_its_neighbours():
     assert failed.plan is None and "fits no processor" in failed.message
 
 
+def test_a_tree_edge_a_billion_times_thinner_than_the_card_is_solved():
+    """Normalised, its card coefficient is below what HiGHS keeps (1e-9): HiGHS drops it
+    with a warning, which is no rejection of the model."""
+    instance = two_operator_tree(6e9, leaf_output=1, card=1e9)
+    result = get_method("benoit").solve(instance, SolveOptions())
+    assert result.status == SolveStatus.OPTIMAL, result.message
+    assert result.objective == 2  # each operator needs 60% of the one class
+
+
 def test_cli_tree_methods(tmp_path):
     import yaml
     from typer.testing import CliRunner
