@@ -7,10 +7,13 @@ from __future__ import annotations
 import pytest
 
 from streamplace.model.generate import benoit_instance
+from streamplace.model.network import Network
 from streamplace.solve import Instance, SolveOptions, get_method
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.heuristics.tree_anneal import anneal
 from streamplace.solve.heuristics.tree_placement import PLACEMENTS, HeuristicFailure
+from streamplace.solve.highs import solve_highs
+from streamplace.solve.ilp.tree_platform import build_benoit
 from streamplace.solve.tree_columns import column_bound
 from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
 from streamplace.solve.tree_needs import most_processors
@@ -45,9 +48,14 @@ def test_column_bound_never_exceeds_the_brute_forced_optimum(seed):
 
 
 def test_column_bound_is_the_optimum_where_the_compact_lp_buys_fractions():
-    """Two operators each needing 60% of the one class: the compact LP buys 1.2 processors,
-    every plan buys 2, and so does every column cover."""
-    data = tree_data(two_operator_tree(6e9, leaf_output=1, card=1e9), need_catalog=True)
+    """Two operators each needing 60% of the one class: the compact LP buys 4/3 processors,
+    every plan buys 2, and so
+    does every column cover."""
+    instance = two_operator_tree(6e9, leaf_output=1, card=1e9)
+    data = tree_data(instance, need_catalog=True)
+    compact = build_benoit(data, Network(instance.infra)).model
+    relaxed = solve_highs(compact, SolveOptions(highs={"solve_relaxation": True}))
+    assert relaxed.objective == pytest.approx(4 / 3, rel=1e-6)
     found = column_bound(data, Budget(None), most_processors=2)
     assert found.converged
     assert found.bound == pytest.approx(2.0, rel=1e-5)
