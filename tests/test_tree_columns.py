@@ -49,8 +49,7 @@ def test_column_bound_never_exceeds_the_brute_forced_optimum(seed):
 
 def test_column_bound_is_the_optimum_where_the_compact_lp_buys_fractions():
     """Two operators each needing 60% of the one class: the compact LP buys 4/3 processors,
-    every plan buys 2, and so
-    does every column cover."""
+    every plan buys 2, and so does every column cover."""
     instance = two_operator_tree(6e9, leaf_output=1, card=1e9)
     data = tree_data(instance, need_catalog=True)
     compact = build_benoit(data, Network(instance.infra)).model
