@@ -164,6 +164,9 @@ def _parse_yaml(text: str, name: str) -> tuple[Any, SourceMap]:
     return data, SourceMap(file=name, lines=walker.lines)
 
 
+LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"  # PyYAML 6.0.4's libyaml stops at 1000
+
+
 def _check_depth(text: str, name: str) -> None:
     """Refuse nesting deeper than ``MAX_DEPTH`` before composing: libyaml's parser keeps its
     own stack, but the composer recurses once per level on the C stack, and a few tens of
@@ -183,8 +186,15 @@ def _check_depth(text: str, name: str) -> None:
                 depth -= 1
             elif isinstance(event, yaml.StreamEndEvent):
                 break
-    except yaml.YAMLError:
+    except yaml.MarkedYAMLError as exc:
+        if exc.problem == LIBYAML_TOO_DEEP:  # its scanner reads ahead: it may see it first
+            mark = exc.problem_mark
+            raise InputError.single(f"nesting deeper than {MAX_DEPTH} levels",
+                                    "flatten the document", file=name,
+                                    line=mark.line + 1 if mark else None) from None
         return  # composing again reports the syntax error with its place
+    except yaml.YAMLError:
+        return
     finally:
         loader.dispose()
 
