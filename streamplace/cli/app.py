@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from streamplace import __version__
+from streamplace.cli import clock
 from streamplace.cli.epilogs import epilog
 
 COMMANDS = {  # name: (module, function); a command's module is imported when it runs
@@ -54,11 +55,13 @@ def _root(version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True, help="Print the version.")] = False,
 ) -> None:
     """streamplace: operator replication and placement for stream processing."""
+    clock.command_begins()
 
 
 def main() -> None:
     """Run the command line (the console script is :func:`streamplace.cli.entry.main`, which
     handles signals first)."""
+    clock.count_from_process_start()
     build_app(_commands_named(sys.argv[1:]))(prog_name="streamplace")
 
 

@@ -4,19 +4,21 @@
   written), during a solve the first one asks the method to stop (it returns its best plan
   within about a second, which is then written) and a second one ends the command at once.
 - ``--time-limit`` counts from the start of the process, so it bounds the whole command:
-  reading, building, solving and writing (for explain and report: trying what-ifs).
+  reading, building, solving and writing (for explain and report: trying what-ifs). Where
+  the app runs inside a longer-lived process (a test runner, a notebook), it counts from
+  the command's own start.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from streamplace.cli.clock import seconds_since_start
 from streamplace.cli.signals import SIGNALS, Interrupted, replace
 from streamplace.solve.budget import StopRequest
 
@@ -43,19 +45,6 @@ def stop_on_signals(stop: StopRequest) -> Iterator[StopRequest]:
         for sig, handler in previous.items():
             if handler is not None and handler != signal.SIG_IGN:
                 signal.signal(sig, handler)  # type: ignore[arg-type]
-
-
-def seconds_since_start() -> float:
-    """Seconds since this process started (Linux: from /proc; elsewhere since import)."""
-    try:
-        with open("/proc/self/stat", encoding="ascii") as stat_file:
-            fields = stat_file.read().rsplit(")", 1)[1].split()
-        with open("/proc/uptime", encoding="ascii") as uptime:
-            up = float(uptime.read().split()[0])
-        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 of stat(5)
-        return max(0.0, up - started)
-    except (OSError, ValueError, IndexError):
-        return time.perf_counter() - _IMPORTED
 
 
 FINISH_SHARE, FINISH_MIN, FINISH_MAX = 0.05, 0.2, 3.0
@@ -99,5 +88,3 @@ def watch_for(stop: StopRequest, time_limit: float | None,
 
     return Watch(stopping, progress)
 
-
-_IMPORTED = time.perf_counter()
