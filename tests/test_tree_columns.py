@@ -4,12 +4,15 @@ optimum; the annealing never returns a platform dearer than its start."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from streamplace.model.generate import benoit_instance
 from streamplace.model.network import Network
-from streamplace.solve import Instance, SolveOptions, get_method
+from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 from streamplace.solve.budget import Budget, StopRequest
+from streamplace.solve.conclude import conclude
 from streamplace.solve.heuristics.tree_anneal import anneal
 from streamplace.solve.heuristics.tree_placement import PLACEMENTS, HeuristicFailure
 from streamplace.solve.highs import solve_highs
@@ -17,7 +20,7 @@ from streamplace.solve.ilp.tree_platform import build_benoit
 from streamplace.solve.tree_columns import column_bound
 from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
 from streamplace.solve.tree_needs import most_processors
-from streamplace.solve.trees import run_tree_heuristic
+from streamplace.solve.trees import _cheaper, _partition_plan, run_tree_heuristic
 
 from .conftest import make_app, make_infra
 from .test_benoit_methods import brute_force, tiny_tree, two_operator_tree
@@ -66,6 +69,53 @@ def test_column_bound_stopped_at_once_has_no_bound():
     stop.set()
     found = column_bound(tree_data(instance, need_catalog=True), Budget(None, stop), 5)
     assert found.bound is None and not found.converged
+
+
+def test_the_columns_partitions_are_plans_never_below_the_brute_forced_optimum():
+    """Six heavy operators (two processors or none can run them): the restricted master's
+    cover is an exact cover, priced at or above the bound; made into a plan it is never
+    cheaper than the optimum and, on these trees, is the optimum."""
+    optimal = 0
+    for seed in range(8):
+        app, infra = benoit_instance(6, alpha=1.7, n_types=3, n_servers=2, seed=seed,
+                                     work_scale=1e7)
+        instance = Instance(make_app(app), make_infra(infra))
+        optimum = brute_force(instance)
+        data = tree_data(instance, need_catalog=True)
+        partitions: list[list[set[str]]] = []
+        found = column_bound(data, Budget(None), len(data.ops), found=partitions.append)
+        assert found.converged and found.bound is not None
+        assert (optimum is None) == (not partitions)  # no cover where no class runs one
+        for groups in partitions:
+            assert sorted(op for g in groups for op in g) == sorted(data.ops)
+            assert cost(data, groups) >= found.bound
+            plan = _partition_plan(data, groups, seed)
+            assert plan is not None and plan.valid
+            assert optimum is not None and plan.cost >= optimum
+            optimal += plan.cost == optimum and len(groups) > 1
+    assert optimal >= 4
+
+
+def test_a_cheaper_plan_from_the_columns_replaces_the_solvers_unless_it_proved_its_own():
+    app, infra = benoit_instance(25, alpha=1.7, seed=0)
+    instance = Instance(make_app(app), make_infra(infra))
+    data = tree_data(instance, need_catalog=True)
+    start = start_groups(data, 0)
+    dear, cheap = _partition_plan(data, start, 0), _partition_plan(
+        data, anneal(data, start, Budget(None), 0, rounds=1), 0)
+    assert dear is not None and cheap is not None and cheap.valid and cheap.cost < dear.cost
+    budget = Budget(None)
+    stopped = conclude("benoit", instance, dear.plan, SolveStatus.TIME_LIMIT, model="benoit",
+                       started=budget.started, objective_metric="benoit_cost",
+                       bound=cheap.cost * 0.9)
+    swapped = _cheaper(instance, stopped, cheap, budget)
+    assert swapped.status == SolveStatus.TIME_LIMIT and swapped.objective == cheap.cost
+    assert swapped.bound == stopped.bound and swapped.solver.to_json()["plan_from"] == "columns"
+    assert swapped.plan is not None and swapped.plan.gap == pytest.approx(
+        (cheap.cost - stopped.bound) / cheap.cost)
+    proved = replace(stopped, status=SolveStatus.OPTIMAL)
+    assert _cheaper(instance, proved, cheap, budget) is proved
+    assert _cheaper(instance, swapped, dear, budget) is swapped  # never a dearer one
 
 
 def start_groups(data: TreeData, seed: int) -> list[set[str]]:

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,7 @@ import numpy as np
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.highs_thread import own_locks, solve_in_thread
 from streamplace.solve.tree_data import TreeData
+from streamplace.solve.tree_master import Master
 from streamplace.solve.tree_needs import Needs
 
 SMOOTHING = 0.8       # weight of the best-bound duals in the exact pricing's point
@@ -47,6 +49,10 @@ SCALE = 1e9           # operations/s and bytes/s in the pricing rows, in giga-un
 TOLERANCE = 1e-6      # relative: a reduced cost below this is none
 SAFETY = 1e-6         # relative: taken off the bound for the solvers' tolerances
 CONVERGED = 1e-4      # relative distance of bound and master at which to stop
+PARTITION_AT = (0.4, 0.75)  # shares of the time at which the columns give plans
+PARTITION_SHARE = 0.2       # of the time left, at most, for one such plan
+
+Groups = list[set[str]]
 
 
 @dataclass(frozen=True)
@@ -152,56 +158,18 @@ class Pricing:
         return group, upper
 
 
-class Master:
-    """min sum cost * lambda over the columns so far, each operator covered once, at least
-    ``fewest`` processors (an LP); an artificial column per operator keeps it feasible from
-    the first round."""
-
-    def __init__(self, needs: Needs, fewest: int) -> None:
-        import highspy
-
-        n = len(needs.ops)
-        self.needs = needs
-        h = self.h = highspy.Highs()
-        own_locks(h)
-        h.silent()
-        empty = np.array([], dtype=np.int32)
-        h.addRows(n + 1, np.array([1.0] * n + [fewest]), np.array([1.0] * n + [math.inf]),
-                  0, empty, empty, np.array([], dtype=float))
-        artificial = 10.0 * n * float(needs.cost.max())
-        for i in range(n):
-            h.addCol(artificial, 0.0, math.inf, 2, np.array([i, n], dtype=np.int32),
-                     np.ones(2))
-        self.seen: set[bytes] = set()
-
-    def add(self, groups: Iterable[np.ndarray]) -> int:
-        added = 0
-        for group in groups:
-            key = group.tobytes()
-            if key in self.seen or not group.any():
-                continue
-            cost = self.needs.price(group)
-            if not math.isfinite(cost):
-                continue
-            self.seen.add(key)
-            rows = np.append(np.flatnonzero(group), len(group)).astype(np.int32)
-            self.h.addCol(cost, 0.0, math.inf, len(rows), rows, np.ones(len(rows)))
-            added += 1
-        return added
-
-    def solve(self, budget: Budget) -> tuple[float, np.ndarray] | None:
-        if not solve_in_thread(self.h, budget) or budget.expired():
-            return None
-        return self.h.getInfo().objective_function_value, \
-            np.array(self.h.getSolution().row_dual)
-
-
 def column_bound(data: TreeData, budget: Budget, most_processors: int,
-                 starts: Iterable[Iterable[str]] = ()) -> ColumnBound:
+                 starts: Iterable[Iterable[str]] = (),
+                 found: Callable[[Groups], None] | None = None) -> ColumnBound:
     """Generate columns until the bound meets the master's optimum or the budget ends.
 
     ``most_processors`` is kappa (see the module's docstring); ``starts`` are groups to
-    begin with (a heuristic plan's processors)."""
+    begin with (a heuristic plan's processors). With ``found``, the cheapest partition of
+    the operators into the columns so far (:meth:`Master.partition`) is passed to it at
+    shares ``PARTITION_AT`` of the time and at convergence."""
+    now, left = time.perf_counter(), budget.remaining()
+    due = [] if found is None or left is None else \
+        [now + share * left for share in PARTITION_AT]
     needs = Needs(data)
     index = {o: i for i, o in enumerate(needs.ops)}
     n = len(needs.ops)
@@ -219,6 +187,9 @@ def column_bound(data: TreeData, budget: Budget, most_processors: int,
         if solved is None:
             break
         value, duals = solved
+        if due and time.perf_counter() >= due[0]:
+            due = [t for t in due if t > time.perf_counter()]
+            _partition(master, budget, found)
         if master.add(cheap_columns(needs, duals, CHEAP_COLUMNS)):
             continue
         weight = SMOOTHING if centre is not None else 0.0
@@ -244,31 +215,47 @@ def column_bound(data: TreeData, budget: Budget, most_processors: int,
         if priced is None:
             break
         converged = converged or value - bound <= CONVERGED * abs(value)
+    if converged and found is not None:
+        _partition(master, budget, found)
     final = bound - SAFETY * abs(bound) if math.isfinite(bound) else None
     return ColumnBound(None if final is None else float(final), bool(converged), iterations,
                        len(master.seen), pricings)
 
 
+def _partition(master: Master, budget: Budget, found: Callable[[Groups], None] | None) -> None:
+    left = budget.remaining()
+    phase = budget if left is None else budget.until(time.perf_counter()
+                                                     + PARTITION_SHARE * left)
+    chosen = master.partition(phase)
+    if chosen is not None and found is not None:
+        ops = master.needs.ops
+        found([{ops[i] for i in np.flatnonzero(group)} for group in chosen])
+
+
 class BoundBeside:
     """:func:`column_bound` in a thread of its own while the compact program is solved (HiGHS
-    runs each in a thread of its own, so the two share the cores); :meth:`finish` ends it.
+    runs each in a thread of its own, so the two share the cores), its partitions passed to
+    ``found`` in that thread; :meth:`finish` ends it.
     Its budget is the solve's deadline; the user's stop request ends the solve, which ends
     this."""
 
     def __init__(self, data: TreeData, budget: Budget, most_processors: int,
-                 starts: Iterable[Iterable[str]]) -> None:
+                 starts: Iterable[Iterable[str]],
+                 found: Callable[[Groups], None] | None = None) -> None:
         self._stop = StopRequest()
         phase = Budget(budget.time_limit, self._stop, budget.started)
         self._answer: ColumnBound | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(
-            target=self._run, args=(data, phase, most_processors, [set(g) for g in starts]),
+            target=self._run, args=(data, phase, most_processors, [set(g) for g in starts],
+                                    found),
             name="streamplace-column-bound", daemon=True)
         self._thread.start()
 
-    def _run(self, data: TreeData, budget: Budget, most: int, starts: list[set[str]]) -> None:
+    def _run(self, data: TreeData, budget: Budget, most: int, starts: Groups,
+             found: Callable[[Groups], None] | None) -> None:
         try:
-            self._answer = column_bound(data, budget, most, starts)
+            self._answer = column_bound(data, budget, most, starts, found)
         except BaseException as exc:  # raised again in the solving thread, by finish()
             self._error = exc
 

@@ -30,7 +30,13 @@ from streamplace.solve.heuristics.tree_servers import (
 from streamplace.solve.ilp.tree_platform import BenoitModel, build_benoit
 from streamplace.solve.method import Method, Setting, SolveFn, bought_tree, tree
 from streamplace.solve.report import SolverReport
-from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
+from streamplace.solve.result import (
+    Instance,
+    SolveOptions,
+    SolveResult,
+    SolveStatus,
+    relative_gap,
+)
 from streamplace.solve.rounds import solve_in_rounds
 from streamplace.solve.tree_columns import BoundBeside
 from streamplace.solve.tree_data import TreeData, tree_data
@@ -53,13 +59,16 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
         start = _annealed(data, start, budget, options.seed)
     most = most_processors(data, start.cost) if start is not None and start.valid else \
         len(data.ops)  # kappa: a plan cheaper than the start has at most this many
-    beside = BoundBeside(data, budget, most, groups) if built.constr else None
+    cheapest = _Cheapest(data, start, options.seed)
+    beside = BoundBeside(data, budget, most, groups, cheapest.offer) if built.constr else None
     try:
         result = _solve_rounds(instance, options, budget, built,
                                start.plan if start is not None else None,
                                start.plan if start is not None and start.valid else None)
     finally:
         columns = beside.finish() if beside is not None else None
+    if cheapest.offered is not None:
+        result = _cheaper(instance, result, cheapest.offered, budget)
     if columns is not None:
         result = tightened(result, columns.bound, "column", maximize=False)
         result = replace(result, solver=result.solver.counting(
@@ -78,6 +87,49 @@ class _Start:
     valid: bool
 
 
+class _Cheapest:
+    """The cheapest valid plan the column bound's partitions gave (:attr:`offered`), if one
+    is cheaper than the start; :meth:`offer` runs in the column bound's thread."""
+
+    def __init__(self, data: TreeData, start: _Start | None, seed: int) -> None:
+        self.data, self.seed = data, seed
+        self.best = start if start is not None and start.valid else None
+        self.offered: _Start | None = None
+
+    def offer(self, groups: list[set[str]]) -> None:
+        plan = _partition_plan(self.data, groups, self.seed)
+        if plan is not None and plan.valid and (self.best is None
+                                                or plan.cost < self.best.cost):
+            self.best = self.offered = plan
+
+
+def _cheaper(instance: Instance, result: SolveResult, offered: _Start,
+             budget: Budget) -> SolveResult:
+    """``result`` with the columns' plan in place of its own where that is cheaper (or it
+    has none); the status says how the solve ended, never more than it proved."""
+    if result.status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE) or (
+            result.objective is not None and result.objective <= offered.cost):
+        return result
+    status = result.status if result.status.stopped_early else SolveStatus.FEASIBLE
+    swapped = conclude("benoit", instance, offered.plan, status, model="benoit",
+                       started=budget.started, objective_metric="benoit_cost",
+                       bound=result.bound, gap=relative_gap(offered.cost, result.bound),
+                       info=result.solver.counting(plan_from="columns"))
+    return swapped if swapped.plan is not None else result
+
+
+def _partition_plan(data: TreeData, groups: list[set[str]], seed: int) -> _Start | None:
+    """A processor per group, downgraded to the cheapest class and given servers as the
+    heuristics do it, priced by the evaluator; None where no server selection holds."""
+    mapping = TreeMapping([Processor(g, data.classes[0]) for g in groups])
+    try:
+        downgrade(data, mapping)
+        select_servers_intelligent(data, mapping, random.Random(seed))
+    except HeuristicFailure:
+        return None
+    return _priced(data, _plan(mapping))
+
+
 def _annealed(data: TreeData, start: _Start, budget: Budget, seed: int) -> _Start:
     """The annealed partition of ``start`` (:func:`anneal`, within a share of the time),
     downgraded and given servers as the heuristics do it, where the evaluator accepts it and
@@ -89,15 +141,8 @@ def _annealed(data: TreeData, start: _Start, budget: Budget, seed: int) -> _Star
     left = budget.remaining()
     phase = budget if left is None else budget.until(time.perf_counter()
                                                      + ANNEAL_SHARE * left)
-    groups = anneal(data, list(hosts.values()), phase, seed)
-    mapping = TreeMapping([Processor(g, data.classes[0]) for g in groups])
-    try:
-        downgrade(data, mapping)
-        select_servers_intelligent(data, mapping, random.Random(seed))
-    except HeuristicFailure:
-        return start
-    annealed = _priced(data, _plan(mapping))
-    if not annealed.valid or (start.valid and annealed.cost >= start.cost):
+    annealed = _partition_plan(data, anneal(data, list(hosts.values()), phase, seed), seed)
+    if annealed is None or not annealed.valid or (start.valid and annealed.cost >= start.cost):
         return start
     return annealed
 
