@@ -50,7 +50,7 @@ TOLERANCE = 1e-6      # relative: a reduced cost below this is none
 SAFETY = 1e-6         # relative: taken off the bound for the solvers' tolerances
 CONVERGED = 1e-4      # relative distance of bound and master at which to stop
 PARTITION_AT = (0.4, 0.75)  # shares of the time at which the columns give plans
-PARTITION_SHARE = 0.2       # of the time left, at most, for one such plan
+PARTITION_SHARE = 0.1       # of the time left, at most, for one such plan
 
 Groups = list[set[str]]
 
