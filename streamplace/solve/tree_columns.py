@@ -114,7 +114,7 @@ class Pricing:
         integer = highspy.HighsVarType.kInteger
         h.changeColsIntegrality(n + k, np.arange(n + k, dtype=np.int32),
                                 np.array([integer] * (n + k)))
-        index = {o: i for i, o in enumerate(needs.ops)}
+        index = needs.index
         rows: list[tuple[float, float, list[int], list[float]]] = [
             (1.0, 1.0, list(range(n, n + k)), [1.0] * k),            # one class
             (-math.inf, 0.0, list(range(n + k)),                      # compute (1)
@@ -171,13 +171,10 @@ def column_bound(data: TreeData, budget: Budget, most_processors: int,
     due = [] if found is None or left is None else \
         [now + share * left for share in PARTITION_AT]
     needs = Needs(data)
-    index = {o: i for i, o in enumerate(needs.ops)}
     n = len(needs.ops)
     fewest = max(1, math.ceil(needs.work.sum() / needs.speed.max() - 1e-9))
     master, pricing = Master(needs, fewest), Pricing(data, needs)
-    singles = np.eye(len(needs.ops), dtype=bool)
-    master.add([*singles, *(np.asarray(singles[[index[o] for o in group]].any(axis=0))
-                            for group in starts)])
+    master.add([*np.eye(n, dtype=bool), *(needs.mask(group) for group in starts)])
     bound, centre = -math.inf, None
     iterations = pricings = 0
     converged = False
@@ -228,8 +225,7 @@ def _partition(master: Master, budget: Budget, found: Callable[[Groups], None] |
                                                      + PARTITION_SHARE * left)
     chosen = master.partition(phase)
     if chosen is not None and found is not None:
-        ops = master.needs.ops
-        found([{ops[i] for i in np.flatnonzero(group)} for group in chosen])
+        found([master.needs.names(group) for group in chosen])
 
 
 class BoundBeside:

@@ -5,6 +5,7 @@ platform below a given cost can have."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -52,7 +53,7 @@ class Needs:
 
     def __init__(self, data: TreeData) -> None:
         self.ops = list(data.ops)
-        index = {o: i for i, o in enumerate(self.ops)}
+        self.index = index = {o: i for i, o in enumerate(self.ops)}
         objects = sorted(data.rate)
         self.work = np.array([data.work[o] for o in self.ops])
         self.objects = np.zeros((len(self.ops), len(objects)), dtype=bool)
@@ -69,6 +70,16 @@ class Needs:
         self.speed = np.array([c.speed for c in data.classes]) * (1 + 1e-12)
         self.card = np.array([c.bandwidth for c in data.classes]) * (1 + 1e-12)
         self.cost = np.array([float(c.cost) for c in data.classes])
+
+    def mask(self, group: Iterable[str]) -> np.ndarray:
+        """The group of these operator ids as a mask."""
+        mask = np.zeros(len(self.ops), dtype=bool)
+        mask[[self.index[o] for o in group]] = True
+        return mask
+
+    def names(self, mask: np.ndarray) -> set[str]:
+        """The operator ids of a mask."""
+        return {self.ops[i] for i in np.flatnonzero(mask)}
 
     def prices(self, work: np.ndarray, card: np.ndarray) -> np.ndarray:
         """The cheapest class's cost for each (compute, card) pair; inf where none handles."""

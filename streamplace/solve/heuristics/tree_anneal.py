@@ -39,12 +39,10 @@ class _Partition:
 
     def __init__(self, needs: Needs, groups: Sequence[set[str]]) -> None:
         n = len(needs.ops)
-        index = {o: i for i, o in enumerate(needs.ops)}
         self.needs = needs
         self.of = np.zeros(n, dtype=int)
         for g, group in enumerate(groups):
-            for op in group:
-                self.of[index[op]] = g
+            self.of[needs.mask(group)] = g
         self.size = np.bincount(self.of, minlength=n)
         self.work = np.bincount(self.of, weights=needs.work, minlength=n)
         self.held = np.zeros((n, needs.objects.shape[1]))
@@ -69,10 +67,7 @@ class _Partition:
         return float(self.needs.prices(np.array([work]), np.array([card]))[0])
 
     def groups(self) -> list[set[str]]:
-        out: dict[int, set[str]] = {}
-        for i, g in enumerate(self.of.tolist()):
-            out.setdefault(g, set()).add(self.needs.ops[i])
-        return list(out.values())
+        return [self.needs.names(self.of == g) for g in dict.fromkeys(self.of.tolist())]
 
 
 def anneal(data: TreeData, start: Sequence[set[str]], budget: Budget, seed: int,
@@ -92,13 +87,7 @@ def anneal(data: TreeData, start: Sequence[set[str]], budget: Budget, seed: int,
 
 
 def _cost(needs: Needs, groups: Sequence[set[str]]) -> float:
-    index = {o: i for i, o in enumerate(needs.ops)}
-    total = 0.0
-    for group in groups:
-        mask = np.zeros(len(needs.ops), dtype=bool)
-        mask[[index[o] for o in group]] = True
-        total += needs.price(mask)
-    return total
+    return sum(needs.price(needs.mask(group)) for group in groups)
 
 
 def _cool(data: TreeData, needs: Needs, start: Sequence[set[str]], budget: Budget,
