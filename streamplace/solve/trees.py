@@ -64,7 +64,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     try:
         result = _solve_rounds(instance, options, budget, built,
                                start.plan if start is not None else None,
-                               start.plan if start is not None and start.valid else None)
+                               start if start is not None and start.valid else None)
     finally:
         columns = beside.finish() if beside is not None else None
     if cheapest.offered is not None:
@@ -79,12 +79,20 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
 
 @dataclass(frozen=True)
 class _Start:
-    """A plan for the MIP to start from, its cost as the evaluator prices it, and whether
-    the evaluator finds no violation in it."""
+    """A plan with its evaluation: its cost as the evaluator prices it, and whether the
+    evaluator finds no violation in it."""
 
     plan: Plan
-    cost: float
-    valid: bool
+    evaluation: Evaluation
+
+    @property
+    def cost(self) -> float:
+        assert self.evaluation.benoit is not None  # a tree with a catalog: it is priced
+        return self.evaluation.benoit.cost
+
+    @property
+    def valid(self) -> bool:
+        return not self.evaluation.violations
 
 
 class _Cheapest:
@@ -93,14 +101,14 @@ class _Cheapest:
 
     def __init__(self, data: TreeData, start: _Start | None, seed: int) -> None:
         self.data, self.seed = data, seed
-        self.best = start if start is not None and start.valid else None
+        self.start = start if start is not None and start.valid else None
         self.offered: _Start | None = None
 
     def offer(self, groups: list[set[str]]) -> None:
         plan = _partition_plan(self.data, groups, self.seed)
-        if plan is not None and plan.valid and (self.best is None
-                                                or plan.cost < self.best.cost):
-            self.best = self.offered = plan
+        beaten = self.offered or self.start
+        if plan is not None and plan.valid and (beaten is None or plan.cost < beaten.cost):
+            self.offered = plan
 
 
 def _cheaper(instance: Instance, result: SolveResult, offered: _Start,
@@ -111,11 +119,11 @@ def _cheaper(instance: Instance, result: SolveResult, offered: _Start,
             result.objective is not None and result.objective <= offered.cost):
         return result
     status = result.status if result.status.stopped_early else SolveStatus.FEASIBLE
-    swapped = conclude("benoit", instance, offered.plan, status, model="benoit",
-                       started=budget.started, objective_metric="benoit_cost",
-                       bound=result.bound, gap=relative_gap(offered.cost, result.bound),
-                       info=result.solver.counting(plan_from="columns"))
-    return swapped if swapped.plan is not None else result
+    return conclude("benoit", instance, offered.plan, status, model="benoit",
+                    started=budget.started, objective_metric="benoit_cost",
+                    bound=result.bound, gap=relative_gap(offered.cost, result.bound),
+                    info=result.solver.counting(plan_from="columns"),
+                    evaluation=offered.evaluation)
 
 
 def _partition_plan(data: TreeData, groups: list[set[str]], seed: int) -> _Start | None:
@@ -148,14 +156,12 @@ def _annealed(data: TreeData, start: _Start, budget: Budget, seed: int) -> _Star
 
 
 def _priced(data: TreeData, plan: Plan) -> _Start:
-    ev = _evaluated(data.instance, plan)
-    assert ev.benoit is not None  # a tree with a catalog: the evaluator prices it
-    return _Start(plan, ev.benoit.cost, not ev.violations)
+    return _Start(plan, _evaluated(data.instance, plan))
 
 
 def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
                   built: BenoitModel, start_plan: Plan | None,
-                  fallback: Plan | None) -> SolveResult:
+                  fallback: _Start | None) -> SolveResult:
     """Solve, add the processor-link rows the solution overloads, solve again
     (:func:`solve_in_rounds`). The heuristics' plan is the MIP start; it is the answer when
     the solver stops early only if it holds (the heuristics do not check links (5))."""
@@ -184,9 +190,9 @@ def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
     if status.stopped_early:
         # the solver's incumbent is missing or overloads a link it had no row for yet
         if fallback is not None:
-            return conclude("benoit", instance, fallback, status, model="benoit",
+            return conclude("benoit", instance, fallback.plan, status, model="benoit",
                             started=budget.started, objective_metric="benoit_cost",
-                            bound=outcome.bound, info=info)
+                            bound=outcome.bound, info=info, evaluation=fallback.evaluation)
         reason = outcome.message or ("interrupted" if budget.interrupted
                                      else "the time limit passed")
         return SolveResult(status, "benoit", solver=info, seconds=budget.elapsed(),
