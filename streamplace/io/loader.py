@@ -186,15 +186,14 @@ def _check_depth(text: str, name: str) -> None:
                 depth -= 1
             elif isinstance(event, yaml.StreamEndEvent):
                 break
-    except yaml.MarkedYAMLError as exc:
-        if exc.problem == LIBYAML_TOO_DEEP:  # its scanner reads ahead: it may see it first
+    except yaml.YAMLError as exc:
+        # libyaml's scanner reads ahead: it may meet its own depth limit first
+        if isinstance(exc, yaml.MarkedYAMLError) and exc.problem == LIBYAML_TOO_DEEP:
             mark = exc.problem_mark
             raise InputError.single(f"nesting deeper than {MAX_DEPTH} levels",
                                     "flatten the document", file=name,
                                     line=mark.line + 1 if mark else None) from None
         return  # composing again reports the syntax error with its place
-    except yaml.YAMLError:
-        return
     finally:
         loader.dispose()
 
