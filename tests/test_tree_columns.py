@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from streamplace.model.generate import benoit_instance
@@ -17,9 +18,9 @@ from streamplace.solve.heuristics.tree_anneal import anneal
 from streamplace.solve.heuristics.tree_placement import PLACEMENTS, HeuristicFailure
 from streamplace.solve.highs import solve_highs
 from streamplace.solve.ilp.tree_platform import build_benoit
-from streamplace.solve.tree_columns import column_bound
+from streamplace.solve.tree_columns import Pricing, column_bound
 from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
-from streamplace.solve.tree_needs import most_processors
+from streamplace.solve.tree_needs import Needs, most_processors
 from streamplace.solve.trees import _cheaper, _partition_plan, run_tree_heuristic
 
 from .conftest import make_app, make_infra
@@ -69,6 +70,34 @@ def test_column_bound_stopped_at_once_has_no_bound():
     stop.set()
     found = column_bound(tree_data(instance, need_catalog=True), Budget(None, stop), 5)
     assert found.bound is None and not found.converged
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_pricing_offers_real_groups_and_bounds_every_group(seed):
+    """Against every one of the 2^8 - 1 groups of a heavy tree, priced one by one: each
+    group the pricing MIP offers has a class that runs it, none beats its upper bound, the
+    best offered is last and within the MIP's gap of the true best, which the bound holds."""
+    app, infra = benoit_instance(8, alpha=1.7, n_types=3, n_servers=2, seed=seed,
+                                 work_scale=1e7)
+    data = tree_data(Instance(make_app(app), make_infra(infra)), need_catalog=True)
+    needs = Needs(data)
+    n = len(needs.ops)
+    rng = np.random.default_rng(seed)
+    duals = np.append(rng.uniform(0.2, 0.6, n) * needs.cost.max(), 0.1 * needs.cost.min())
+
+    def reduced(group: np.ndarray) -> float:
+        return float(duals[:n][group].sum() + duals[n] - needs.price(group))
+
+    every = [np.array([(m >> i) & 1 for i in range(n)], dtype=bool) for m in range(1, 2 ** n)]
+    truth = max(reduced(g) for g in every)
+    priced = Pricing(data, needs).best(duals, Budget(None))
+    assert priced is not None
+    groups, upper = priced
+    assert groups and upper >= truth - 1e-6 * abs(truth)
+    offered = [reduced(g) for g in groups]
+    assert all(np.isfinite(offered)) and max(offered) <= upper + 1e-6 * abs(upper)
+    assert offered[-1] == max(offered)
+    assert offered[-1] >= truth - 1e-3 * abs(truth)
 
 
 def test_the_columns_partitions_are_plans_never_below_the_brute_forced_optimum():
