@@ -210,7 +210,7 @@ def column_bound(data: TreeData, budget: Budget, most_processors: int,
             out = [duals[:n][group].sum() + duals[n] - needs.price(group)
                    > TOLERANCE * max(1.0, abs(value)) for group in groups]
             added = master.add(g for g, o in zip(groups, out, strict=True) if o)
-            master.add(g for g, o in zip(groups, out, strict=True) if not o)  # for covers
+            master.add(groups)  # the others too: they serve the covers
             if added:
                 break
             if weight == 0.0:  # nothing prices out at the master's own duals

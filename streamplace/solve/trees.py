@@ -57,14 +57,14 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     start, groups = _heuristic_start(built, data, options.seed)
     if start is not None:
         start = _annealed(data, start, budget, options.seed)
-    most = most_processors(data, start.cost) if start is not None and start.valid else \
+    valid = start if start is not None and start.valid else None
+    most = most_processors(data, valid.cost) if valid is not None else \
         len(data.ops)  # kappa: a plan cheaper than the start has at most this many
-    cheapest = _Cheapest(data, start, options.seed)
+    cheapest = _Cheapest(data, valid, options.seed)
     beside = BoundBeside(data, budget, most, groups, cheapest.offer) if built.constr else None
     try:
         result = _solve_rounds(instance, options, budget, built,
-                               start.plan if start is not None else None,
-                               start if start is not None and start.valid else None)
+                               start.plan if start is not None else None, valid)
     finally:
         columns = beside.finish() if beside is not None else None
     if cheapest.offered is not None:
@@ -78,7 +78,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
 
 
 @dataclass(frozen=True)
-class _Start:
+class _PricedPlan:
     """A plan with its evaluation: its cost as the evaluator prices it, and whether the
     evaluator finds no violation in it."""
 
@@ -97,12 +97,13 @@ class _Start:
 
 class _Cheapest:
     """The cheapest valid plan the column bound's partitions gave (:attr:`offered`), if one
-    is cheaper than the start; :meth:`offer` runs in the column bound's thread."""
+    is cheaper than the valid start (if any); :meth:`offer` runs in the column bound's
+    thread."""
 
-    def __init__(self, data: TreeData, start: _Start | None, seed: int) -> None:
+    def __init__(self, data: TreeData, valid_start: _PricedPlan | None, seed: int) -> None:
         self.data, self.seed = data, seed
-        self.start = start if start is not None and start.valid else None
-        self.offered: _Start | None = None
+        self.start = valid_start
+        self.offered: _PricedPlan | None = None
 
     def offer(self, groups: list[set[str]]) -> None:
         plan = _partition_plan(self.data, groups, self.seed)
@@ -111,7 +112,7 @@ class _Cheapest:
             self.offered = plan
 
 
-def _cheaper(instance: Instance, result: SolveResult, offered: _Start,
+def _cheaper(instance: Instance, result: SolveResult, offered: _PricedPlan,
              budget: Budget) -> SolveResult:
     """``result`` with the columns' plan in place of its own where that is cheaper (or it
     has none); the status says how the solve ended, never more than it proved."""
@@ -126,7 +127,7 @@ def _cheaper(instance: Instance, result: SolveResult, offered: _Start,
                     evaluation=offered.evaluation)
 
 
-def _partition_plan(data: TreeData, groups: list[set[str]], seed: int) -> _Start | None:
+def _partition_plan(data: TreeData, groups: list[set[str]], seed: int) -> _PricedPlan | None:
     """A processor per group, downgraded to the cheapest class and given servers as the
     heuristics do it, priced by the evaluator; None where no server selection holds."""
     mapping = TreeMapping([Processor(g, data.classes[0]) for g in groups])
@@ -138,7 +139,7 @@ def _partition_plan(data: TreeData, groups: list[set[str]], seed: int) -> _Start
     return _priced(data, _plan(mapping))
 
 
-def _annealed(data: TreeData, start: _Start, budget: Budget, seed: int) -> _Start:
+def _annealed(data: TreeData, start: _PricedPlan, budget: Budget, seed: int) -> _PricedPlan:
     """The annealed partition of ``start`` (:func:`anneal`, within a share of the time),
     downgraded and given servers as the heuristics do it, where the evaluator accepts it and
     it is the cheaper; else ``start``."""
@@ -155,13 +156,13 @@ def _annealed(data: TreeData, start: _Start, budget: Budget, seed: int) -> _Star
     return annealed
 
 
-def _priced(data: TreeData, plan: Plan) -> _Start:
-    return _Start(plan, _evaluated(data.instance, plan))
+def _priced(data: TreeData, plan: Plan) -> _PricedPlan:
+    return _PricedPlan(plan, _evaluated(data.instance, plan))
 
 
 def _solve_rounds(instance: Instance, options: SolveOptions, budget: Budget,
                   built: BenoitModel, start_plan: Plan | None,
-                  fallback: _Start | None) -> SolveResult:
+                  fallback: _PricedPlan | None) -> SolveResult:
     """Solve, add the processor-link rows the solution overloads, solve again
     (:func:`solve_in_rounds`). The heuristics' plan is the MIP start; it is the answer when
     the solver stops early only if it holds (the heuristics do not check links (5))."""
@@ -207,7 +208,7 @@ def _evaluated(instance: Instance, plan: Plan) -> Evaluation:
 
 
 def _heuristic_start(built: BenoitModel, data: TreeData,
-                     seed: int) -> tuple[_Start | None, list[set[str]]]:
+                     seed: int) -> tuple[_PricedPlan | None, list[set[str]]]:
     """The cheapest plan among the (millisecond) heuristics that holds every constraint, else
     the cheapest of all (which overloads a processor link (5): the heuristics do not check
     them), and whether it holds. It is the MIP start, and the answer should the solver stop
@@ -215,7 +216,7 @@ def _heuristic_start(built: BenoitModel, data: TreeData,
     with it: the column bound's first columns."""
     if not built.constr:
         return None, []
-    ranked: list[_Start] = []
+    ranked: list[_PricedPlan] = []
     groups: list[set[str]] = []
     for name in PLACEMENTS:
         try:
