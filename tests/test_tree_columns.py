@@ -46,7 +46,8 @@ def test_column_bound_never_exceeds_the_brute_forced_optimum(seed):
         best = get_method("benoit").solve(instance, SolveOptions(gap=0.0)).plan
         assert most >= len({n for reps in best.placement.values() for n in reps})
     found = column_bound(data, Budget(None), most)
-    assert found.converged and found.bound is not None
+    assert found.converged and found.bound is not None and found.master is not None
+    assert found.bound <= found.master <= found.bound + 2e-4 * abs(found.master)
     if optimum is not None:
         assert found.bound <= optimum * (1 + 1e-9)
 

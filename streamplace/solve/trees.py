@@ -73,7 +73,8 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
         result = tightened(result, columns.bound, "column", maximize=False)
         result = replace(result, solver=result.solver.counting(
             column_iterations=columns.iterations, columns=columns.columns,
-            column_pricings=columns.pricings, column_converged=columns.converged))
+            column_pricings=columns.pricings, column_converged=columns.converged,
+            column_master=columns.master))
     return replace(result, program=built.model)
 
 
