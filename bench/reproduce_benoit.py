@@ -6,9 +6,14 @@
    and how often Subtree-Bottom-Up is optimal for alpha < 1.
 2. Goals on the full Dell catalog (Constr): trees of 30 operators proven optimal, and
    60-operator trees within 2% gap in 60 s, at alphas from 0.9 to 1.7 (heavy operators,
-   so fewer share a processor), each row with its goal.
+   so fewer share a processor), each row with its goal and the column bound's pricing
+   MIPs (``c``: it converged).
+3. With ``--lp SECONDS``, instead: the column bound alone for that long on the heavy goal
+   trees, its master LP's value (at or above the LP optimum) and how far below the best
+   platform ever found it lies, which no bound from these columns can pass.
 Writes tables to stdout and a plot to out/reproduce_benoit.png.
-Run: ``python bench/reproduce_benoit.py [--seeds 3] [--time-limit 60] [--only-goals]``.
+Run: ``python bench/reproduce_benoit.py [--seeds 3] [--time-limit 60] [--only-goals]
+[--lp 300]``.
 """
 
 from __future__ import annotations
@@ -33,9 +38,13 @@ from streamplace.solve import (
     get_method,
     methods,
 )
+from streamplace.solve.budget import Budget
+from streamplace.solve.tree_columns import column_bound
+from streamplace.solve.tree_data import tree_data
+from streamplace.solve.tree_needs import most_processors
 
 sys.path.insert(0, str(Path(__file__).parent))
-from known import keep_best
+from known import BEST_KNOWN, keep_best
 from plotting import pyplot, save
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,7 +137,7 @@ def goals(time_limit: float, seeds: int) -> None:
           "best heuristic of the paper's seven; the best platform ever found")
     print(f"{'N':>3} {'alpha':>5} {'seed':>4} {'status':>10} {'cost':>7} {'bound':>7} "
           f"{'from':>8} {'gap':>7} {'goal':>12} {'seconds':>7} {'heuristic':>9} "
-          f"{'known':>7} {'to it':>6}")
+          f"{'known':>7} {'to it':>6} {'pricings':>8}")
     met: dict[tuple[int, float], int] = defaultdict(int)
     for n, alpha, wanted in GOALS:
         done = 0
@@ -158,12 +167,44 @@ def goals(time_limit: float, seeds: int) -> None:
                   f"{result.solver.get('bound_from', 'highs'):>8} "
                   f"{'-' if gap is None else f'{gap:.2%}':>7} {goal:>12} {seconds:>7.1f} "
                   f"{heuristic:>9.0f} {known:>7.0f} "
-                  f"{'-' if to_known is None else f'{to_known:.1%}':>6}", flush=True)
+                  f"{'-' if to_known is None else f'{to_known:.1%}':>6} "
+                  f"{pricings(result):>8}", flush=True)
         if done < seeds:
             print(f"{n:>3} {alpha:>5}  only {done} of seeds 0-{MAX_SEEDS - 1} give an instance "
                   "some plan may satisfy (the others have an operator no class can run)")
     print("goals met: " + ", ".join(f"N={n} alpha={a}: {met[(n, a)]}/{seeds}"
                                     for n, a, _ in GOALS))
+
+
+def pricings(result: SolveResult) -> str:
+    count = result.solver.get("column_pricings")
+    converged = "c" if result.solver.get("column_converged") else ""
+    return "-" if count is None else f"{count}{converged}"
+
+
+def master_lp(seconds: float, seeds: int) -> None:
+    import yaml
+
+    print(f"\nThe column bound alone for {seconds:g} s on the heavy goal trees: its master "
+          "LP (at or above the LP optimum) against the best platform ever found")
+    print(f"{'N':>3} {'alpha':>5} {'seed':>4} {'master':>8} {'bound':>8} {'converged':>9} "
+          f"{'known':>7} {'LP below it':>11}")
+    for n, alpha, _ in GOALS:
+        if alpha < 1.5:
+            continue
+        done = 0
+        for seed in range(MAX_SEEDS):
+            path = BEST_KNOWN / f"benoit-{n}-{alpha}-s{seed}.yaml"
+            if done == seeds or not path.exists():
+                continue
+            done += 1
+            known = float(yaml.safe_load(path.read_text())["cost"])
+            data = tree_data(make(n, alpha, seed, homogeneous=False), need_catalog=False)
+            found = column_bound(data, Budget(seconds), most_processors(data, known))
+            master = found.master if found.master is not None else float("nan")
+            print(f"{n:>3} {alpha:>5} {seed:>4} {master:>8.0f} "
+                  f"{found.bound or float('nan'):>8.0f} {found.converged!s:>9} "
+                  f"{known:>7.0f} {1 - master / known:>11.2%}", flush=True)
 
 
 def plot(curves: dict[float, dict[str, list[tuple[int, float]]]], path: Path) -> None:
@@ -187,7 +228,12 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--goal-seeds", type=int, default=2)
     parser.add_argument("--only-goals", action="store_true")
+    parser.add_argument("--lp", type=float, metavar="SECONDS",
+                        help="only the master LP against the best known, for this long")
     args = parser.parse_args()
+    if args.lp:
+        master_lp(args.lp, args.goal_seeds)
+        return
     if not args.only_goals:
         curves = fig9(args.seeds, args.time_limit)
         plot(curves, ROOT / "out" / "reproduce_benoit.png")
