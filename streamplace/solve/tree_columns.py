@@ -66,6 +66,12 @@ class ColumnBound:
     pricings: int         # exact pricing MIPs solved
     master: float | None  # the last master LP's optimum: at or above the whole LP's
 
+    def counters(self) -> dict[str, float | int | bool | None]:
+        """What the solver report says of it (docs/models.md sec. 3)."""
+        return {"column_iterations": self.iterations, "columns": self.columns,
+                "column_pricings": self.pricings, "column_converged": self.converged,
+                "column_master": self.master}
+
 
 def cheap_columns(needs: Needs, prices: np.ndarray, most: int) -> list[np.ndarray]:
     """Groups with a positive reduced cost, found by growing one from each operator, each

@@ -71,10 +71,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
         result = _cheaper(instance, result, cheapest.offered, budget)
     if columns is not None:
         result = tightened(result, columns.bound, "column", maximize=False)
-        result = replace(result, solver=result.solver.counting(
-            column_iterations=columns.iterations, columns=columns.columns,
-            column_pricings=columns.pricings, column_converged=columns.converged,
-            column_master=columns.master))
+        result = replace(result, solver=result.solver.counting(**columns.counters()))
     return replace(result, program=built.model)
 
 
