@@ -42,6 +42,22 @@ def write_sweep(folder: Path, body: dict[str, Any], app: dict[str, Any] | None =
     return path
 
 
+def tiny(seed: int = 3) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Three nodes, a pinned source and sink, two replicable operators."""
+    nodes = [{"id": f"n{u}", "resources": 4, "speedup": [1.0, 1.5, 2.0][u],
+              "availability": [0.99, 0.98, 1.0][u]} for u in range(3)]
+    links = [{"from": f"n{u}", "to": f"n{v}", "delay": 0.004 * (u + v + 1), "cost": 0.001}
+             for u, v in itertools.combinations(range(3), 2)]
+    ops = [{"id": "src", "service_rate": 200, "candidates": ["n0"]},
+           {"id": "a", "service_rate": 45, "max_replicas": 3, "cost": 1},
+           {"id": "b", "service_rate": 60, "max_replicas": 2, "cost": 2},
+           {"id": "sink", "latency": 0.002, "candidates": ["n2"]}]
+    streams = [{"from": x, "to": y, "rate": 40, "tuple_size": 100}
+               for x, y in itertools.pairwise(["src", "a", "b", "sink"])]
+    return ({"name": f"tiny{seed}", "operators": ops, "streams": streams},
+            {"name": "three", "nodes": nodes, "links": links})
+
+
 def direct(app_doc: dict[str, Any], infra_doc: dict[str, Any], method: str, scale: float,
            failed: str) -> Any:
     """The scenario built by hand from the documents, solved as `streamplace solve` does."""
@@ -78,19 +94,23 @@ def assert_rows_of_one_process(sweep: Path, written: Path, local: Path) -> None:
 
 
 def test_sweep_on_spark_rows_equal_direct_solves(spark: Any, tmp_path: Path) -> None:
+    """On the three-node instance (``tiny``): its pinned source and sink make two of the
+    four failure scenarios infeasible, the third feasible; each solve takes milliseconds,
+    so the time goes to Spark, not to the solver."""
+    app_doc, infra_doc = tiny()
     path = write_sweep(tmp_path, {"methods": ["odrp", "hill-climbing"], "time_limit": 60,
                                   "axes": {"rate_scale": [1, 2],
-                                           "failures": ["none", "each-node"]}})
+                                           "failures": ["none", "each-node"]}},
+                       app_doc, infra_doc)
     report = run_sweep(str(path), str(tmp_path / "out"), quiet=True)
-    assert report.total == 2 * 7 * 2 and report.ran == report.total
+    assert report.total == 2 * 4 * 2 and report.ran == report.total
     rows = read_rows(tmp_path / "out")
     assert len(rows) == report.total
-    app_doc, infra_doc = yaml.safe_load(DEBS_APP.read_text()), \
-        yaml.safe_load(DEBS_INFRA.read_text())
+    assert {"optimal", "infeasible"} <= {r["status"] for r in rows}
     for row in rows:
         result = direct(app_doc, infra_doc, row["method"], float(row["rate_scale"]),
                         row["failure"])
-        if result is None:  # n1 holds the pinned source: no plan survives its failure
+        if result is None:  # n0 and n2 hold the pinned ends: no plan survives their failure
             assert row["status"] == "infeasible" and "no candidate left" in row["error"]
             continue
         assert row["status"] == result.status.value, row
@@ -112,9 +132,9 @@ def test_local_cluster_gives_the_rows_of_one_process(spark_logs: Any, tmp_path: 
     """Executors in JVMs of their own, their Python workers importing the shipped package."""
     from .spark_jobs import CLUSTER
 
-    path = write_sweep(tmp_path, {"methods": ["odrp"], "time_limit": 60,
+    path = write_sweep(tmp_path, {"methods": ["odrp", "hill-climbing"], "time_limit": 60,
                                   "axes": {"rate_scale": [1, 1.5, 2],
-                                           "failures": ["none", "each-node"]}})
+                                           "failures": ["none", "each-node"]}}, *tiny())
     temp = tmp_path / "temp"  # where the package shipped to the executors is zipped
     temp.mkdir()
     done = subprocess.run([sys.executable, "-m", "streamplace", "sweep", str(path), "--master",
@@ -159,22 +179,6 @@ def test_failures_are_rows_and_resume_runs_only_what_is_missing(tmp_path: Path) 
 
     refused = run("sweep", str(path), "-o", str(out), "--engine", "python")
     assert refused.exit_code == 2 and "--resume" in refused.output
-
-
-def tiny(seed: int = 3) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Three nodes, a pinned source and sink, two replicable operators."""
-    nodes = [{"id": f"n{u}", "resources": 4, "speedup": [1.0, 1.5, 2.0][u],
-              "availability": [0.99, 0.98, 1.0][u]} for u in range(3)]
-    links = [{"from": f"n{u}", "to": f"n{v}", "delay": 0.004 * (u + v + 1), "cost": 0.001}
-             for u, v in itertools.combinations(range(3), 2)]
-    ops = [{"id": "src", "service_rate": 200, "candidates": ["n0"]},
-           {"id": "a", "service_rate": 45, "max_replicas": 3, "cost": 1},
-           {"id": "b", "service_rate": 60, "max_replicas": 2, "cost": 2},
-           {"id": "sink", "latency": 0.002, "candidates": ["n2"]}]
-    streams = [{"from": x, "to": y, "rate": 40, "tuple_size": 100}
-               for x, y in itertools.pairwise(["src", "a", "b", "sink"])]
-    return ({"name": f"tiny{seed}", "operators": ops, "streams": streams},
-            {"name": "three", "nodes": nodes, "links": links})
 
 
 def test_max_rate_agrees_with_a_linear_scan(tmp_path: Path) -> None:
@@ -251,23 +255,24 @@ def test_an_interrupted_sweep_keeps_what_finished_and_resumes(tmp_path: Path) ->
     import time
 
     path = write_sweep(tmp_path, {"methods": ["odrp"], "time_limit": 30,
-                                  "axes": {"rate_scale": [1, 1.5, 2],
+                                  "axes": {"rate_scale": [1, 2],
                                            "failures": ["none", "each-node"]}})
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "streamplace", "sweep", str(path), "-o",
                              str(out), "--engine", "python", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while len(list((out / "rows").glob("*.json"))) < 3 and time.monotonic() < deadline:
+    # polled, not timed: the sweep ends by itself if it ever finishes first (then the
+    # assertions below say so), however slow the machine
+    while len(list((out / "rows").glob("*.json"))) < 3 and proc.poll() is None:
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     _stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     finished = len(list((out / "rows").glob("*.json")))
-    assert 3 <= finished < 21
+    assert 3 <= finished < 14
     assert len(read_rows(out)) == finished
     rest = run_sweep(str(path), str(out), engine="python", resume=True, plots=False)
-    assert rest.ran == 21 - finished and len(rest.rows) == 21
+    assert rest.ran == 14 - finished and len(rest.rows) == 14
 
 
 def test_a_scaled_application_carries_k_times_every_rate():
