@@ -12,6 +12,14 @@ from typing import Any
 BEST_KNOWN = Path(__file__).parent / "best_known"
 
 
+def kept(name: str) -> dict[str, Any] | None:
+    """What is kept for ``name`` (its score, the method, the plan); None before any run."""
+    import yaml
+
+    path = BEST_KNOWN / f"{name}.yaml"
+    return yaml.safe_load(path.read_text()) if path.exists() else None
+
+
 def keep_best(name: str, key: str, found: Iterable[tuple[float | None, dict[str, Any]]],
               maximize: bool) -> float:
     """The kept score, replaced (with its plan) by any of ``found`` that beats it; each is
@@ -19,7 +27,7 @@ def keep_best(name: str, key: str, found: Iterable[tuple[float | None, dict[str,
     import yaml
 
     path = BEST_KNOWN / f"{name}.yaml"
-    known = yaml.safe_load(path.read_text()) if path.exists() else None
+    known = kept(name)
     sign = 1.0 if maximize else -1.0
     best = known[key] if known else -sign * float("inf")
     for score, fields in found:

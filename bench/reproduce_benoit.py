@@ -44,7 +44,7 @@ from streamplace.solve.tree_data import tree_data
 from streamplace.solve.tree_needs import most_processors
 
 sys.path.insert(0, str(Path(__file__).parent))
-from known import BEST_KNOWN, keep_best
+from known import keep_best, kept
 from plotting import pyplot, save
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,6 +120,11 @@ GOALS = [  # operators, alpha, the gap wanted at the time limit (0: proven optim
 MAX_SEEDS = 12
 
 
+def tree_name(n: int, alpha: float, seed: int) -> str:
+    """The goal tree's name among the best known plans (bench/known.py)."""
+    return f"benoit-{n}-{alpha}-s{seed}"
+
+
 def best_known(name: str, found: list[SolveResult]) -> float:
     """The cost of the cheapest valid platform any run ever found on this instance
     (bench/known.py)."""
@@ -154,7 +159,7 @@ def goals(time_limit: float, seeds: int) -> None:
             others = [get_method(h).solve(inst, SolveOptions(seed=seed)) for h in HEURISTICS]
             heuristic = min((r.objective for r in others if r.objective is not None),
                             default=float("nan"))
-            known = best_known(f"benoit-{n}-{alpha}-s{seed}", [result, *others])
+            known = best_known(tree_name(n, alpha, seed), [result, *others])
             gap = 0.0 if result.status == SolveStatus.OPTIMAL else result.gap
             ok = gap is not None and gap <= wanted + 1e-12
             met[(n, alpha)] += ok
@@ -183,8 +188,6 @@ def pricings(result: SolveResult) -> str:
 
 
 def master_lp(seconds: float, seeds: int) -> None:
-    import yaml
-
     print(f"\nThe column bound alone for {seconds:g} s on the heavy goal trees: its master "
           "LP (at or above the LP optimum) against the best platform ever found")
     print(f"{'N':>3} {'alpha':>5} {'seed':>4} {'master':>8} {'bound':>8} {'converged':>9} "
@@ -194,11 +197,11 @@ def master_lp(seconds: float, seeds: int) -> None:
             continue
         done = 0
         for seed in range(MAX_SEEDS):
-            path = BEST_KNOWN / f"benoit-{n}-{alpha}-s{seed}.yaml"
-            if done == seeds or not path.exists():
+            record = kept(tree_name(n, alpha, seed))
+            if done == seeds or record is None:
                 continue
             done += 1
-            known = float(yaml.safe_load(path.read_text())["cost"])
+            known = float(record["cost"])
             data = tree_data(make(n, alpha, seed, homogeneous=False), need_catalog=False)
             found = column_bound(data, Budget(seconds), most_processors(data, known))
             master = found.master if found.master is not None else float("nan")
