@@ -13,7 +13,7 @@
    platform ever found it lies, which no bound from these columns can pass.
 Writes tables to stdout and a plot to out/reproduce_benoit.png.
 Run: ``python bench/reproduce_benoit.py [--seeds 3] [--time-limit 60] [--only-goals]
-[--lp 300]``.
+[--goal-seeds 2] [--lp 200]`` (``--goal-seeds``: trees per row of parts 2 and 3).
 """
 
 from __future__ import annotations
