@@ -17,8 +17,12 @@ replaced whenever a run beats it) and odrp's distance to it; the goals beside ea
 <= 1% at 30 x 20, <= 5% at 50 x 40; never below the best other method and within 0.5% of
 the best known).
 
+Part 3 (``--root``, on its own), the share cuts at the root (docs/models.md sec. 2) on the
+30 x 20 instances, without a time limit: the LP relaxation's optimum before and after the
+rounds, their number, the cuts added and their seconds, beside the best known plan.
+
 Run: ``python bench/odrp.py [--time-limit 60] [--seeds 3] [--others-time 20] [--skip-cbc]
-[--only-debs] [--only-scale]``.
+[--only-debs] [--only-scale] [--root]``.
 """
 
 from __future__ import annotations
@@ -42,9 +46,10 @@ from streamplace.solve import (
     get_method,
 )
 from streamplace.solve.highs_thread import wait_for_abandoned
+from streamplace.solve.linear import LinearModel
 
 sys.path.insert(0, str(Path(__file__).parent))
-from known import keep_best
+from known import keep_best, kept
 from scenarios import edge_cloud_instance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,6 +212,38 @@ def scale(time_limit: float, seeds: int, others_time: float) -> None:
           "and within 0.5% of the best known plan; 100 x 60: a plan within the limit")
 
 
+def root(seeds: int) -> None:
+    from streamplace.solve.budget import Budget
+    from streamplace.solve.ilp.odrp_compact import build_compact
+    from streamplace.solve.ilp.odrp_data import prepare
+    from streamplace.solve.odrp_root import MAX_ROUNDS, cut_root
+
+    print(f"\nshare cuts at the root, 30 x 20 x 4, no time limit (at most {MAX_ROUNDS} rounds)")
+    print(f"{'seed':>4} {'LP':>8} {'with cuts':>9} {'rounds':>6} {'cuts':>5} {'seconds':>7} "
+          f"{'best known':>10}")
+    for seed in range(1, seeds + 1):
+        app, infra = edge_cloud_instance(30, 20, 4, seed)
+        data = prepare(Instance(app, infra, balanced()))
+        built = build_compact(data)
+        first = run_lp(built.model)
+        cut = cut_root(data, built, Budget(time_limit=None))
+        known = kept(f"edge-cloud-30x20x4-s{seed}")
+        print(f"{seed:>4} {first:>8.5f} {cut.bound if cut and cut.bound else first:>9.5f} "
+              f"{cut.rounds if cut else 0:>6} {cut.cuts if cut else 0:>5} "
+              f"{cut.seconds if cut else 0.0:>7.1f} "
+              f"{known['F'] if known else float('nan'):>10.5f}", flush=True)
+
+
+def run_lp(model: LinearModel) -> float:
+    from streamplace.solve.budget import Budget
+    from streamplace.solve.highs import solve_highs
+
+    outcome = solve_highs(model, SolveOptions(highs={"solve_relaxation": True}),
+                          budget=Budget(time_limit=None))
+    assert outcome.objective is not None
+    return outcome.objective
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)
@@ -215,7 +252,11 @@ def main() -> None:
     parser.add_argument("--only-debs", action="store_true")
     parser.add_argument("--only-scale", action="store_true")
     parser.add_argument("--others-time", type=float, default=20.0)
+    parser.add_argument("--root", action="store_true")
     args = parser.parse_args()
+    if args.root:
+        root(args.seeds)
+        return
     if not args.only_scale:
         debs(max(args.time_limit, 300.0), args.skip_cbc)
     if not args.only_debs:

@@ -45,6 +45,52 @@ def test_every_relaxation_bounds_the_brute_force_optimum(products):
     assert landmarks > 0 and capacity_times_use > 0, "the rows under test were not built"
 
 
+def test_share_cuts_hold_at_every_plan_and_keep_the_bound():
+    """The transport cuts on the network shares (odrp_share_cuts.py) hold at every plan of
+    the model, with each share at its exact value, and the LP they tighten still bounds
+    the brute-force optimum (a cut through a plan would be a bug)."""
+    import numpy as np
+
+    from streamplace.solve.ilp.odrp_network import stream_weights
+    from streamplace.solve.odrp_root import cut_root
+
+    from .conftest import placements
+
+    checked = 0
+    for instance in [*BATTERY, random_instance(14)]:
+        data = prepare(instance)
+        built = build_compact(data, None, "all")
+        root = cut_root(data, built, Budget(time_limit=None))
+        rows = [k for k, family in enumerate(built.model.row_family) if family == "share cuts"]
+        if root is None or not rows:
+            continue
+        expected = best_utility(instance)
+        assert expected is None or root.bound >= expected - 1e-7, instance.app.name
+        start, index, value = built.model.to_csr()
+        streams = {s.index: s for s in data.streams}
+
+        def shares(plan, op, cands=data.cands):
+            reps = plan.replicas(op)
+            return np.array([reps.get(u, 0) for u in cands[op]]) / sum(reps.values())
+
+        for plan in placements(instance.app, instance.infra,
+                               lambda op, counts=data.counts: counts[op.id]):
+            if any(u not in data.cands[op] for op, reps in plan.placement.items()
+                   for u in reps):
+                continue
+            x = np.array([0.0 if v is None else v for v in built.start_from(plan)])
+            for k, col in built.shares.items():
+                s = streams[k]
+                x[col] = shares(plan, s.source) @ stream_weights(data, s) @ \
+                    shares(plan, s.target)
+            for row in rows:
+                cols = slice(start[row], start[row + 1])
+                assert value[cols] @ x[index[cols]] >= built.model.row_lo[row] - 1e-9, \
+                    (instance.app.name, plan.placement)
+            checked += 1
+    assert checked > 500, "too few plans met a share cut"
+
+
 def test_the_relaxation_bound_holds_where_odrp_uses_it(monkeypatch):
     monkeypatch.setattr(odrp_bound, "BOUND_FIRST_FROM", 0)
     for instance in BATTERY[:8]:

@@ -16,7 +16,7 @@ from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget, Stopped
 from streamplace.solve.conclude import conclude, tightened
 from streamplace.solve.ilp import Formulation
-from streamplace.solve.ilp.odrp_compact import build_compact
+from streamplace.solve.ilp.odrp_compact import CompactModel, build_compact
 from streamplace.solve.ilp.odrp_data import OdrpData, prepare
 from streamplace.solve.ilp.odrp_data import compact_columns as estimate_compact
 from streamplace.solve.ilp.odrp_delays import LAZY_DELAYS_FROM
@@ -27,6 +27,7 @@ from streamplace.solve.method import Method, Param, Setting, acyclic
 from streamplace.solve.mip import MipOutcome
 from streamplace.solve.odrp_bound import relaxation_bound
 from streamplace.solve.odrp_primal import PrimalSearch
+from streamplace.solve.odrp_root import cut_root
 from streamplace.solve.report import SolverReport
 from streamplace.solve.result import (
     FormulationName,
@@ -90,7 +91,11 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
             return _bounded(_stopped(method, instance, budget, [start_plan], SolverReport(
                 method, build_seconds=round(budget.elapsed(), 3),
                 counters={"formulation": formulation.value, **searched})), relaxed)
+        root = cut_root(data, built, budget) if isinstance(built, CompactModel) else None
         result = _solve_built(instance, options, method, budget, built, start_plan, primal)
+        if root is not None:
+            result = tightened(replace(result, solver=result.solver.counting(
+                **root.counters())), root.bound, "share_cut", maximize=True)
         return replace(_bounded(result, relaxed), program=built.model)
     finally:
         PrimalSearch.stop(primal)  # never left running, whatever ended the solve

@@ -54,6 +54,7 @@ class CompactModel:
     cells: dict[tuple[str, str], list[tuple[int, int, int]]] = field(default_factory=dict)
     z: dict[tuple[str, str], int] = field(default_factory=dict)
     delays: DelayRows | None = None  # the stream delays D (eq. 4) and their pair rows
+    shares: dict[int, int] = field(default_factory=dict)  # stream index -> its share of F
 
     def add_violated(self, values: Sequence[float], plan: Plan) -> int:
         return self.delays.add_broken(values, plan) if self.delays and self.delays.lazy else 0
@@ -139,7 +140,7 @@ def build_compact(data: OdrpData, budget: Budget | None = None,
     with m_.family("capacity (eq. 23)"):
         _capacity(data, out, used)
     with m_.family("traffic products (eqs. 5, 17-20)"):
-        add_traffic(data, out.model, out.cells, check, products)
+        out.shares = add_traffic(data, out.model, out.cells, check, products)
     if data.instance.current is not None:
         with m_.family(Term.RECONFIGURATION.value):
             add_reconfiguration(data, out.model, out.cells)

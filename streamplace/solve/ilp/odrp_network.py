@@ -3,10 +3,11 @@
 Stream (i,j) contributes sum_{u,v} G(u,v) p[i,u] p[j,v] with p[i,u] = U_i(u)/|U_i| =
 sum_{m,a} t[i,u,m,a]/m linear. With h[v] = sum_u G(u,v) p[i,u] (linear) the product
 p[j,v] h[v] is sum_{m,a} (1/m) t[j,v,m,a] h[v], and each binary-times-bounded product is exact
-with ``q >= h[v] - H_v (1 - t[j,v,m,a])``, ``q >= 0`` (it is minimised). Where the network
-metric counts, the stream's share of F is a column pushed to the products' sum and bounded
-by landmark rows too (odrp_cuts.py), which bind only where fractional replicas would sit
-together.
+with ``q >= h[v] - H_v (1 - t[j,v,m,a])``, ``q >= 0`` (it is minimised). The stream's share
+of F is a column pushed to the products' sum. Those rows are weak in the LP, so the share is
+bounded from below by valid rows too: landmark rows where the network metric counts
+(odrp_cuts.py), and the transport cuts the root adds as the LP needs them
+(odrp_share_cuts.py).
 """
 
 from __future__ import annotations
@@ -14,40 +15,56 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
+
+from streamplace.model.graph import ResolvedStream
 from streamplace.model.metrics import Term
 from streamplace.solve.ilp.odrp_cuts import Cells, landmark_potentials
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.linear import LinearModel
 
 
-def add_traffic(data: OdrpData, m_: LinearModel, cells: Cells, check: Callable[[], None],
-                products: bool) -> None:
-    """The network cost and metric's columns and rows; without ``products``, each
-    stream's share is bounded by the landmark rows alone (a relaxation)."""
+def stream_weights(data: OdrpData, s: ResolvedStream) -> np.ndarray:
+    """G(u,v): what F loses per unit of the pair's share of stream ``s``, for u among its
+    source's candidates (rows) and v among its target's (columns); 0 on one node."""
     cost_slope = -data.scales[Term.COST].slope       # >= 0: F falls by this per unit of cost
     metric_slope = -data.scales[Term.NETWORK].slope  # >= 0
-    if cost_slope == 0 and metric_slope == 0:
-        return
+
+    def weight(u: str, v: str) -> float:
+        link = data.link(u, v)
+        if u == v or not link.reachable:
+            return 0.0
+        return s.bytes_per_s * (cost_slope * link.cost + metric_slope * data.network_factor(u, v))
+
+    return np.array([[weight(u, v) for v in data.cands[s.target]]
+                     for u in data.cands[s.source]], dtype=float).reshape(
+        len(data.cands[s.source]), len(data.cands[s.target]))
+
+
+def add_traffic(data: OdrpData, m_: LinearModel, cells: Cells, check: Callable[[], None],
+                products: bool) -> dict[int, int]:
+    """The network cost and metric's columns and rows; returns each stream's share column
+    (by stream index). Without ``products``, each stream's share is bounded by the
+    landmark rows alone (a relaxation)."""
+    metric_slope = -data.scales[Term.NETWORK].slope  # >= 0
+    shares: dict[int, int] = {}
+    if data.scales[Term.COST].slope == 0 and metric_slope == 0:
+        return shares
     potentials = _network_potentials(data, m_, cells) if metric_slope > 0 else []
     for s in data.streams:
         check()
         if s.bytes_per_s <= 0:
             continue
         ups, downs = data.cands[s.source], data.cands[s.target]
-
-        def weight(u: str, v: str, s_bytes: float = s.bytes_per_s) -> float:
-            link = data.link(u, v)
-            if u == v or not link.reachable:
-                return 0.0
-            return s_bytes * (cost_slope * link.cost + metric_slope * data.network_factor(u, v))
-
+        weights = stream_weights(data, s)
         # the stream's share of F, pushed to its products' sum by F; the landmark rows
-        # below it only ever bind where fractional replicas would sit together
-        share = m_.var(f"n[{s.source},{s.target}]", cost=-1.0) if potentials else None
+        # and the share cuts (odrp_share_cuts.py) bound it from below where fractional
+        # replicas would sit together
+        shares[s.index] = share = m_.var(f"n[{s.source},{s.target}]", cost=-1.0)
         terms: list[int] = []  # the products q, each weighing 1/m in the share
         terms_vals: list[float] = []
-        for v in downs if products else ():
-            g = {u: weight(u, v) for u in ups}
+        for col_v, v in enumerate(downs if products else ()):
+            g = {u: float(weights[row_u, col_v]) for row_u, u in enumerate(ups)}
             top = max(g.values(), default=0.0)
             if top <= 0:
                 continue
@@ -60,13 +77,10 @@ def add_traffic(data: OdrpData, m_: LinearModel, cells: Cells, check: Callable[[
                         vals.append(-g[u] / m)
             m_.row(cols, vals, 0.0, 0.0)
             for m, a, t in cells[(s.target, v)]:
-                q = m_.var(f"q[{s.source},{s.target},{v},{m},{a}]", 0.0, top,
-                           cost=0.0 if share is not None else -1.0 / m)
+                q = m_.var(f"q[{s.source},{s.target},{v},{m},{a}]", 0.0, top)
                 m_.row([q, h, t], [1.0, -1.0, -top], lo=-top)
                 terms.append(q)
                 terms_vals.append(-1.0 / m)
-        if share is None:
-            continue
         if terms:
             m_.row([share, *terms], [1.0, *terms_vals], lo=0.0)
         per_unit = s.bytes_per_s * metric_slope  # F per unit of the potentials' distance
@@ -74,6 +88,7 @@ def add_traffic(data: OdrpData, m_: LinearModel, cells: Cells, check: Callable[[
             a, b = phi[s.source], phi[s.target]
             m_.row([share, b, a], [1.0, -per_unit, per_unit], lo=0.0, family="landmark cuts")
             m_.row([share, b, a], [1.0, per_unit, -per_unit], lo=0.0, family="landmark cuts")
+    return shares
 
 
 def _network_potentials(data: OdrpData, m_: LinearModel, cells: Cells,
