@@ -18,8 +18,9 @@ replaced whenever a run beats it) and odrp's distance to it; the goals beside ea
 the best known).
 
 Part 3 (``--root``, on its own), the share cuts at the root (docs/models.md sec. 2) on the
-30 x 20 instances, without a time limit: the LP relaxation's optimum before and after the
-rounds, their number, the cuts added and their seconds, beside the best known plan.
+30 x 20 and 50 x 40 instances, without a time limit: the LP relaxation's optimum before and
+after the rounds, their number, the cuts added and their seconds, beside the best known
+plan.
 
 Run: ``python bench/odrp.py [--time-limit 60] [--seeds 3] [--others-time 20] [--skip-cbc]
 [--only-debs] [--only-scale] [--root]``.
@@ -46,7 +47,6 @@ from streamplace.solve import (
     get_method,
 )
 from streamplace.solve.highs_thread import wait_for_abandoned
-from streamplace.solve.linear import LinearModel
 
 sys.path.insert(0, str(Path(__file__).parent))
 from known import keep_best, kept
@@ -218,30 +218,20 @@ def root(seeds: int) -> None:
     from streamplace.solve.ilp.odrp_data import prepare
     from streamplace.solve.odrp_root import MAX_ROUNDS, cut_root
 
-    print(f"\nshare cuts at the root, 30 x 20 x 4, no time limit (at most {MAX_ROUNDS} rounds)")
-    print(f"{'seed':>4} {'LP':>8} {'with cuts':>9} {'rounds':>6} {'cuts':>5} {'seconds':>7} "
-          f"{'best known':>10}")
-    for seed in range(1, seeds + 1):
-        app, infra = edge_cloud_instance(30, 20, 4, seed)
-        data = prepare(Instance(app, infra, balanced()))
-        built = build_compact(data)
-        first = run_lp(built.model)
-        cut = cut_root(data, built, Budget(time_limit=None))
-        known = kept(f"edge-cloud-30x20x4-s{seed}")
-        print(f"{seed:>4} {first:>8.5f} {cut.bound if cut and cut.bound else first:>9.5f} "
-              f"{cut.rounds if cut else 0:>6} {cut.cuts if cut else 0:>5} "
-              f"{cut.seconds if cut else 0.0:>7.1f} "
-              f"{known['F'] if known else float('nan'):>10.5f}", flush=True)
-
-
-def run_lp(model: LinearModel) -> float:
-    from streamplace.solve.budget import Budget
-    from streamplace.solve.highs import solve_highs
-
-    outcome = solve_highs(model, SolveOptions(highs={"solve_relaxation": True}),
-                          budget=Budget(time_limit=None))
-    assert outcome.objective is not None
-    return outcome.objective
+    print(f"\nshare cuts at the root, no time limit (at most {MAX_ROUNDS} rounds)")
+    print(f"{'instance':>14} {'seed':>4} {'LP':>8} {'with cuts':>9} {'rounds':>6} {'cuts':>5} "
+          f"{'seconds':>7} {'best known':>10}")
+    for n_nodes, n_ops, k in ((30, 20, 4), (50, 40, 4)):
+        for seed in range(1, seeds + 1):
+            app, infra = edge_cloud_instance(n_nodes, n_ops, k, seed)
+            data = prepare(Instance(app, infra, balanced()))
+            cut = cut_root(data, build_compact(data), Budget(time_limit=None))
+            if cut is None or cut.first is None or cut.bound is None:
+                raise SystemExit(f"{n_nodes} x {n_ops} seed {seed}: the LP was not solved")
+            known = kept(f"edge-cloud-{n_nodes}x{n_ops}x{k}-s{seed}")
+            print(f"{n_nodes:>4} x {n_ops:>3} x {k} {seed:>4} {cut.first:>8.5f} "
+                  f"{cut.bound:>9.5f} {cut.rounds:>6} {cut.cuts:>5} {cut.seconds:>7.1f} "
+                  f"{known['F'] if known else float('nan'):>10.5f}", flush=True)
 
 
 def main() -> None:
