@@ -79,9 +79,9 @@ def test_share_cuts_hold_at_every_plan_and_keep_the_bound():
                    for u in reps):
                 continue
             x = np.array([0.0 if v is None else v for v in built.start_from(plan)])
-            for k, col in built.shares.items():
+            for k, share in built.shares.items():
                 s = streams[k]
-                x[col] = shares(plan, s.source) @ stream_weights(data, s) @ \
+                x[share.column] = shares(plan, s.source) @ stream_weights(data, s) @ \
                     shares(plan, s.target)
             for row in rows:
                 cols = slice(start[row], start[row + 1])

@@ -37,7 +37,7 @@ from streamplace.solve.ilp.odrp_cuts import (
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.ilp.odrp_delays import LAZY_DELAYS_FROM, DelayRows, delay_row_count
 from streamplace.solve.ilp.odrp_limits import add_limits
-from streamplace.solve.ilp.odrp_network import add_traffic
+from streamplace.solve.ilp.odrp_network import Share, add_traffic
 from streamplace.solve.ilp.odrp_reconfiguration import add_reconfiguration
 from streamplace.solve.linear import LinearModel
 
@@ -54,7 +54,7 @@ class CompactModel:
     cells: dict[tuple[str, str], list[tuple[int, int, int]]] = field(default_factory=dict)
     z: dict[tuple[str, str], int] = field(default_factory=dict)
     delays: DelayRows | None = None  # the stream delays D (eq. 4) and their pair rows
-    shares: dict[int, int] = field(default_factory=dict)  # stream index -> its share of F
+    shares: dict[int, Share] = field(default_factory=dict)  # by stream index
 
     def add_violated(self, values: Sequence[float], plan: Plan) -> int:
         return self.delays.add_broken(values, plan) if self.delays and self.delays.lazy else 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,6 +23,14 @@ from streamplace.model.metrics import Term
 from streamplace.solve.ilp.odrp_cuts import Cells, landmark_potentials
 from streamplace.solve.ilp.odrp_data import OdrpData
 from streamplace.solve.linear import LinearModel
+
+
+@dataclass(frozen=True)
+class Share:
+    """A stream's share of F: its column, and G (:func:`stream_weights`)."""
+
+    column: int
+    weights: np.ndarray
 
 
 def stream_weights(data: OdrpData, s: ResolvedStream) -> np.ndarray:
@@ -42,12 +51,12 @@ def stream_weights(data: OdrpData, s: ResolvedStream) -> np.ndarray:
 
 
 def add_traffic(data: OdrpData, m_: LinearModel, cells: Cells, check: Callable[[], None],
-                products: bool) -> dict[int, int]:
-    """The network cost and metric's columns and rows; returns each stream's share column
-    (by stream index). Without ``products``, each stream's share is bounded by the
-    landmark rows alone (a relaxation)."""
+                products: bool) -> dict[int, Share]:
+    """The network cost and metric's columns and rows; returns each stream's share (by
+    stream index). Without ``products``, each stream's share is bounded by the landmark
+    rows alone (a relaxation)."""
     metric_slope = -data.scales[Term.NETWORK].slope  # >= 0
-    shares: dict[int, int] = {}
+    shares: dict[int, Share] = {}
     if data.scales[Term.COST].slope == 0 and metric_slope == 0:
         return shares
     potentials = _network_potentials(data, m_, cells) if metric_slope > 0 else []
@@ -60,7 +69,8 @@ def add_traffic(data: OdrpData, m_: LinearModel, cells: Cells, check: Callable[[
         # the stream's share of F, pushed to its products' sum by F; the landmark rows
         # and the share cuts (odrp_share_cuts.py) bound it from below where fractional
         # replicas would sit together
-        shares[s.index] = share = m_.var(f"n[{s.source},{s.target}]", cost=-1.0)
+        share = m_.var(f"n[{s.source},{s.target}]", cost=-1.0)
+        shares[s.index] = Share(share, weights)
         terms: list[int] = []  # the products q, each weighing 1/m in the share
         terms_vals: list[float] = []
         for col_v, v in enumerate(downs if products else ()):

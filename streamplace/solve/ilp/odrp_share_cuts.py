@@ -28,7 +28,7 @@ import numpy as np
 
 from streamplace.solve.ilp.odrp_cuts import Cells
 from streamplace.solve.ilp.odrp_data import OdrpData
-from streamplace.solve.ilp.odrp_network import stream_weights
+from streamplace.solve.ilp.odrp_network import Share
 
 VIOLATION = 1e-6  # of F: a cut that the point breaks by less is not worth its row
 SAME = 1e-12      # potentials this close are one value (the row leaves them out)
@@ -80,8 +80,7 @@ class _Side:
 
 @dataclass(frozen=True)
 class _Stream:
-    share: int
-    weights: np.ndarray
+    share: Share
     up: _Side
     down: _Side
 
@@ -89,15 +88,13 @@ class _Stream:
 class ShareCuts:
     """The separation of transport cuts for every stream whose share is a column."""
 
-    def __init__(self, data: OdrpData, shares: dict[int, int], cells: Cells) -> None:
+    def __init__(self, data: OdrpData, shares: dict[int, Share], cells: Cells) -> None:
         self._streams: list[_Stream] = []
         for s in data.streams:
-            if s.index not in shares:
-                continue
-            weights = stream_weights(data, s)
-            if weights.size and weights.max() > 0:
+            share = shares.get(s.index)
+            if share is not None and share.weights.size and share.weights.max() > 0:
                 self._streams.append(_Stream(
-                    shares[s.index], weights, _Side.of(s.source, data.cands[s.source], cells),
+                    share, _Side.of(s.source, data.cands[s.source], cells),
                     _Side.of(s.target, data.cands[s.target], cells)))
 
     def __bool__(self) -> bool:
@@ -112,16 +109,16 @@ class ShareCuts:
             p_down = np.clip(stream.down.shares(x), 0.0, None)
             if p_up.sum() <= 0 or p_down.sum() <= 0:
                 continue
-            alpha = _transport_duals(stream.weights, p_up / p_up.sum(),
+            alpha = _transport_duals(stream.share.weights, p_up / p_up.sum(),
                                      p_down / p_down.sum())
             if not np.isfinite(alpha).all():
                 continue
-            beta = (stream.weights - alpha[:, None]).min(axis=0)  # feasible by construction
-            if x[stream.share] + VIOLATION >= alpha @ p_up + beta @ p_down:
+            beta = (stream.share.weights - alpha[:, None]).min(axis=0)  # feasible by construction
+            if x[stream.share.column] + VIOLATION >= alpha @ p_up + beta @ p_down:
                 continue
             up_cols, up_vals, up_shift = stream.up.terms(alpha)
             down_cols, down_vals, down_shift = stream.down.terms(beta)
-            found.append(ShareCut([stream.share, *up_cols, *down_cols],
+            found.append(ShareCut([stream.share.column, *up_cols, *down_cols],
                                   [1.0, *(-v for v in up_vals), *(-v for v in down_vals)],
                                   up_shift + down_shift))
         return found
