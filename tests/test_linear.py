@@ -51,10 +51,30 @@ def test_highs_solves_what_brute_force_finds_with_repeated_columns_and_an_offset
     assert outcome.objective is not None and abs(outcome.objective - best) < 1e-6
 
 
+def test_the_interpreter_switches_threads_often_only_while_a_solve_runs():
+    """HiGHS waits for Python's lock at every simplex iteration, so a solve shortens the
+    switch interval; after it the interval the process had is back."""
+    import sys
+
+    from streamplace.solve.highs_thread import SWITCH_INTERVAL
+
+    model = LinearModel(maximize=True)
+    x = [model.binary(f"x{k}", 3 + k % 5) for k in range(40)]
+    model.row(x, [1 + k % 7 for k in range(40)], hi=30)
+    before = sys.getswitchinterval()
+    during: list[float] = []
+    outcome = solve_highs(model, SolveOptions(progress=lambda seen: during.append(
+        sys.getswitchinterval())), budget=Budget(time_limit=None))
+    assert outcome.status == SolveStatus.OPTIMAL
+    assert during and all(interval <= SWITCH_INTERVAL for interval in during)
+    assert before > SWITCH_INTERVAL and sys.getswitchinterval() == before
+
+
 def test_a_solve_left_behind_keeps_its_last_bound_and_incumbent():
     """HiGHS stuck where it minds no interrupt (here: in a callback that waits) is left
     behind after its grace second; what its callbacks reported is kept, not thrown away."""
     import random
+    import sys
     import threading
 
     rng = random.Random(7)
@@ -65,6 +85,7 @@ def test_a_solve_left_behind_keeps_its_last_bound_and_incumbent():
         model.row(items, weights, hi=sum(weights) / 3)
     budget = Budget(time_limit=None)
     release = threading.Event()
+    interval = sys.getswitchinterval()
 
     def progress(seen):
         if seen.incumbent is not None and seen.bound is not None and not budget.interrupted:
@@ -77,6 +98,7 @@ def test_a_solve_left_behind_keeps_its_last_bound_and_incumbent():
         release.set()
         wait_for_abandoned()  # this process must not end under it
     assert outcome.report.model_status == "abandoned"
+    assert sys.getswitchinterval() == interval  # restored, though HiGHS ran on
     assert outcome.status == SolveStatus.INTERRUPTED
     assert outcome.values is not None and outcome.bound is not None
     assert abs(model.objective_value(outcome.values) - outcome.objective) < 1e-6
