@@ -6,11 +6,12 @@
    and how often Subtree-Bottom-Up is optimal for alpha < 1.
 2. Goals on the full Dell catalog (Constr): trees of 30 operators proven optimal, and
    60-operator trees within 2% gap in 60 s, at alphas from 0.9 to 1.7 (heavy operators,
-   so fewer share a processor), each row with its goal and the column bound's pricing
-   MIPs (``c``: it converged).
-3. With ``--lp SECONDS``, instead: the column bound alone for that long on the heavy goal
-   trees, its master LP's value (at or above the LP optimum) and how far below the best
-   platform ever found it lies, which no bound from these columns can pass.
+   so fewer share a processor), each row with its goal, the column bound's pricing
+   MIPs (``c``: its first LP was solved) and the branches whose LP was solved.
+3. With ``--lp SECONDS``, instead: the column bound alone (branching included) for that
+   long on the heavy goal trees, with the best platform ever found to close branches by:
+   how far below that platform its first LP lies, which no bound without branching can
+   pass, and how far its bound does.
 Writes tables to stdout and a plot to out/reproduce_benoit.png.
 Run: ``python bench/reproduce_benoit.py [--seeds 3] [--time-limit 60] [--only-goals]
 [--goal-seeds 2] [--lp 200]`` (``--goal-seeds``: trees per row of parts 2 and 3).
@@ -142,7 +143,7 @@ def goals(time_limit: float, seeds: int) -> None:
           "best heuristic of the paper's seven; the best platform ever found")
     print(f"{'N':>3} {'alpha':>5} {'seed':>4} {'status':>10} {'cost':>7} {'bound':>7} "
           f"{'from':>8} {'gap':>7} {'goal':>12} {'seconds':>7} {'heuristic':>9} "
-          f"{'known':>7} {'to it':>6} {'pricings':>8}")
+          f"{'known':>7} {'to it':>6} {'pricings':>9}")
     met: dict[tuple[int, float], int] = defaultdict(int)
     for n, alpha, wanted in GOALS:
         done = 0
@@ -173,7 +174,7 @@ def goals(time_limit: float, seeds: int) -> None:
                   f"{'-' if gap is None else f'{gap:.2%}':>7} {goal:>12} {seconds:>7.1f} "
                   f"{heuristic:>9.0f} {known:>7.0f} "
                   f"{'-' if to_known is None else f'{to_known:.1%}':>6} "
-                  f"{pricings(result):>8}", flush=True)
+                  f"{pricings(result):>9}", flush=True)
         if done < seeds:
             print(f"{n:>3} {alpha:>5}  only {done} of seeds 0-{MAX_SEEDS - 1} give an instance "
                   "some plan may satisfy (the others have an operator no class can run)")
@@ -182,16 +183,19 @@ def goals(time_limit: float, seeds: int) -> None:
 
 
 def pricings(result: SolveResult) -> str:
+    """The column bound's pricing MIPs (``c``: its first LP was solved) and, after a slash,
+    the branches whose LP was solved, the first among them."""
     count = result.solver.get("column_pricings")
     converged = "c" if result.solver.get("column_converged") else ""
-    return "-" if count is None else f"{count}{converged}"
+    nodes = result.solver.get("column_nodes")
+    return "-" if count is None else f"{count}{converged}/{nodes}"
 
 
 def master_lp(seconds: float, seeds: int) -> None:
-    print(f"\nThe column bound alone for {seconds:g} s on the heavy goal trees: its master "
-          "LP (at or above the LP optimum) against the best platform ever found")
-    print(f"{'N':>3} {'alpha':>5} {'seed':>4} {'master':>8} {'bound':>8} {'converged':>9} "
-          f"{'known':>7} {'LP below it':>11}")
+    print(f"\nThe column bound alone for {seconds:g} s on the heavy goal trees, the best "
+          "platform ever found closing branches: its first LP and its bound below that")
+    print(f"{'N':>3} {'alpha':>5} {'seed':>4} {'first LP':>8} {'bound':>8} {'branches':>8} "
+          f"{'open':>4} {'known':>7} {'LP below':>8} {'gap':>6}")
     for n, alpha, _ in GOALS:
         if alpha < 1.5:
             continue
@@ -203,11 +207,13 @@ def master_lp(seconds: float, seeds: int) -> None:
             done += 1
             known = float(record["cost"])
             data = tree_data(make(n, alpha, seed, homogeneous=False), need_catalog=False)
-            found = column_bound(data, Budget(seconds), most_processors(data, known))
+            found = column_bound(data, Budget(seconds), most_processors(data, known),
+                                 cheapest=known)
             master = found.master if found.master is not None else float("nan")
-            print(f"{n:>3} {alpha:>5} {seed:>4} {master:>8.0f} "
-                  f"{found.bound or float('nan'):>8.0f} {found.converged!s:>9} "
-                  f"{known:>7.0f} {1 - master / known:>11.2%}", flush=True)
+            bound = found.bound if found.bound is not None else float("nan")
+            print(f"{n:>3} {alpha:>5} {seed:>4} {master:>8.0f} {bound:>8.0f} "
+                  f"{found.nodes:>8} {found.open:>4} {known:>7.0f} {1 - master / known:>8.2%} "
+                  f"{1 - bound / known:>6.2%}", flush=True)
 
 
 def plot(curves: dict[float, dict[str, list[tuple[int, float]]]], path: Path) -> None:
@@ -232,7 +238,7 @@ def main() -> None:
     parser.add_argument("--goal-seeds", type=int, default=2)
     parser.add_argument("--only-goals", action="store_true")
     parser.add_argument("--lp", type=float, metavar="SECONDS",
-                        help="only the master LP against the best known, for this long")
+                        help="only the column bound against the best known, for this long")
     args = parser.parse_args()
     if args.lp:
         master_lp(args.lp, args.goal_seeds)

@@ -18,9 +18,11 @@ from streamplace.solve.heuristics.tree_anneal import anneal
 from streamplace.solve.heuristics.tree_placement import PLACEMENTS, HeuristicFailure
 from streamplace.solve.highs import solve_highs
 from streamplace.solve.ilp.tree_platform import build_benoit
-from streamplace.solve.tree_columns import Pricing, column_bound
+from streamplace.solve.tree_branching import Node, lagrangian
+from streamplace.solve.tree_columns import NODE_GAP, column_bound
 from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
 from streamplace.solve.tree_needs import Needs, most_processors
+from streamplace.solve.tree_pricing import Pricing, cheap_columns, follows
 from streamplace.solve.trees import _cheaper, _partition_plan, run_tree_heuristic
 
 from .conftest import make_app, make_infra
@@ -47,9 +49,40 @@ def test_column_bound_never_exceeds_the_brute_forced_optimum(seed):
         assert most >= len({n for reps in best.placement.values() for n in reps})
     found = column_bound(data, Budget(None), most)
     assert found.converged and found.bound is not None and found.master is not None
-    assert found.bound <= found.master <= found.bound + 2e-4 * abs(found.master)
+    assert found.bound >= found.master * (1 - NODE_GAP - 1e-5)  # the root's LP, or above
     if optimum is not None:
         assert found.bound <= optimum * (1 + 1e-9)
+
+
+@pytest.mark.parametrize(("n", "seed"), [(7, 2), (7, 9), (8, 4), (8, 15)])
+def test_branching_closes_the_root_gap_up_to_the_brute_forced_optimum(n, seed):
+    """Heavy trees whose root LP lies below the optimum: branching on the master raises
+    the bound to the optimum, never past it, with a plan's cost to close nodes by or not."""
+    app, infra = benoit_instance(n, alpha=1.7, n_types=3, n_servers=2, seed=seed,
+                                 work_scale=1e7)
+    instance = Instance(make_app(app), make_infra(infra))
+    optimum = brute_force(instance)
+    assert optimum is not None
+    data = tree_data(instance, need_catalog=True)
+    most = most_processors(data, optimum * (1 + 1e-9))
+    alone = column_bound(data, Budget(None), most)
+    assert alone.master is not None and alone.master < optimum * (1 - 1e-3)
+    assert alone.nodes > 1 and alone.open >= 1
+    assert optimum * (1 - 1e-5) <= alone.bound <= optimum * (1 + 1e-9)
+    closing = column_bound(data, Budget(None), most, cheapest=optimum)
+    assert optimum * (1 - 1e-5) <= closing.bound <= optimum * (1 + 1e-9)
+    assert closing.open == 0 and closing.nodes <= alone.nodes
+
+
+def test_a_node_without_plans_bounds_at_infinity():
+    node = Node(np.array([2.0, 0.0]), np.array([np.inf, 1.0]))
+    prices = np.array([3.0, 4.0, 1.0, -2.0])
+    assert lagrangian(node, prices, 2, most=3, best=-np.inf) == np.inf  # no column allowed
+    assert lagrangian(node, prices, 2, most=1, best=0.0) == np.inf  # more than kappa
+    # 7 + (2 processors at 1) + (at most 1 counted at -2) - (3 columns at 0.5 at most)
+    assert lagrangian(node, prices, 2, most=3, best=0.5) == pytest.approx(7 + 2 - 2 - 1.5)
+    # no column has a positive reduced cost: at least 2 columns each below -0.5
+    assert lagrangian(node, prices, 2, most=3, best=-0.5) == pytest.approx(7 + 2 - 2 + 1)
 
 
 def test_column_bound_is_the_optimum_where_the_compact_lp_buys_fractions():
@@ -75,30 +108,40 @@ def test_column_bound_stopped_at_once_has_no_bound():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_pricing_offers_real_groups_and_bounds_every_group(seed):
-    """Against every one of the 2^8 - 1 groups of a heavy tree, priced one by one: each
-    group the pricing MIP offers has a class that runs it, none beats its upper bound, the
-    best offered is last and within the MIP's gap of the true best, which the bound holds."""
+    """Against every one of the 2^8 - 1 groups of a heavy tree and every class, priced one
+    by one, with class values that are not their costs (a branch's count rows) and, from
+    seed 2, pair rules: each column the pricing MIP offers has a class that runs its group
+    and keeps the rules, none beats its upper bound, the best offered is last and within
+    the MIP's gap of the true best, which the bound holds."""
     app, infra = benoit_instance(8, alpha=1.7, n_types=3, n_servers=2, seed=seed,
                                  work_scale=1e7)
     data = tree_data(Instance(make_app(app), make_infra(infra)), need_catalog=True)
     needs = Needs(data)
     n = len(needs.ops)
     rng = np.random.default_rng(seed)
-    duals = np.append(rng.uniform(0.2, 0.6, n) * needs.cost.max(), 0.1 * needs.cost.min())
+    prices = rng.uniform(0.2, 0.6, n) * needs.cost.max()
+    values = -needs.cost * rng.uniform(0.6, 1.0, len(needs.cost))
+    pairs = {(0, 1): True, (2, 5): False} if seed >= 2 else {}
 
-    def reduced(group: np.ndarray) -> float:
-        return float(duals[:n][group].sum() + duals[n] - needs.price(group))
+    def reduced(group: np.ndarray, cls: int) -> float:
+        return float(prices[group].sum() + values[cls]) if needs.runs(group, cls) and \
+            follows(group, pairs) else -np.inf
 
     every = [np.array([(m >> i) & 1 for i in range(n)], dtype=bool) for m in range(1, 2 ** n)]
-    truth = max(reduced(g) for g in every)
-    priced = Pricing(data, needs).best(duals, Budget(None))
+    truth = max(reduced(g, c) for g in every for c in range(len(needs.cost)))
+    pricing = Pricing(data, needs)
+    pricing.follow({(3, 4): False})
+    pricing.follow(pairs)  # the rules before are dropped
+    priced = pricing.best(prices, values, Budget(None))
     assert priced is not None
-    groups, upper = priced
-    assert groups and upper >= truth - 1e-6 * abs(truth)
-    offered = [reduced(g) for g in groups]
+    columns, upper = priced
+    assert columns and upper >= truth - 1e-6 * abs(truth)
+    offered = [reduced(g, c) for g, c in columns]
     assert all(np.isfinite(offered)) and max(offered) <= upper + 1e-6 * abs(upper)
     assert offered[-1] == max(offered)
     assert offered[-1] >= truth - 1e-3 * abs(truth)
+    greedy = cheap_columns(needs, prices, values, 5, pairs)
+    assert greedy and all(0 < reduced(g, c) <= truth + 1e-9 for g, c in greedy)
 
 
 def test_the_columns_partitions_are_plans_never_below_the_brute_forced_optimum():

@@ -1,69 +1,128 @@
 """The master program of the column bound (:mod:`~streamplace.solve.tree_columns`): which
-groups of operators to buy processors for, over the columns generated so far.
+groups of operators to buy processors of which class for, over the columns generated so far.
 
-As an LP it gives the duals that price new columns. As an integer program over the same
-columns (a *restricted master*) it gives plans: the cheapest exact cover of the operators
-by groups already known. On heavy trees those covers are cheaper than the annealing's
-(docs/models.md sec. 3); they hold constraints (1)-(2) by construction, and the caller
-chooses servers and checks the links (5) before keeping one.
+Besides covering each operator once, it counts processors: the first count row counts
+them all (at least ``fewest``: the total work over the fastest class's speed, rounded up),
+the others those of a set of classes: as fast as some speed, with a card as wide as some
+bandwidth, or of one class. The branching (:mod:`~streamplace.solve.tree_branching`) bounds
+these counts, and forbids the columns that break its pair rules. As an LP it gives the
+prices that price new columns. As an integer program over the same columns (a *restricted
+master*) it gives plans: the cheapest exact cover of the operators by groups already
+known. On heavy trees those covers are cheaper than the annealing's (docs/models.md sec.
+3); they hold constraints (1)-(2) by construction, and the caller chooses servers and checks
+the links (5) before keeping one.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
 from streamplace.solve.budget import Budget
 from streamplace.solve.highs_thread import own_locks, solve_in_thread
 from streamplace.solve.tree_needs import Needs
+from streamplace.solve.tree_pricing import Column, Pairs, follows
+
+
+def count_sets(needs: Needs) -> tuple[np.ndarray, list[int]]:
+    """The class sets the master counts processors of (a row each, over the classes), the
+    first all of them, and each set's family: 0 all, 1 by speed, 2 by card, 3 one class."""
+    candidates = [(0, np.ones(len(needs.cost), dtype=bool))]
+    candidates += [(1, needs.speed >= s) for s in np.unique(needs.speed)]
+    candidates += [(2, needs.card >= b) for b in np.unique(needs.card)]
+    candidates += [(3, np.arange(len(needs.cost)) == c) for c in range(len(needs.cost))]
+    seen: set[bytes] = set()
+    sets, families = [], []
+    for family, mask in candidates:
+        if mask.tobytes() not in seen:
+            seen.add(mask.tobytes())
+            sets.append(mask)
+            families.append(family)
+    return np.array(sets), families
+
+
+@dataclass(frozen=True)
+class Solved:
+    value: float
+    prices: np.ndarray      # the operators' duals, then the count rows'
+    used: np.ndarray        # each column's value, in the order added
+    artificial: bool        # an artificial column is in use: no columns known meet the rows
 
 
 class Master:
-    """min sum cost * lambda over the columns so far, each operator covered once, at least
-    ``fewest`` processors (an LP); an artificial column per operator keeps it feasible from
-    the first round."""
+    """min sum cost * lambda over the columns so far, each operator covered once, within the
+    count rows' bounds (an LP); an artificial column per operator and per count row keeps it
+    feasible whatever the bounds."""
 
     def __init__(self, needs: Needs, fewest: int) -> None:
         import highspy
 
         n = len(needs.ops)
         self.needs = needs
+        self.sets, self.families = count_sets(needs)
+        counts = len(self.sets)
+        self.fewest = fewest
         h = self.h = highspy.Highs()
         own_locks(h)
         h.silent()
         empty = np.array([], dtype=np.int32)
-        h.addRows(n + 1, np.array([1.0] * n + [fewest]), np.array([1.0] * n + [math.inf]),
-                  0, empty, empty, np.array([], dtype=float))
+        h.addRows(n + counts, np.array([1.0] * n + [float(fewest)] + [0.0] * (counts - 1)),
+                  np.array([1.0] * n + [math.inf] * counts), 0, empty, empty,
+                  np.array([], dtype=float))
         artificial = 10.0 * n * float(needs.cost.max())
-        for i in range(n):
-            h.addCol(artificial, 0.0, math.inf, 2, np.array([i, n], dtype=np.int32),
-                     np.ones(2))
-        self.seen: set[bytes] = set()
-        self.groups: list[np.ndarray] = []  # the columns after the artificial ones, in order
+        for row in range(n + counts):
+            h.addCol(artificial, 0.0, math.inf, 1, np.array([row], dtype=np.int32), np.ones(1))
+        self.artificial = n + counts
+        self.seen: set[tuple[bytes, int]] = set()
+        self.columns: list[Column] = []  # after the artificial ones, in order
+        self.pairs: Pairs = {}
 
-    def add(self, groups: Iterable[np.ndarray]) -> int:
-        added = 0
-        for group in groups:
-            key = group.tobytes()
-            if key in self.seen or not group.any():
-                continue
-            cost = self.needs.price(group)
-            if not math.isfinite(cost):
+    def add(self, columns: Iterable[Column]) -> int:
+        """Add the columns not known yet whose class runs their group; how many."""
+        added, n = 0, len(self.needs.ops)
+        for group, cls in columns:
+            key = (group.tobytes(), cls)
+            if key in self.seen or not group.any() or not self.needs.runs(group, cls):
                 continue
             self.seen.add(key)
-            self.groups.append(group.copy())
-            rows = np.append(np.flatnonzero(group), len(group)).astype(np.int32)
-            self.h.addCol(cost, 0.0, math.inf, len(rows), rows, np.ones(len(rows)))
+            self.columns.append((group.copy(), cls))
+            rows = np.append(np.flatnonzero(group), n + np.flatnonzero(self.sets[:, cls]))
+            self.h.addCol(float(self.needs.cost[cls]), 0.0,
+                          math.inf if follows(group, self.pairs) else 0.0,
+                          len(rows), rows.astype(np.int32), np.ones(len(rows)))
             added += 1
         return added
 
-    def solve(self, budget: Budget) -> tuple[float, np.ndarray] | None:
+    def restrict(self, lower: np.ndarray, upper: np.ndarray, pairs: Pairs) -> None:
+        """Bound the count rows, and forbid the columns that break the pair rules."""
+        n, h = len(self.needs.ops), self.h
+        for row, (low, high) in enumerate(zip(lower, upper, strict=True)):
+            h.changeRowBounds(n + row, float(low), float(high))
+        if pairs != self.pairs and self.columns:
+            self.pairs = dict(pairs)
+            allowed = np.array([follows(group, pairs) for group, _ in self.columns])
+            h.changeColsBounds(len(allowed), np.arange(self.artificial,
+                                                       self.artificial + len(allowed),
+                                                       dtype=np.int32),
+                               np.zeros(len(allowed)), np.where(allowed, math.inf, 0.0))
+        self.pairs = dict(pairs)
+
+    def class_values(self, prices: np.ndarray) -> np.ndarray:
+        """Each class's value at these prices: its count rows' prices less its cost."""
+        values: np.ndarray = prices[len(self.needs.ops):] @ self.sets - self.needs.cost
+        return values
+
+    def solve(self, budget: Budget) -> Solved | None:
         if not solve_in_thread(self.h, budget) or budget.expired():
             return None
-        return self.h.getInfo().objective_function_value, \
-            np.array(self.h.getSolution().row_dual)
+        solution = self.h.getSolution()
+        values = np.array(solution.col_value)
+        return Solved(self.h.getInfo().objective_function_value,
+                      np.array(solution.row_dual), values[self.artificial:],
+                      bool(values[:self.artificial].max() > 1e-9))
 
     def partition(self, budget: Budget) -> list[np.ndarray] | None:
         """The cheapest exact cover of the operators by the columns so far, with at least
@@ -75,15 +134,18 @@ class Master:
         h.silent()
         h.setOptionValue("threads", 1)
         h.passModel(self.h.getLp())
-        cols, n = h.getNumCol(), len(self.needs.ops)
+        n, counts = len(self.needs.ops), len(self.sets)
+        for row in range(counts):  # the root's rows, not a branch's
+            h.changeRowBounds(n + row, float(self.fewest) if row == 0 else 0.0, math.inf)
+        cols = h.getNumCol()
         h.changeColsIntegrality(cols, np.arange(cols, dtype=np.int32),
                                 np.array([highspy.HighsVarType.kInteger] * cols))
         h.changeColsBounds(cols, np.arange(cols, dtype=np.int32), np.zeros(cols),
-                           np.array([0.0] * n + [1.0] * (cols - n)))  # no artificial one
+                           np.array([0.0] * self.artificial + [1.0] * (cols - self.artificial)))
         left = budget.remaining()
         if left is not None:
             h.setOptionValue("time_limit", max(left, 0.01))
         if not solve_in_thread(h, budget) or h.getInfo().primal_solution_status != 2:
             return None
-        chosen = np.array(h.getSolution().col_value[n:]) > 0.5
-        return [self.groups[j] for j in np.flatnonzero(chosen)]
+        chosen = np.array(h.getSolution().col_value[self.artificial:]) > 0.5
+        return [self.columns[j][0] for j in np.flatnonzero(chosen)]

@@ -86,7 +86,25 @@ class Needs:
         handles = (work[:, None] <= self.speed) & (card[:, None] <= self.card)
         return np.where(handles.any(axis=1), self.cost[handles.argmax(axis=1)], np.inf)
 
+    def best_classes(self, work: np.ndarray, card: np.ndarray,
+                     values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each (compute, card) pair, the highest of the classes' ``values`` among the
+        classes that handle it (-inf where none does) and that class."""
+        handles = (work[:, None] <= self.speed) & (card[:, None] <= self.card)
+        valued = np.where(handles, values, -np.inf)
+        chosen = valued.argmax(axis=1)
+        return valued[np.arange(len(work)), chosen], chosen
+
+    def card_need(self, group: np.ndarray) -> float:
+        """The card bandwidth the group needs: its objects' rates and the edges it cuts."""
+        return float(self.rate @ self.objects[group].any(axis=0) + self.incident[group].sum()
+                     - self.volume[np.ix_(group, group)].sum())
+
+    def runs(self, group: np.ndarray, cls: int) -> bool:
+        """Whether class ``cls`` handles the group (constraints (1)-(2))."""
+        return bool(self.work[group].sum() <= self.speed[cls]
+                    and self.card_need(group) <= self.card[cls])
+
     def price(self, group: np.ndarray) -> float:
-        card = self.rate @ self.objects[group].any(axis=0) + self.incident[group].sum() \
-            - self.volume[np.ix_(group, group)].sum()
-        return float(self.prices(np.array([self.work[group].sum()]), np.array([card]))[0])
+        return float(self.prices(np.array([self.work[group].sum()]),
+                                 np.array([self.card_need(group)]))[0])

@@ -6,6 +6,7 @@ Costs reported are the evaluator's (docs/models.md), computed on the decoded pla
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass, replace
@@ -58,10 +59,11 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     if start is not None:
         start = _annealed(data, start, budget, options.seed)
     valid = start if start is not None and start.valid else None
-    most = most_processors(data, valid.cost) if valid is not None else \
-        len(data.ops)  # kappa: a plan cheaper than the start has at most this many
+    known = valid.cost if valid is not None else math.inf  # kappa: a plan cheaper has at most
+    most = most_processors(data, known) if valid is not None else len(data.ops)
     cheapest = _Cheapest(data, valid, options.seed)
-    beside = BoundBeside(data, budget, most, groups, cheapest.offer) if built.constr else None
+    beside = BoundBeside(data, budget, most, groups, cheapest.offer, known) \
+        if built.constr else None
     try:
         result = _solve_rounds(instance, options, budget, built,
                                start.plan if start is not None else None, valid)
@@ -94,20 +96,19 @@ class _PricedPlan:
 
 
 class _Cheapest:
-    """The cheapest valid plan the column bound's partitions gave (:attr:`offered`), if one
-    is cheaper than the valid start (if any); :meth:`offer` runs in the column bound's
-    thread."""
+    """The cheapest valid plan the column bound's partitions gave (:attr:`offered`) where it
+    beats the valid start (if any); :meth:`offer` runs in the column bound's thread."""
 
     def __init__(self, data: TreeData, valid_start: _PricedPlan | None, seed: int) -> None:
-        self.data, self.seed = data, seed
-        self.start = valid_start
+        self.data, self.seed, self.start = data, seed, valid_start
         self.offered: _PricedPlan | None = None
 
-    def offer(self, groups: list[set[str]]) -> None:
+    def offer(self, groups: list[set[str]]) -> float | None:  # the cheapest valid plan's cost
         plan = _partition_plan(self.data, groups, self.seed)
         beaten = self.offered or self.start
         if plan is not None and plan.valid and (beaten is None or plan.cost < beaten.cost):
-            self.offered = plan
+            self.offered = beaten = plan
+        return beaten.cost if beaten is not None else None
 
 
 def _cheaper(instance: Instance, result: SolveResult, offered: _PricedPlan,

@@ -1,0 +1,157 @@
+"""The pricing of the column bound (:mod:`~streamplace.solve.tree_columns`): groups of
+operators, each with a class that runs it, whose reduced cost is positive at given prices.
+
+A column's reduced cost is ``pi(S) + value[c]``: the operators' prices summed over the
+group S, and the class's value, which is the prices of the master's count rows the class
+counts in (:mod:`~streamplace.solve.tree_master`) less its cost. A cheap pricing grows a
+group from each operator greedily; the exact one is a MIP (HiGHS) over the group, its
+objects, the edges it cuts and its class, with the branching's pair rules as rows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from streamplace.solve.budget import Budget
+from streamplace.solve.highs_thread import own_locks, solve_in_thread
+from streamplace.solve.tree_data import TreeData
+from streamplace.solve.tree_needs import Needs
+
+SCALE = 1e9           # operations/s and bytes/s in the pricing rows, in giga-units
+TOLERANCE = 1e-6      # relative: a reduced cost below this is none
+
+Column = tuple[np.ndarray, int]  # a group (a mask over the operators) and its class
+Pairs = dict[tuple[int, int], bool]  # operator pairs: True together, False apart
+
+
+def follows(group: np.ndarray, pairs: Pairs) -> bool:
+    """Whether the group keeps every pair rule: both or neither of a pair together, not
+    both of a pair apart."""
+    return all(group[a] == group[b] if together else not (group[a] and group[b])
+               for (a, b), together in pairs.items())
+
+
+def cheap_columns(needs: Needs, prices: np.ndarray, values: np.ndarray, most: int,
+                  pairs: Pairs) -> list[Column]:
+    """Columns with a positive reduced cost, found by growing a group from each operator,
+    each step adding the operator that leaves the best reduced cost; those breaking a pair
+    rule are left out. ``prices`` are the operators', ``values`` the classes'."""
+    found: dict[bytes, tuple[float, Column]] = {}
+    n = len(needs.ops)
+    for first in range(n):
+        group = np.zeros(n, dtype=bool)
+        group[first] = True
+        work, held, cut = needs.work[first], needs.objects[first].copy(), needs.incident[first]
+        best, cls = needs.best_classes(np.array([work]), np.array([needs.card_need(group)]),
+                                       values)
+        value, chosen = prices[first] + best[0], int(cls[0])
+        while True:
+            if value > TOLERANCE * max(1.0, abs(value)) and follows(group, pairs):
+                found.setdefault(group.tobytes(), (value, (group.copy(), chosen)))
+            works = work + needs.work
+            cards = (needs.objects | held) @ needs.rate + cut + needs.incident \
+                - 2 * (needs.volume @ group)
+            bests, classes = needs.best_classes(works, cards, values)
+            grown = np.where(group, -np.inf, prices.sum(where=group) + prices + bests)
+            step = int(np.argmax(grown))
+            if not np.isfinite(grown[step]):
+                break
+            cut = cut + needs.incident[step] - 2 * (needs.volume[step] @ group)
+            group[step] = True
+            work, held = works[step], held | needs.objects[step]
+            value, chosen = grown[step], int(classes[step])
+    ranked = sorted(found.values(), key=lambda vc: -vc[0])
+    return [column for _, column in ranked[:most]]
+
+
+class Pricing:
+    """max pi(S) + value[c] over a group S and a class c that runs it (a MIP, HiGHS)."""
+
+    def __init__(self, data: TreeData, needs: Needs) -> None:
+        import highspy
+
+        self.highspy = highspy
+        n, k = len(needs.ops), len(needs.cost)
+        z, e = len(needs.rate), len(data.edges)
+        self.n, self.k, self.extra = n, k, z + e
+        cols = n + k + z + e
+        h = self.h = highspy.Highs()
+        own_locks(h)
+        h.silent()
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("mip_rel_gap", 1e-4)
+        h.setOptionValue("mip_improving_solution_save", True)  # each a column to offer
+        h.addVars(cols, np.zeros(cols), np.ones(cols))
+        integer = highspy.HighsVarType.kInteger
+        h.changeColsIntegrality(n + k, np.arange(n + k, dtype=np.int32),
+                                np.array([integer] * (n + k)))
+        index = needs.index
+        rows: list[tuple[float, float, list[int], list[float]]] = [
+            (1.0, 1.0, list(range(n, n + k)), [1.0] * k),            # one class
+            (1.0, math.inf, list(range(n)), [1.0] * n),               # an operator at least
+            (-math.inf, 0.0, list(range(n + k)),                      # compute (1)
+             [*(needs.work / SCALE), *(-needs.speed / SCALE)]),
+            (-math.inf, 0.0, list(range(n, n + k + z + e)),         # card (2)
+             [*(-needs.card / SCALE), *(needs.rate / SCALE),
+              *(edge.volume / SCALE for edge in data.edges)])]
+        for i in range(n):                                            # objects held
+            for held in np.flatnonzero(needs.objects[i]).tolist():
+                rows.append((0.0, math.inf, [n + k + held, i], [1.0, -1.0]))
+        for j, edge in enumerate(data.edges):                         # edges cut
+            a, b, cut = index[edge.child], index[edge.parent], n + k + z + j
+            rows += [(0.0, math.inf, [cut, a, b], [1.0, -1.0, 1.0]),
+                     (0.0, math.inf, [cut, b, a], [1.0, -1.0, 1.0])]
+        _add_rows(h, rows)
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        self.rows = h.getNumRow()  # the pair rules' rows come after these
+        self.pairs: Pairs = {}
+
+    def follow(self, pairs: Pairs) -> None:
+        """Offer only groups that keep these pair rules (a branch's)."""
+        if pairs == self.pairs:
+            return
+        h = self.h
+        extra = h.getNumRow() - self.rows
+        if extra:
+            h.deleteRows(extra, np.arange(self.rows, self.rows + extra, dtype=np.int32))
+        _add_rows(h, [(0.0, 0.0, [a, b], [1.0, -1.0]) if together else
+                      (-math.inf, 1.0, [a, b], [1.0, 1.0])
+                      for (a, b), together in pairs.items()])
+        self.pairs = dict(pairs)
+
+    def best(self, prices: np.ndarray, values: np.ndarray,
+             budget: Budget) -> tuple[list[Column], float] | None:
+        """The columns of every improving solution HiGHS found, the best last (none if it
+        found none), and an upper bound on the best reduced cost; None when the budget ended
+        before the bound was known."""
+        h = self.h
+        costs = np.concatenate([prices, values, np.zeros(self.extra)])
+        h.changeColsCost(len(costs), np.arange(len(costs), dtype=np.int32), costs)
+        left = budget.remaining()
+        if left is not None:
+            h.setOptionValue("time_limit", max(left, 0.01))
+        if not solve_in_thread(h, budget) or budget.expired():
+            return None
+        if h.getModelStatus() == self.highspy.HighsModelStatus.kInfeasible:
+            return [], -math.inf  # the pair rules leave no group a class runs
+        info = h.getInfo()
+        upper = info.mip_dual_bound
+        if not math.isfinite(upper):
+            return None
+        found = [np.array(solution.col_value[:self.n + self.k])
+                 for solution in h.getSavedMipSolutions()] \
+            if info.primal_solution_status == 2 else []
+        return [(x[:self.n] > 0.5, int(np.argmax(x[self.n:]))) for x in found], upper
+
+
+def _add_rows(h: object, rows: list[tuple[float, float, list[int], list[float]]]) -> None:
+    if not rows:
+        return
+    starts = np.cumsum([0] + [len(r[2]) for r in rows[:-1]])
+    h.addRows(len(rows), np.array([r[0] for r in rows]),  # type: ignore[attr-defined]
+              np.array([r[1] for r in rows]), sum(len(r[2]) for r in rows),
+              starts.astype(np.int32),
+              np.concatenate([np.array(r[2], dtype=np.int32) for r in rows]),
+              np.concatenate([np.array(r[3], dtype=float) for r in rows]))
