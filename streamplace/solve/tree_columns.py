@@ -109,8 +109,7 @@ class _Search:
         # no plan costs more than a processor of the dearest class per operator
         self.cheapest = min(cheapest, self.n * float(needs.cost.max()) * (1 + 1e-9))
         self.iterations = self.pricings = self.nodes = 0
-        self.root: float | None = None
-        self.converged = False
+        self.root: float | None = None  # the first LP's optimum, once solved
 
     def run(self, starts: Iterable[Iterable[str]]) -> ColumnBound:
         needs, master = self.needs, self.master
@@ -136,7 +135,7 @@ class _Search:
                 break
             self.nodes += 1
             if self.nodes == 1:
-                self.converged, self.root = True, solved.value
+                self.root = solved.value
                 self._partition()
             if self._closes(node):
                 continue
@@ -149,7 +148,7 @@ class _Search:
         bounds = [self.cheapest, *leaves, *(entry[3].bound for entry in heap)]
         bound = min(bounds)
         final = bound - SAFETY * abs(bound) if math.isfinite(bound) else None
-        return ColumnBound(final, self.converged, self.iterations, len(master.seen),
+        return ColumnBound(final, self.root is not None, self.iterations, len(master.seen),
                            self.pricings, self.root, self.nodes, len(leaves) + len(heap))
 
     def _price(self, node: Node) -> Solved | None:
@@ -184,11 +183,11 @@ class _Search:
                 if bound > node.bound:
                     node.bound, centre = bound, point
                 tolerance = TOLERANCE * max(1.0, abs(solved.value))
-                if master.add(c for c in columns if prices[c[0]].sum() + values[c[1]]
-                              > tolerance):
-                    master.add(columns)  # the others too: they serve the covers
+                added = master.add(c for c in columns
+                                   if prices[c[0]].sum() + values[c[1]] > tolerance)
+                master.add(columns)  # the others too: they serve the covers
+                if added:
                     break
-                master.add(columns)
                 if weight == 0.0:  # nothing prices out at the master's own duals
                     done = True
                     break

@@ -49,7 +49,6 @@ class Solved:
     value: float
     prices: np.ndarray      # the operators' duals, then the count rows'
     used: np.ndarray        # each column's value, in the order added
-    artificial: bool        # an artificial column is in use: no columns known meet the rows
 
 
 class Master:
@@ -102,7 +101,6 @@ class Master:
         for row, (low, high) in enumerate(zip(lower, upper, strict=True)):
             h.changeRowBounds(n + row, float(low), float(high))
         if pairs != self.pairs and self.columns:
-            self.pairs = dict(pairs)
             allowed = np.array([follows(group, pairs) for group, _ in self.columns])
             h.changeColsBounds(len(allowed), np.arange(self.artificial,
                                                        self.artificial + len(allowed),
@@ -119,10 +117,8 @@ class Master:
         if not solve_in_thread(self.h, budget) or budget.expired():
             return None
         solution = self.h.getSolution()
-        values = np.array(solution.col_value)
         return Solved(self.h.getInfo().objective_function_value,
-                      np.array(solution.row_dual), values[self.artificial:],
-                      bool(values[:self.artificial].max() > 1e-9))
+                      np.array(solution.row_dual), np.array(solution.col_value[self.artificial:]))
 
     def partition(self, budget: Budget) -> list[np.ndarray] | None:
         """The cheapest exact cover of the operators by the columns so far, with at least

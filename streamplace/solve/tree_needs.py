@@ -83,8 +83,8 @@ class Needs:
 
     def prices(self, work: np.ndarray, card: np.ndarray) -> np.ndarray:
         """The cheapest class's cost for each (compute, card) pair; inf where none handles."""
-        handles = (work[:, None] <= self.speed) & (card[:, None] <= self.card)
-        return np.where(handles.any(axis=1), self.cost[handles.argmax(axis=1)], np.inf)
+        best, _ = self.best_classes(work, card, -self.cost)
+        return -best
 
     def best_classes(self, work: np.ndarray, card: np.ndarray,
                      values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

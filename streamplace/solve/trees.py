@@ -59,8 +59,8 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     if start is not None:
         start = _annealed(data, start, budget, options.seed)
     valid = start if start is not None and start.valid else None
-    known = valid.cost if valid is not None else math.inf  # kappa: a plan cheaper has at most
-    most = most_processors(data, known) if valid is not None else len(data.ops)
+    known = valid.cost if valid is not None else math.inf
+    most = most_processors(data, known) if valid is not None else len(data.ops)  # kappa
     cheapest = _Cheapest(data, valid, options.seed)
     beside = BoundBeside(data, budget, most, groups, cheapest.offer, known) \
         if built.constr else None
