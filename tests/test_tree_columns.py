@@ -57,7 +57,8 @@ def test_column_bound_never_exceeds_the_brute_forced_optimum(seed):
 @pytest.mark.parametrize(("n", "seed"), [(7, 2), (7, 9), (8, 4), (8, 15)])
 def test_branching_closes_the_root_gap_up_to_the_brute_forced_optimum(n, seed):
     """Heavy trees whose root LP lies below the optimum: branching on the master raises
-    the bound to the optimum, never past it, with a plan's cost to close nodes by or not."""
+    the bound to the optimum, never past it, with a plan's cost to close nodes by or not,
+    given at the start or answered by ``found``."""
     app, infra = benoit_instance(n, alpha=1.7, n_types=3, n_servers=2, seed=seed,
                                  work_scale=1e7)
     instance = Instance(make_app(app), make_infra(infra))
@@ -72,6 +73,9 @@ def test_branching_closes_the_root_gap_up_to_the_brute_forced_optimum(n, seed):
     closing = column_bound(data, Budget(None), most, cheapest=optimum)
     assert optimum * (1 - 1e-5) <= closing.bound <= optimum * (1 + 1e-9)
     assert closing.open == 0 and closing.nodes <= alone.nodes
+    told = column_bound(data, Budget(None), most, found=lambda groups: optimum)
+    assert optimum * (1 - 1e-5) <= told.bound <= optimum * (1 + 1e-9)
+    assert told.open == 0  # the cost the partitions' plans answer with closes nodes too
 
 
 def test_a_node_without_plans_bounds_at_infinity():
