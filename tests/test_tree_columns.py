@@ -21,7 +21,7 @@ from streamplace.solve.ilp.tree_platform import build_benoit
 from streamplace.solve.tree_branching import Node, lagrangian
 from streamplace.solve.tree_columns import NODE_GAP, column_bound
 from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
-from streamplace.solve.tree_needs import Needs, most_processors
+from streamplace.solve.tree_needs import BestClasses, Needs, most_processors
 from streamplace.solve.tree_pricing import Pricing, cheap_columns, follows
 from streamplace.solve.trees import _cheaper, _partition_plan, run_tree_heuristic
 
@@ -234,3 +234,23 @@ def test_annealing_stopped_at_once_returns_its_start():
     stop.set()
     groups = anneal(data, start, Budget(None, stop), 0)
     assert sorted(map(sorted, groups)) == sorted(map(sorted, start))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_best_class_lookup_is_the_best_of_every_class_tried(seed):
+    """The table lookup against trying every class, on small catalogs where classes share
+    speeds, cards and values and the asked needs fall on them exactly: the same value and
+    the same class (the first of equals), -inf where none handles."""
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        k = int(rng.integers(1, 8))
+        speed, card = rng.integers(1, 5, k).astype(float), rng.integers(1, 5, k).astype(float)
+        values = rng.integers(-5, 3, k).astype(float)
+        work = rng.integers(0, 6, 40) + rng.choice([0.0, 0.5], 40)
+        need = rng.integers(0, 6, 40).astype(float)
+        handles = (work[:, None] <= speed) & (need[:, None] <= card)
+        valued = np.where(handles, values, -np.inf)
+        first = valued.argmax(axis=1)
+        best, chosen = BestClasses(speed, card, values)(work, need)
+        assert np.array_equal(best, valued[np.arange(40), first])
+        assert np.array_equal(chosen[np.isfinite(best)], first[np.isfinite(best)])

@@ -70,6 +70,7 @@ class Needs:
         self.speed = np.array([c.speed for c in data.classes]) * (1 + 1e-12)
         self.card = np.array([c.bandwidth for c in data.classes]) * (1 + 1e-12)
         self.cost = np.array([float(c.cost) for c in data.classes])
+        self._cheapest: BestClasses | None = None
 
     def mask(self, group: Iterable[str]) -> np.ndarray:
         """The group of these operator ids as a mask."""
@@ -83,17 +84,17 @@ class Needs:
 
     def prices(self, work: np.ndarray, card: np.ndarray) -> np.ndarray:
         """The cheapest class's cost for each (compute, card) pair; inf where none handles."""
-        best, _ = self.best_classes(work, card, -self.cost)
+        if self._cheapest is None:
+            self._cheapest = BestClasses(self.speed, self.card, -self.cost)
+        best, _ = self._cheapest(work, card)
         return -best
 
     def best_classes(self, work: np.ndarray, card: np.ndarray,
                      values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each (compute, card) pair, the highest of the classes' ``values`` among the
-        classes that handle it (-inf where none does) and that class."""
-        handles = (work[:, None] <= self.speed) & (card[:, None] <= self.card)
-        valued = np.where(handles, values, -np.inf)
-        chosen = valued.argmax(axis=1)
-        return valued[np.arange(len(work)), chosen], chosen
+        classes that handle it (-inf where none does) and that class (the first of equals).
+        For many calls with the same values, :class:`BestClasses` once."""
+        return BestClasses(self.speed, self.card, values)(work, card)
 
     def card_need(self, group: np.ndarray) -> float:
         """The card bandwidth the group needs: its objects' rates and the edges it cuts."""
@@ -108,3 +109,36 @@ class Needs:
     def price(self, group: np.ndarray) -> float:
         return float(self.prices(np.array([self.work[group].sum()]),
                                  np.array([self.card_need(group)]))[0])
+
+
+class BestClasses:
+    """For classes' values, the best class handling each (compute, card) pair, looked up in
+    a table over the distinct speeds and cards: its cell (i, j) holds the best class with
+    at least the i-th speed and the j-th card, so a pair costs two binary searches, not a
+    test of every class (the cheap pricing asks for thousands of pairs at a time).
+
+    >>> choose = BestClasses(np.array([1.0, 2.0, 2.0]), np.array([5.0, 3.0, 9.0]),
+    ...                      np.array([-1.0, -2.0, -4.0]))
+    >>> best, chosen = choose(np.array([1.0, 1.5, 1.5, 3.0]), np.array([4.0, 3.0, 6.0, 1.0]))
+    >>> best.tolist(), chosen.tolist()  # none has speed 3: -inf (and class 0)
+    ([-1.0, -2.0, -4.0, -inf], [0, 1, 2, 0])
+    """
+
+    def __init__(self, speed: np.ndarray, card: np.ndarray, values: np.ndarray) -> None:
+        self.speeds, at_speed = np.unique(speed, return_inverse=True)
+        self.cards, at_card = np.unique(card, return_inverse=True)
+        # classes from the best: the highest value, then the first
+        self.order = np.lexsort((np.arange(len(values)), -values))
+        rank = np.empty(len(values), dtype=np.int64)
+        rank[self.order] = np.arange(len(values))
+        none = len(values)  # the rank of "no class handles it"
+        table = np.full((len(self.speeds) + 1, len(self.cards) + 1), none, dtype=np.int64)
+        np.minimum.at(table, (at_speed, at_card), rank)
+        table = np.minimum.accumulate(table[::-1], axis=0)[::-1]
+        self.table = np.minimum.accumulate(table[:, ::-1], axis=1)[:, ::-1]
+        self.values = np.append(values[self.order], -np.inf)
+        self.classes = np.append(self.order, 0)
+
+    def __call__(self, work: np.ndarray, card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        best = self.table[np.searchsorted(self.speeds, work), np.searchsorted(self.cards, card)]
+        return self.values[best], self.classes[best]

@@ -17,7 +17,7 @@ import numpy as np
 from streamplace.solve.budget import Budget
 from streamplace.solve.highs_thread import own_locks, solve_in_thread
 from streamplace.solve.tree_data import TreeData
-from streamplace.solve.tree_needs import Needs
+from streamplace.solve.tree_needs import BestClasses, Needs
 
 SCALE = 1e9           # operations/s and bytes/s in the pricing rows, in giga-units
 TOLERANCE = 1e-6      # relative: a reduced cost below this is none
@@ -37,31 +37,43 @@ def cheap_columns(needs: Needs, prices: np.ndarray, values: np.ndarray, most: in
                   pairs: Pairs) -> list[Column]:
     """Columns with a positive reduced cost, found by growing a group from each operator,
     each step adding the operator that leaves the best reduced cost; those breaking a pair
-    rule are left out. ``prices`` are the operators', ``values`` the classes'."""
-    found: dict[bytes, tuple[float, Column]] = {}
+    rule are left out. ``prices`` are the operators', ``values`` the classes'. The groups
+    grow side by side, one step of all of them an array operation."""
     n = len(needs.ops)
-    for first in range(n):
-        group = np.zeros(n, dtype=bool)
-        group[first] = True
-        work, held, cut = needs.work[first], needs.objects[first].copy(), needs.incident[first]
-        best, cls = needs.best_classes(np.array([work]), np.array([needs.card_need(group)]),
-                                       values)
-        value, chosen = prices[first] + best[0], int(cls[0])
-        while True:
-            if value > TOLERANCE * max(1.0, abs(value)) and follows(group, pairs):
-                found.setdefault(group.tobytes(), (value, (group.copy(), chosen)))
-            works = work + needs.work
-            cards = (needs.objects | held) @ needs.rate + cut + needs.incident \
-                - 2 * (needs.volume @ group)
-            bests, classes = needs.best_classes(works, cards, values)
-            grown = np.where(group, -np.inf, prices.sum(where=group) + prices + bests)
-            step = int(np.argmax(grown))
-            if not np.isfinite(grown[step]):
-                break
-            cut = cut + needs.incident[step] - 2 * (needs.volume[step] @ group)
-            group[step] = True
-            work, held = works[step], held | needs.objects[step]
-            value, chosen = grown[step], int(classes[step])
+    choose = BestClasses(needs.speed, needs.card, values)
+    group = np.eye(n, dtype=bool)  # row s: the group grown from operator s
+    work, held, cut = needs.work.copy(), needs.objects.copy(), needs.incident.copy()
+    best, chosen = choose(work, needs.objects.astype(float) @ needs.rate + cut)
+    total, value = prices.copy(), prices + best  # the groups' prices, their reduced costs
+    rate_of = needs.objects.T.astype(float)  # objects x operators
+    found: dict[bytes, tuple[float, Column]] = {}
+    growing = np.arange(n)
+    while len(growing):
+        keeps = value[growing] > TOLERANCE * np.maximum(1.0, np.abs(value[growing]))
+        for (a, b), together in pairs.items():
+            has_a, has_b = group[growing, a], group[growing, b]
+            keeps &= (has_a == has_b) if together else ~(has_a & has_b)
+        for s in growing[keeps].tolist():
+            key = group[s].tobytes()
+            if key not in found:
+                found[key] = (value[s], (group[s].copy(), int(chosen[s])))
+        mine = held[growing].astype(float)
+        works = work[growing, None] + needs.work
+        cards = (mine @ needs.rate)[:, None] + (needs.objects @ needs.rate) \
+            - (mine * needs.rate) @ rate_of + cut[growing, None] + needs.incident \
+            - 2 * (group[growing].astype(float) @ needs.volume)
+        bests, classes = choose(works, cards)
+        grown = np.where(group[growing], -np.inf, total[growing, None] + prices + bests)
+        step = grown.argmax(axis=1)
+        rows = np.arange(len(growing))
+        goes = np.isfinite(grown[rows, step])
+        s, j, rows = growing[goes], step[goes], rows[goes]
+        cut[s] += needs.incident[j] - 2 * (needs.volume[j] * group[s]).sum(axis=1)
+        group[s, j] = True
+        work[s], held[s] = works[rows, j], held[s] | needs.objects[j]
+        total[s] += prices[j]
+        value[s], chosen[s] = grown[rows, j], classes[rows, j]
+        growing = s
     ranked = sorted(found.values(), key=lambda vc: -vc[0])
     return [column for _, column in ranked[:most]]
 
