@@ -22,8 +22,9 @@ from streamplace.solve.tree_branching import Node, lagrangian
 from streamplace.solve.tree_columns import NODE_GAP, column_bound
 from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
 from streamplace.solve.tree_needs import BestClasses, Needs, most_processors
+from streamplace.solve.tree_plans import Cheapest, cheaper, partition_plan
 from streamplace.solve.tree_pricing import Pricing, cheap_columns, follows
-from streamplace.solve.trees import _cheaper, _partition_plan, run_tree_heuristic
+from streamplace.solve.trees import run_tree_heuristic
 
 from .conftest import make_app, make_infra
 from .test_benoit_methods import brute_force, tiny_tree, two_operator_tree
@@ -58,7 +59,7 @@ def test_column_bound_never_exceeds_the_brute_forced_optimum(seed):
 def test_branching_closes_the_root_gap_up_to_the_brute_forced_optimum(n, seed):
     """Heavy trees whose root LP lies below the optimum: branching on the master raises
     the bound to the optimum, never past it, with a plan's cost to close nodes by or not,
-    given at the start or answered by ``found``."""
+    given at the start, answered by ``found`` or learnt from ``known`` while it runs."""
     app, infra = benoit_instance(n, alpha=1.7, n_types=3, n_servers=2, seed=seed,
                                  work_scale=1e7)
     instance = Instance(make_app(app), make_infra(infra))
@@ -76,6 +77,9 @@ def test_branching_closes_the_root_gap_up_to_the_brute_forced_optimum(n, seed):
     told = column_bound(data, Budget(None), most, found=lambda groups: optimum)
     assert optimum * (1 - 1e-5) <= told.bound <= optimum * (1 + 1e-9)
     assert told.open == 0  # the cost the partitions' plans answer with closes nodes too
+    learnt = column_bound(data, Budget(None), len(data.ops), known=lambda: optimum)
+    assert optimum * (1 - 1e-5) <= learnt.bound <= optimum * (1 + 1e-9)
+    assert learnt.open == 0  # a plan found elsewhere meanwhile closes nodes too
 
 
 def test_a_node_without_plans_bounds_at_infinity():
@@ -166,7 +170,7 @@ def test_the_columns_partitions_are_plans_never_below_the_brute_forced_optimum()
         for groups in partitions:
             assert sorted(op for g in groups for op in g) == sorted(data.ops)
             assert cost(data, groups) >= found.bound
-            plan = _partition_plan(data, groups, seed)
+            plan = partition_plan(data, groups, seed)
             assert plan is not None and plan.valid
             assert optimum is not None and plan.cost >= optimum
             optimal += plan.cost == optimum and len(groups) > 1
@@ -178,21 +182,26 @@ def test_a_cheaper_plan_from_the_columns_replaces_the_solvers_unless_it_proved_i
     instance = Instance(make_app(app), make_infra(infra))
     data = tree_data(instance, need_catalog=True)
     start = start_groups(data, 0)
-    dear, cheap = _partition_plan(data, start, 0), _partition_plan(
+    dear, cheap = partition_plan(data, start, 0), partition_plan(
         data, anneal(data, start, Budget(None), 0, rounds=1), 0)
     assert dear is not None and cheap is not None and cheap.valid and cheap.cost < dear.cost
     budget = Budget(None)
     stopped = conclude("benoit", instance, dear.plan, SolveStatus.TIME_LIMIT, model="benoit",
                        started=budget.started, objective_metric="benoit_cost",
                        bound=cheap.cost * 0.9)
-    swapped = _cheaper(instance, stopped, cheap, budget)
+    swapped = cheaper(instance, stopped, cheap, budget)
     assert swapped.status == SolveStatus.TIME_LIMIT and swapped.objective == cheap.cost
     assert swapped.bound == stopped.bound and swapped.solver.to_json()["plan_from"] == "columns"
     assert swapped.plan is not None and swapped.plan.gap == pytest.approx(
         (cheap.cost - stopped.bound) / cheap.cost)
     proved = replace(stopped, status=SolveStatus.OPTIMAL)
-    assert _cheaper(instance, proved, cheap, budget) is proved
-    assert _cheaper(instance, swapped, dear, budget) is swapped  # never a dearer one
+    assert cheaper(instance, proved, cheap, budget) is proved
+    assert cheaper(instance, swapped, dear, budget) is swapped  # never a dearer one
+    known = Cheapest(data, dear, 0)  # the start, then the annealed plan, then the columns'
+    assert known.offer(start) == dear.cost and known.offered is None
+    known.consider(cheap)
+    assert known.cost() == cheap.cost and known.offer(start) == cheap.cost
+    assert known.offered is None  # a partition's plan dearer than the annealed one is none
 
 
 def start_groups(data: TreeData, seed: int) -> list[set[str]]:

@@ -49,7 +49,7 @@ from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.tree_branching import Node, children, lagrangian
 from streamplace.solve.tree_data import TreeData
 from streamplace.solve.tree_master import Master, Solved
-from streamplace.solve.tree_needs import Needs
+from streamplace.solve.tree_needs import Needs, most_processors
 from streamplace.solve.tree_pricing import TOLERANCE, Pricing, cheap_columns
 
 SMOOTHING = 0.8       # weight of the best-bound duals in the exact pricing's point
@@ -61,6 +61,7 @@ PARTITION_SHARE = 0.1       # of the time left, at most, for one such plan
 
 Groups = list[set[str]]
 Found = Callable[[Groups], float | None]  # takes a partition, gives the cheapest plan's cost
+Known = Callable[[], float]  # the cheapest valid plan's cost found elsewhere so far
 
 
 @dataclass(frozen=True)
@@ -84,21 +85,24 @@ class ColumnBound:
 
 def column_bound(data: TreeData, budget: Budget, most_processors: int,
                  starts: Iterable[Iterable[str]] = (), found: Found | None = None,
-                 cheapest: float = math.inf) -> ColumnBound:
+                 cheapest: float = math.inf, known: Known | None = None) -> ColumnBound:
     """Generate columns and branch until every node is closed or the budget ends.
 
-    ``most_processors`` is kappa and ``cheapest`` U (see the module's docstring);
-    ``starts`` are groups to begin with (a heuristic plan's processors). With ``found``, the
-    cheapest partition of the operators into the columns so far (:meth:`Master.partition`)
-    is passed to it at shares ``PARTITION_AT`` of the time and when the root ends, and so is
-    each whole LP solution; it answers with the cheapest valid plan's cost, a new U."""
-    return _Search(data, budget, most_processors, found, cheapest).run(starts)
+    ``most_processors`` is kappa and ``cheapest`` U (see the module's docstring), both
+    lowered as cheaper plans become known: from ``known``, asked at every iteration (a plan
+    found elsewhere meanwhile), and from ``found`` below; ``starts`` are groups to begin
+    with (a heuristic plan's processors). With ``found``, the cheapest partition of the
+    operators into the columns so far (:meth:`Master.partition`) is passed to it at shares
+    ``PARTITION_AT`` of the time and when the root ends, and so is each whole LP solution;
+    it answers with the cheapest valid plan's cost."""
+    return _Search(data, budget, most_processors, found, cheapest, known).run(starts)
 
 
 class _Search:
     def __init__(self, data: TreeData, budget: Budget, most: int, found: Found | None,
-                 cheapest: float) -> None:
-        self.budget, self.most, self.found = budget, most, found
+                 cheapest: float, known: Known | None) -> None:
+        self.data, self.budget, self.most, self.found, self.known = \
+            data, budget, most, found, known
         now, left = time.perf_counter(), budget.remaining()
         self.due = [] if found is None or left is None else \
             [now + share * left for share in PARTITION_AT]
@@ -107,7 +111,8 @@ class _Search:
         self.fewest = max(1, math.ceil(needs.work.sum() / needs.speed.max() - 1e-9))
         self.master, self.pricing = Master(needs, self.fewest), Pricing(data, needs)
         # no plan costs more than a processor of the dearest class per operator
-        self.cheapest = min(cheapest, self.n * float(needs.cost.max()) * (1 + 1e-9))
+        self.cheapest = self.n * float(needs.cost.max()) * (1 + 1e-9)
+        self._lower(cheapest)
         self.iterations = self.pricings = self.nodes = 0
         self.root: float | None = None  # the first LP's optimum, once solved
 
@@ -127,6 +132,7 @@ class _Search:
         leaves: list[float] = []
         while heap and not self.budget.expired():
             node = heapq.heappop(heap)[3]
+            self._learn()
             if self._closes(node):
                 continue
             solved = self._price(node)
@@ -161,6 +167,7 @@ class _Search:
         centre = None
         while not self.budget.expired():
             self.iterations += 1
+            self._learn()
             solved = master.solve(self.budget)
             if solved is None:
                 return None
@@ -217,7 +224,17 @@ class _Search:
             return
         cost = self.found([self.needs.names(group) for group in groups])
         if cost is not None:
-            self.cheapest = min(self.cheapest, cost)
+            self._lower(cost)
+
+    def _learn(self) -> None:
+        if self.known is not None:
+            self._lower(self.known())
+
+    def _lower(self, cost: float) -> None:
+        """U is now ``cost`` where that is lower, and kappa the most processors below it."""
+        if cost < self.cheapest:
+            self.cheapest = cost
+            self.most = min(self.most, most_processors(self.data, cost))
 
 
 class BoundBeside:
@@ -229,21 +246,21 @@ class BoundBeside:
 
     def __init__(self, data: TreeData, budget: Budget, most_processors: int,
                  starts: Iterable[Iterable[str]], found: Found | None = None,
-                 cheapest: float = math.inf) -> None:
+                 cheapest: float = math.inf, known: Known | None = None) -> None:
         self._stop = StopRequest()
         phase = Budget(budget.time_limit, self._stop, budget.started)
         self._answer: ColumnBound | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(
             target=self._run, args=(data, phase, most_processors, [set(g) for g in starts],
-                                    found, cheapest),
+                                    found, cheapest, known),
             name="streamplace-column-bound", daemon=True)
         self._thread.start()
 
     def _run(self, data: TreeData, budget: Budget, most: int, starts: Groups,
-             found: Found | None, cheapest: float) -> None:
+             found: Found | None, cheapest: float, known: Known | None) -> None:
         try:
-            self._answer = column_bound(data, budget, most, starts, found, cheapest)
+            self._answer = column_bound(data, budget, most, starts, found, cheapest, known)
         except BaseException as exc:  # raised again in the solving thread, by finish()
             self._error = exc
 

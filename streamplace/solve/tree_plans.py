@@ -1,0 +1,139 @@
+"""Plans the ``benoit`` method weighs against each other (:mod:`~streamplace.solve.trees`):
+each priced by the evaluator, which alone says what a plan costs and whether it holds; the
+cheapest valid one known while the column bound runs beside the solver; the annealed start.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+from dataclasses import dataclass
+
+from streamplace.model.evaluate import Evaluation, evaluate
+from streamplace.model.plan import Plan
+from streamplace.solve.budget import Budget
+from streamplace.solve.conclude import conclude
+from streamplace.solve.heuristics.tree_anneal import anneal
+from streamplace.solve.heuristics.tree_placement import (
+    HeuristicFailure,
+    Processor,
+    TreeMapping,
+    downgrade,
+)
+from streamplace.solve.heuristics.tree_servers import select_servers_intelligent
+from streamplace.solve.result import Instance, SolveResult, SolveStatus, relative_gap
+from streamplace.solve.tree_data import TreeData
+
+ANNEAL_SHARE = 0.25  # of the time left, at most, before the MIP
+
+
+@dataclass(frozen=True)
+class PricedPlan:
+    """A plan with its evaluation: its cost as the evaluator prices it, and whether the
+    evaluator finds no violation in it."""
+
+    plan: Plan
+    evaluation: Evaluation
+
+    @property
+    def cost(self) -> float:
+        assert self.evaluation.benoit is not None  # a tree with a catalog: it is priced
+        return self.evaluation.benoit.cost
+
+    @property
+    def valid(self) -> bool:
+        return not self.evaluation.violations
+
+
+class Cheapest:
+    """The cheapest valid plan known (the start, then the annealed start, in the solving
+    thread) and the cheapest valid plan the column bound's partitions gave where it beats
+    that (:attr:`offered`); :meth:`offer` runs in the column bound's thread."""
+
+    def __init__(self, data: TreeData, start: PricedPlan | None, seed: int) -> None:
+        self.data, self.seed = data, seed
+        self.best = start if start is not None and start.valid else None
+        self.offered: PricedPlan | None = None
+        self._lock = threading.Lock()
+
+    def cost(self) -> float:
+        best = self.best
+        return best.cost if best is not None else math.inf
+
+    def consider(self, plan: PricedPlan) -> None:
+        with self._lock:
+            if plan.valid and plan.cost < self.cost():
+                self.best = plan
+
+    def offer(self, groups: list[set[str]]) -> float | None:  # the cheapest valid plan's cost
+        plan = partition_plan(self.data, groups, self.seed)
+        with self._lock:
+            if plan is not None and plan.valid and plan.cost < self.cost():
+                self.best = self.offered = plan
+        return self.cost() if self.best is not None else None
+
+
+def cheaper(instance: Instance, result: SolveResult, offered: PricedPlan,
+             budget: Budget) -> SolveResult:
+    """``result`` with the columns' plan in place of its own where that is cheaper (or it
+    has none); the status says how the solve ended, never more than it proved."""
+    if result.status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE) or (
+            result.objective is not None and result.objective <= offered.cost):
+        return result
+    status = result.status if result.status.stopped_early else SolveStatus.FEASIBLE
+    return conclude("benoit", instance, offered.plan, status, model="benoit",
+                    started=budget.started, objective_metric="benoit_cost",
+                    bound=result.bound, gap=relative_gap(offered.cost, result.bound),
+                    info=result.solver.counting(plan_from="columns"),
+                    evaluation=offered.evaluation)
+
+
+def partition_plan(data: TreeData, groups: list[set[str]], seed: int) -> PricedPlan | None:
+    """A processor per group, downgraded to the cheapest class and given servers as the
+    heuristics do it, priced by the evaluator; None where no server selection holds."""
+    mapping = TreeMapping([Processor(g, data.classes[0]) for g in groups])
+    try:
+        downgrade(data, mapping)
+        select_servers_intelligent(data, mapping, random.Random(seed))
+    except HeuristicFailure:
+        return None
+    return priced(data, mapping_plan(mapping))
+
+
+def annealed(data: TreeData, start: PricedPlan, budget: Budget, seed: int) -> PricedPlan:
+    """The annealed partition of ``start`` (:func:`anneal`, within a share of the time),
+    downgraded and given servers as the heuristics do it, where the evaluator accepts it and
+    it is the cheaper; else ``start``."""
+    hosts: dict[str, set[str]] = {}
+    for op, reps in start.plan.placement.items():
+        for node in reps:
+            hosts.setdefault(node, set()).add(op)
+    left = budget.remaining()
+    phase = budget if left is None else budget.until(time.perf_counter()
+                                                     + ANNEAL_SHARE * left)
+    annealed = partition_plan(data, anneal(data, list(hosts.values()), phase, seed), seed)
+    if annealed is None or not annealed.valid or (start.valid and annealed.cost >= start.cost):
+        return start
+    return annealed
+
+
+def priced(data: TreeData, plan: Plan) -> PricedPlan:
+    return PricedPlan(plan, evaluated(data.instance, plan))
+
+
+def evaluated(instance: Instance, plan: Plan) -> Evaluation:
+    return evaluate(instance.app, instance.infra, plan, instance.objective, instance.current,
+                    instance.limits)
+
+
+def mapping_plan(mapping: TreeMapping) -> Plan:
+    ids = [f"p{j + 1}" for j in range(len(mapping.processors))]
+    return Plan.model_validate({
+        "placement": {op: {ids[j]: 1} for j, proc in enumerate(mapping.processors)
+                      for op in sorted(proc.group)},
+        "purchased": [{"id": ids[j], "class": proc.cls.id}
+                      for j, proc in enumerate(mapping.processors)],
+        "downloads": [{"node": ids[p], "object": obj, "server": srv}
+                      for p, obj, srv in mapping.downloads]})
