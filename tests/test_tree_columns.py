@@ -19,10 +19,10 @@ from streamplace.solve.heuristics.tree_placement import PLACEMENTS, HeuristicFai
 from streamplace.solve.highs import solve_highs
 from streamplace.solve.ilp.tree_platform import build_benoit
 from streamplace.solve.tree_branching import Node, lagrangian
-from streamplace.solve.tree_columns import NODE_GAP, column_bound
+from streamplace.solve.tree_columns import NODE_GAP, ColumnBound, column_bound
 from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
 from streamplace.solve.tree_needs import BestClasses, Needs, most_processors
-from streamplace.solve.tree_plans import Cheapest, cheaper, partition_plan
+from streamplace.solve.tree_plans import Cheapest, cheaper, partition_plan, proven_by
 from streamplace.solve.tree_pricing import Pricing, cheap_columns, follows
 from streamplace.solve.trees import run_tree_heuristic
 
@@ -80,6 +80,11 @@ def test_branching_closes_the_root_gap_up_to_the_brute_forced_optimum(n, seed):
     learnt = column_bound(data, Budget(None), len(data.ops), known=lambda: optimum)
     assert optimum * (1 - 1e-5) <= learnt.bound <= optimum * (1 + 1e-9)
     assert learnt.open == 0  # a plan found elsewhere meanwhile closes nodes too
+    assert not alone.proven and closing.proven and told.proven and learnt.proven
+    assert learnt.cheapest == optimum and alone.cheapest == np.inf  # no plan: no proof
+    loose = column_bound(data, Budget(None), most, cheapest=optimum * 1.02, gap=0.05)
+    assert loose.proven and loose.nodes <= closing.nodes  # closed within 5% of the plan
+    assert optimum * 1.02 * (1 - 0.05 - 1e-5) <= loose.bound <= optimum * (1 + 1e-9)
 
 
 def test_a_node_without_plans_bounds_at_infinity():
@@ -178,6 +183,7 @@ def test_the_columns_partitions_are_plans_never_below_the_brute_forced_optimum()
 
 
 def test_a_cheaper_plan_from_the_columns_replaces_the_solvers_unless_it_proved_its_own():
+    """And a plan no dearer than the one that closed every branch is proven optimal."""
     app, infra = benoit_instance(25, alpha=1.7, seed=0)
     instance = Instance(make_app(app), make_infra(infra))
     data = tree_data(instance, need_catalog=True)
@@ -197,6 +203,13 @@ def test_a_cheaper_plan_from_the_columns_replaces_the_solvers_unless_it_proved_i
     proved = replace(stopped, status=SolveStatus.OPTIMAL)
     assert cheaper(instance, proved, cheap, budget) is proved
     assert cheaper(instance, swapped, dear, budget) is swapped  # never a dearer one
+    closed = ColumnBound(cheap.cost * 0.99, True, 9, 9, 9, cheap.cost * 0.98, 3, 0, cheap.cost)
+    proven = proven_by(swapped, closed)
+    assert proven.status == SolveStatus.OPTIMAL and proven.plan is not None
+    assert proven.plan.status == SolveStatus.OPTIMAL and proven.objective == cheap.cost
+    assert proven_by(stopped, closed) is stopped  # its plan is dearer than the one closing
+    assert proven_by(swapped, replace(closed, open=1)) is swapped  # a branch left open
+    assert proven_by(swapped, replace(closed, cheapest=np.inf)) is swapped  # no plan closed
     known = Cheapest(data, dear, 0)  # the start, then the annealed plan, then the columns'
     assert known.offer(start) == dear.cost and known.offered is None
     known.consider(cheap)

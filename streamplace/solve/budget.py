@@ -39,6 +39,20 @@ class StopRequest:
         return self.signum is not None
 
 
+class EitherStop(StopRequest):
+    """Set when it is set itself or when any of ``requests`` is: a phase that ends on the
+    user's request and on one of its own (another part of the method proved the result)."""
+
+    __slots__ = ("requests",)
+
+    def __init__(self, *requests: StopRequest) -> None:
+        super().__init__()
+        self.requests = requests
+
+    def __bool__(self) -> bool:
+        return self.signum is not None or any(self.requests)
+
+
 @dataclass
 class Work:
     """Units of work spent so far, shared by every phase of one method run."""
@@ -104,6 +118,18 @@ class Budget:
         if self.time_limit is None:
             return None
         return max(0.0, self.deadline - time.perf_counter())
+
+    def or_when(self, request: StopRequest) -> Budget:
+        """The same budget, ended also by ``request``; :attr:`interrupted` then says so too
+        (the caller knows which of the two it was).
+
+        >>> user, proof = StopRequest(), StopRequest()
+        >>> phase = Budget(None, user).or_when(proof)
+        >>> phase.expired(), proof.set(), phase.expired(), bool(user)
+        (False, None, True, False)
+        """
+        return Budget(self.time_limit, EitherStop(self.stop, request), self.started,
+                      self.work_limit, self.work)
 
     def until(self, deadline: float, work: int | None = None) -> Budget:
         """The same stop request and work counter with an earlier deadline (a phase of the

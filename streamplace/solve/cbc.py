@@ -60,7 +60,7 @@ def solve_cbc(model: LinearModel, options: SolveOptions,
     prob, cols = to_pulp(model)
     build = time.perf_counter() - started
     solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=budget.remaining(),
-                               gapRel=options.gap if options.gap is not None else 1e-6,
+                               gapRel=options.proven_gap,
                                threads=options.threads,
                                options=[f"randomSeed {options.seed + 1}"])
     failure = _solve_in_thread(prob, solver, budget)

@@ -168,7 +168,7 @@ def _abandoned(budget: Budget, started: float, build_seconds: float,
 
 def _set_options(h: Any, options: SolveOptions, budget: Budget) -> None:
     h.setOptionValue("random_seed", int(options.seed))
-    h.setOptionValue("mip_rel_gap", float(options.gap if options.gap is not None else 1e-6))
+    h.setOptionValue("mip_rel_gap", float(options.proven_gap))
     h.setOptionValue("mip_abs_gap", 1e-9)
     remaining = budget.remaining()
     if remaining is not None:

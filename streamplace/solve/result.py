@@ -27,6 +27,7 @@ from streamplace.solve.progress import ProgressFn, no_progress
 from streamplace.solve.report import SolverReport
 
 T = TypeVar("T")
+DEFAULT_GAP = 1e-6  # relative, where --gap is not given
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,11 @@ class SolveOptions:
         """The method parameter ``name``, or ``default`` when not given."""
         value = self.params.get(name, default)
         return default if value is None else value  # type: ignore[return-value]
+
+    @property
+    def proven_gap(self) -> float:
+        """The relative gap at which a plan counts as proven optimal (``--gap``)."""
+        return self.gap if self.gap is not None else DEFAULT_GAP
 
     def budget(self) -> Budget:
         """The method's budget, starting now: the time limit and the stop request."""

@@ -18,9 +18,11 @@ bound), every plan in a node costs at least what the prices say, counting at mos
 processors. A plan cheaper than the best valid plan known (cost U) has no more processors
 than the most that can reach the total work's speed for less than U: that is kappa
 (:func:`~streamplace.solve.tree_needs.most_processors`). A node whose bound reaches U holds
-no cheaper plan and is closed; the bound returned is the least over the nodes left open
-(and U). The pricing leaves out the server rows (3)-(4) and the processor links (5): a
-relaxation, so the bound stays below the optimum.
+no cheaper plan and is closed, and so is one whose bound is within the gap of U; the bound
+returned is the least over the nodes left open, those closed within the gap and U. Where no
+node is left open and U is a plan's, that plan is optimal within the gap. The pricing leaves
+out the server rows (3)-(4) and the processor links (5): a relaxation, so the bound stays
+below the optimum.
 
 Dual prices are smoothed (Wentges): each exact pricing is done at a point between the
 master's duals and the node's best-bound duals so far, which damps the master's jumping
@@ -74,19 +76,28 @@ class ColumnBound:
     master: float | None  # the root's last master LP optimum: at or above the whole LP's
     nodes: int            # nodes whose column generation ended, the root among them
     open: int             # nodes left open, the bound the least of theirs
+    cheapest: float       # the cheapest valid plan's cost the search knew (inf: none)
+
+    @property
+    def proven(self) -> bool:
+        """Whether every node was closed by a plan's cost: none is cheaper than
+        :attr:`cheapest` by more than the gap."""
+        return self.open == 0 and self.bound is not None and math.isfinite(self.cheapest)
 
     def counters(self) -> dict[str, float | int | bool | None]:
         """What the solver report says of it (docs/models.md sec. 3)."""
         return {"column_iterations": self.iterations, "columns": self.columns,
                 "column_pricings": self.pricings, "column_converged": self.converged,
                 "column_master": self.master, "column_nodes": self.nodes,
-                "column_open": self.open}
+                "column_open": self.open, "column_proven": self.proven}
 
 
 def column_bound(data: TreeData, budget: Budget, most_processors: int,
                  starts: Iterable[Iterable[str]] = (), found: Found | None = None,
-                 cheapest: float = math.inf, known: Known | None = None) -> ColumnBound:
-    """Generate columns and branch until every node is closed or the budget ends.
+                 cheapest: float = math.inf, known: Known | None = None,
+                 gap: float = 0.0) -> ColumnBound:
+    """Generate columns and branch until every node is closed or the budget ends; a node
+    is closed once its bound is within the relative ``gap`` of U.
 
     ``most_processors`` is kappa and ``cheapest`` U (see the module's docstring), both
     lowered as cheaper plans become known: from ``known``, asked at every iteration (a plan
@@ -95,14 +106,16 @@ def column_bound(data: TreeData, budget: Budget, most_processors: int,
     operators into the columns so far (:meth:`Master.partition`) is passed to it at shares
     ``PARTITION_AT`` of the time and when the root ends, and so is each whole LP solution;
     it answers with the cheapest valid plan's cost."""
-    return _Search(data, budget, most_processors, found, cheapest, known).run(starts)
+    return _Search(data, budget, most_processors, found, cheapest, known, gap).run(starts)
 
 
 class _Search:
     def __init__(self, data: TreeData, budget: Budget, most: int, found: Found | None,
-                 cheapest: float, known: Known | None) -> None:
+                 cheapest: float, known: Known | None, gap: float) -> None:
         self.data, self.budget, self.most, self.found, self.known = \
             data, budget, most, found, known
+        self.gap = max(gap, 0.1 * SAFETY)
+        self.floor = math.inf  # the least bound of a node closed within the gap
         now, left = time.perf_counter(), budget.remaining()
         self.due = [] if found is None or left is None else \
             [now + share * left for share in PARTITION_AT]
@@ -112,6 +125,7 @@ class _Search:
         self.master, self.pricing = Master(needs, self.fewest), Pricing(data, needs)
         # no plan costs more than a processor of the dearest class per operator
         self.cheapest = self.n * float(needs.cost.max()) * (1 + 1e-9)
+        self.plan_cost = math.inf  # U where a plan gave it, not the cap above
         self._lower(cheapest)
         self.iterations = self.pricings = self.nodes = 0
         self.root: float | None = None  # the first LP's optimum, once solved
@@ -151,11 +165,12 @@ class _Search:
                 self._offer([master.columns[j][0] for j in np.flatnonzero(solved.used > 0.5)])
             for kid in kids:
                 heapq.heappush(heap, (kid.bound, -kid.depth, next(order), kid))
-        bounds = [self.cheapest, *leaves, *(entry[3].bound for entry in heap)]
+        bounds = [self.cheapest, self.floor, *leaves, *(entry[3].bound for entry in heap)]
         bound = min(bounds)
         final = bound - SAFETY * abs(bound) if math.isfinite(bound) else None
         return ColumnBound(final, self.root is not None, self.iterations, len(master.seen),
-                           self.pricings, self.root, self.nodes, len(leaves) + len(heap))
+                           self.pricings, self.root, self.nodes, len(leaves) + len(heap),
+                           self.plan_cost)
 
     def _price(self, node: Node) -> Solved | None:
         """Column generation in the node, raising ``node.bound``, until the bound reaches
@@ -205,9 +220,13 @@ class _Search:
         return None
 
     def _closes(self, node: Node) -> bool:
-        """Whether the node holds no plan cheaper than the cheapest known (to within a tenth
-        of what is taken off the bound for the solvers' tolerances)."""
-        return node.bound >= self.cheapest - 0.1 * SAFETY * abs(self.cheapest)
+        """Whether the node holds no plan cheaper than the cheapest known by more than the
+        gap (at least a tenth of what is taken off the bound for the solvers' tolerances);
+        the least bound of the nodes closed so is kept, as it bounds their plans."""
+        if node.bound < self.cheapest - self.gap * abs(self.cheapest):
+            return False
+        self.floor = min(self.floor, node.bound)
+        return True
 
     def _partition(self) -> None:
         if self.found is None:
@@ -232,6 +251,7 @@ class _Search:
 
     def _lower(self, cost: float) -> None:
         """U is now ``cost`` where that is lower, and kappa the most processors below it."""
+        self.plan_cost = min(self.plan_cost, cost)
         if cost < self.cheapest:
             self.cheapest = cost
             self.most = min(self.most, most_processors(self.data, cost))
@@ -242,25 +262,29 @@ class BoundBeside:
     runs each in a thread of its own, so the two share the cores), its partitions passed to
     ``found`` in that thread; :meth:`finish` ends it.
     Its budget is the solve's deadline; the user's stop request ends the solve, which ends
-    this."""
+    this. Where it closes every node, it sets :attr:`proved`: the solve may end."""
 
     def __init__(self, data: TreeData, budget: Budget, most_processors: int,
                  starts: Iterable[Iterable[str]], found: Found | None = None,
-                 cheapest: float = math.inf, known: Known | None = None) -> None:
-        self._stop = StopRequest()
+                 cheapest: float = math.inf, known: Known | None = None,
+                 gap: float = 0.0) -> None:
+        self._stop, self.proved = StopRequest(), StopRequest()
         phase = Budget(budget.time_limit, self._stop, budget.started)
         self._answer: ColumnBound | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(
             target=self._run, args=(data, phase, most_processors, [set(g) for g in starts],
-                                    found, cheapest, known),
+                                    found, cheapest, known, gap),
             name="streamplace-column-bound", daemon=True)
         self._thread.start()
 
     def _run(self, data: TreeData, budget: Budget, most: int, starts: Groups,
-             found: Found | None, cheapest: float, known: Known | None) -> None:
+             found: Found | None, cheapest: float, known: Known | None, gap: float) -> None:
         try:
-            self._answer = column_bound(data, budget, most, starts, found, cheapest, known)
+            self._answer = column_bound(data, budget, most, starts, found, cheapest, known,
+                                        gap)
+            if self._answer.proven:  # every node closed by a plan in hand
+                self.proved.set()
         except BaseException as exc:  # raised again in the solving thread, by finish()
             self._error = exc
 

@@ -9,7 +9,7 @@ import math
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from streamplace.model.evaluate import Evaluation, evaluate
 from streamplace.model.plan import Plan
@@ -24,6 +24,7 @@ from streamplace.solve.heuristics.tree_placement import (
 )
 from streamplace.solve.heuristics.tree_servers import select_servers_intelligent
 from streamplace.solve.result import Instance, SolveResult, SolveStatus, relative_gap
+from streamplace.solve.tree_columns import ColumnBound
 from streamplace.solve.tree_data import TreeData
 
 ANNEAL_SHARE = 0.25  # of the time left, at most, before the MIP
@@ -88,6 +89,17 @@ def cheaper(instance: Instance, result: SolveResult, offered: PricedPlan,
                     bound=result.bound, gap=relative_gap(offered.cost, result.bound),
                     info=result.solver.counting(plan_from="columns"),
                     evaluation=offered.evaluation)
+
+
+def proven_by(result: SolveResult, columns: ColumnBound) -> SolveResult:
+    """``result`` proven optimal where the column bound closed every branch by a plan's cost
+    and the result's plan costs no more: no plan is cheaper by more than the gap."""
+    if not columns.proven or result.plan is None or result.objective is None or \
+            result.objective > columns.cheapest * (1 + 1e-9) or \
+            result.status == SolveStatus.OPTIMAL:
+        return result
+    plan = result.plan.model_copy(update={"status": SolveStatus.OPTIMAL})
+    return replace(result, status=SolveStatus.OPTIMAL, plan=plan, message="")
 
 
 def partition_plan(data: TreeData, groups: list[set[str]], seed: int) -> PricedPlan | None:

@@ -44,6 +44,7 @@ from streamplace.solve.tree_plans import (
     cheaper,
     mapping_plan,
     priced,
+    proven_by,
 )
 
 MAX_ROUNDS = 50
@@ -61,14 +62,15 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     cheapest = Cheapest(data, start, options.seed)
     known = cheapest.cost()
     most = most_processors(data, known) if math.isfinite(known) else len(data.ops)  # kappa
-    beside = BoundBeside(data, budget, most, groups, cheapest.offer, known, cheapest.cost) \
-        if built.constr else None
+    beside = BoundBeside(data, budget, most, groups, cheapest.offer, known, cheapest.cost,
+                         options.proven_gap) if built.constr else None
+    solving = budget.or_when(beside.proved) if beside is not None else budget
     try:
         if start is not None:
-            start = annealed(data, start, budget, options.seed)
+            start = annealed(data, start, solving, options.seed)
             cheapest.consider(start)
         valid = start if start is not None and start.valid else None
-        result = _solve_rounds(instance, options, budget, built,
+        result = _solve_rounds(instance, options, solving, built,
                                start.plan if start is not None else None, valid)
     finally:
         columns = beside.finish() if beside is not None else None
@@ -76,7 +78,8 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
         result = cheaper(instance, result, cheapest.offered, budget)
     if columns is not None:
         result = tightened(result, columns.bound, "column", maximize=False)
-        result = replace(result, solver=result.solver.counting(**columns.counters()))
+        result = proven_by(replace(result, solver=result.solver.counting(**columns.counters())),
+                           columns)
     return replace(result, program=built.model)
 
 
