@@ -4,6 +4,7 @@ optimum; the annealing never returns a platform dearer than its start."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -243,8 +244,11 @@ def test_annealing_never_returns_a_dearer_platform():
         cheaper += cost(data, groups) < cost(data, start)
         if seed == 0:
             assert anneal(data, start, Budget(None), seed, rounds=1) == groups  # in moves
-            more = anneal(data, start, Budget(None), seed)  # its first round is that one
-            assert cost(data, more) <= cost(data, groups)
+            told: list[list[set[str]]] = []
+            more = anneal(data, start, Budget(None), seed, improved=told.append)
+            assert cost(data, more) <= cost(data, groups)  # its first round is that one
+            assert told[0] == groups and told[-1] == more  # each round's better one told
+            assert all(cost(data, b) < cost(data, a) for a, b in itertools.pairwise(told))
     assert cheaper == 4  # the heuristics' best is beaten on every one of these trees
 
 

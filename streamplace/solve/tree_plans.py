@@ -114,10 +114,12 @@ def partition_plan(data: TreeData, groups: list[set[str]], seed: int) -> PricedP
     return priced(data, mapping_plan(mapping))
 
 
-def annealed(data: TreeData, start: PricedPlan, budget: Budget, seed: int) -> PricedPlan:
+def annealed(data: TreeData, start: PricedPlan, budget: Budget, seed: int,
+             known: Cheapest | None = None) -> PricedPlan:
     """The annealed partition of ``start`` (:func:`anneal`, within a share of the time),
     downgraded and given servers as the heuristics do it, where the evaluator accepts it and
-    it is the cheaper; else ``start``."""
+    it is the cheaper; else ``start``. Each cooling schedule's better partition, made a plan
+    so, is offered to ``known`` as it ends (the column bound closes branches by it)."""
     hosts: dict[str, set[str]] = {}
     for op, reps in start.plan.placement.items():
         for node in reps:
@@ -125,7 +127,15 @@ def annealed(data: TreeData, start: PricedPlan, budget: Budget, seed: int) -> Pr
     left = budget.remaining()
     phase = budget if left is None else budget.until(time.perf_counter()
                                                      + ANNEAL_SHARE * left)
-    annealed = partition_plan(data, anneal(data, list(hosts.values()), phase, seed), seed)
+
+    def improved(groups: list[set[str]]) -> None:
+        plan = partition_plan(data, groups, seed)
+        if known is not None and plan is not None:
+            known.consider(plan)
+
+    groups = anneal(data, list(hosts.values()), phase, seed,
+                    improved=improved if known is not None else None)
+    annealed = partition_plan(data, groups, seed)
     if annealed is None or not annealed.valid or (start.valid and annealed.cost >= start.cost):
         return start
     return annealed

@@ -67,7 +67,7 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     solving = budget.or_when(beside.proved) if beside is not None else budget
     try:
         if start is not None:
-            start = annealed(data, start, solving, options.seed)
+            start = annealed(data, start, solving, options.seed, cheapest)
             cheapest.consider(start)
         valid = start if start is not None and start.valid else None
         result = _solve_rounds(instance, options, solving, built,

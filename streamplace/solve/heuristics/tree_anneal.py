@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -71,9 +71,11 @@ class _Partition:
 
 
 def anneal(data: TreeData, start: Sequence[set[str]], budget: Budget, seed: int,
-           rounds: int = ROUNDS) -> list[set[str]]:
+           rounds: int = ROUNDS,
+           improved: Callable[[list[set[str]]], object] | None = None) -> list[set[str]]:
     """The cheapest partition met (never dearer than ``start``): ``rounds`` cooling schedules
-    from ``start``, each its own path, unless the first improves nothing."""
+    from ``start``, each its own path, unless the first improves nothing. Each schedule's
+    result that is the cheapest so far is passed to ``improved`` as it ends."""
     needs = Needs(data)
     rng = random.Random(seed)
     best, cheapest = list(start), _cost(needs, start)
@@ -83,6 +85,8 @@ def anneal(data: TreeData, start: Sequence[set[str]], budget: Budget, seed: int,
             break
         if found is not None and _cost(needs, found) < cheapest - 1e-9:
             best, cheapest = found, _cost(needs, found)
+            if improved is not None:
+                improved([set(g) for g in best])
     return [set(g) for g in best]
 
 
