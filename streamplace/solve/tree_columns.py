@@ -57,7 +57,6 @@ from streamplace.solve.tree_pricing import TOLERANCE, Pricing, cheap_columns
 SMOOTHING = 0.8       # weight of the best-bound duals in the exact pricing's point
 CHEAP_COLUMNS = 10    # columns the cheap pricing adds per round, at most
 SAFETY = 1e-6         # relative: taken off the bound for the solvers' tolerances
-PRICING_SLACK = 0.25  # of NODE_GAP: how much of the bound a pricing MIP may leave unproven
 NODE_GAP = 3e-4       # relative distance of a node's bound and its LP at which it branches
 PARTITION_AT = (0.4, 0.75)  # shares of the time at which the columns give plans
 PARTITION_SHARE = 0.1       # of the time left, at most, for one such plan
@@ -197,8 +196,7 @@ class _Search:
             while True:
                 point = solved.prices if centre is None else \
                     weight * centre + (1 - weight) * solved.prices
-                priced = pricing.best(point[:n], master.class_values(point), self.budget,
-                                      self._slack(solved.value))
+                priced = pricing.best(point[:n], master.class_values(point), self.budget)
                 if priced is None:
                     return None
                 self.pricings += 1
@@ -220,16 +218,6 @@ class _Search:
                     solved.value - node.bound <= NODE_GAP * abs(solved.value):
                 return solved
         return None
-
-    def _slack(self, value: float) -> float:
-        """How far above the best reduced cost a pricing MIP's bound may stop: where the
-        node's LP (``value``) lies so far below U that the node must branch, a share of
-        NODE_GAP over kappa columns, a bound within NODE_GAP of the LP all the same, where
-        proving the last fractions of a reduced cost near zero takes a MIP the longest;
-        where the node may close, as close as the solver's own tolerance."""
-        if value >= self.cheapest - NODE_GAP * abs(self.cheapest):
-            return 1e-6
-        return PRICING_SLACK * NODE_GAP * abs(value) / max(self.most, 1)
 
     def _closes(self, node: Node) -> bool:
         """Whether the node holds no plan cheaper than the cheapest known by more than the

@@ -133,15 +133,14 @@ class Pricing:
                       for (a, b), together in pairs.items()])
         self.pairs = dict(pairs)
 
-    def best(self, prices: np.ndarray, values: np.ndarray, budget: Budget,
-             slack: float = 1e-6) -> tuple[list[Column], float] | None:
+    def best(self, prices: np.ndarray, values: np.ndarray,
+             budget: Budget) -> tuple[list[Column], float] | None:
         """The columns of every improving solution HiGHS found, the best last (none if it
-        found none), and an upper bound on the best reduced cost, within ``slack`` of the
-        best found (absolute); None when the budget ended before the bound was known."""
+        found none), and an upper bound on the best reduced cost; None when the budget ended
+        before the bound was known."""
         h = self.h
         costs = np.concatenate([prices, values, np.zeros(self.extra)])
         h.changeColsCost(len(costs), np.arange(len(costs), dtype=np.int32), costs)
-        h.setOptionValue("mip_abs_gap", slack)
         left = budget.remaining()
         if left is not None:
             h.setOptionValue("time_limit", max(left, 0.01))
