@@ -212,10 +212,12 @@ def test_a_cheaper_plan_from_the_columns_replaces_the_solvers_unless_it_proved_i
     assert proven_by(swapped, replace(closed, open=1)) is swapped  # a branch left open
     assert proven_by(swapped, replace(closed, cheapest=np.inf)) is swapped  # no plan closed
     known = Cheapest(data, dear, 0)  # the start, then the annealed plan, then the columns'
-    assert known.offer(start) == dear.cost and known.offered is None
+    assert known.offer(start) == dear.cost and known.source == "heuristics"
     known.consider(cheap)
     assert known.cost() == cheap.cost and known.offer(start) == cheap.cost
-    assert known.offered is None  # a partition's plan dearer than the annealed one is none
+    assert known.best is cheap and known.source == "annealing"  # not a dearer partition
+    annealed = cheaper(instance, stopped, cheap, budget, known.source)
+    assert annealed.solver.to_json()["plan_from"] == "annealing"
 
 
 def start_groups(data: TreeData, seed: int) -> list[set[str]]:

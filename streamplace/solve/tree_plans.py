@@ -49,46 +49,44 @@ class PricedPlan:
 
 
 class Cheapest:
-    """The cheapest valid plan known (the start, then the annealed start, in the solving
-    thread) and the cheapest valid plan the column bound's partitions gave where it beats
-    that (:attr:`offered`); :meth:`offer` runs in the column bound's thread."""
+    """The cheapest valid plan known (:attr:`best`) and where it came from (:attr:`source`):
+    the heuristics' start, then the annealing's plans, in the solving thread, and the plans
+    of the column bound's partitions, in its thread (:meth:`offer`)."""
 
     def __init__(self, data: TreeData, start: PricedPlan | None, seed: int) -> None:
         self.data, self.seed = data, seed
         self.best = start if start is not None and start.valid else None
-        self.offered: PricedPlan | None = None
+        self.source = "heuristics"
         self._lock = threading.Lock()
 
     def cost(self) -> float:
         best = self.best
         return best.cost if best is not None else math.inf
 
-    def consider(self, plan: PricedPlan) -> None:
-        with self._lock:
-            if plan.valid and plan.cost < self.cost():
-                self.best = plan
-
-    def offer(self, groups: list[set[str]]) -> float | None:  # the cheapest valid plan's cost
-        plan = partition_plan(self.data, groups, self.seed)
+    def consider(self, plan: PricedPlan | None, source: str = "annealing") -> None:
         with self._lock:
             if plan is not None and plan.valid and plan.cost < self.cost():
-                self.best = self.offered = plan
+                self.best, self.source = plan, source
+
+    def offer(self, groups: list[set[str]]) -> float | None:  # the cheapest valid plan's cost
+        self.consider(partition_plan(self.data, groups, self.seed), "columns")
         return self.cost() if self.best is not None else None
 
 
-def cheaper(instance: Instance, result: SolveResult, offered: PricedPlan,
-             budget: Budget) -> SolveResult:
-    """``result`` with the columns' plan in place of its own where that is cheaper (or it
-    has none); the status says how the solve ended, never more than it proved."""
+def cheaper(instance: Instance, result: SolveResult, known: PricedPlan,
+            budget: Budget, source: str = "columns") -> SolveResult:
+    """``result`` with the plan ``known`` (from ``source``) in place of its own where that is
+    cheaper (or it has none); the status says how the solve ended, never more than it
+    proved."""
     if result.status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE) or (
-            result.objective is not None and result.objective <= offered.cost):
+            result.objective is not None and result.objective <= known.cost):
         return result
     status = result.status if result.status.stopped_early else SolveStatus.FEASIBLE
-    return conclude("benoit", instance, offered.plan, status, model="benoit",
+    return conclude("benoit", instance, known.plan, status, model="benoit",
                     started=budget.started, objective_metric="benoit_cost",
-                    bound=result.bound, gap=relative_gap(offered.cost, result.bound),
-                    info=result.solver.counting(plan_from="columns"),
-                    evaluation=offered.evaluation)
+                    bound=result.bound, gap=relative_gap(known.cost, result.bound),
+                    info=result.solver.counting(plan_from=source),
+                    evaluation=known.evaluation)
 
 
 def proven_by(result: SolveResult, columns: ColumnBound) -> SolveResult:
@@ -129,9 +127,8 @@ def annealed(data: TreeData, start: PricedPlan, budget: Budget, seed: int,
                                                      + ANNEAL_SHARE * left)
 
     def improved(groups: list[set[str]]) -> None:
-        plan = partition_plan(data, groups, seed)
-        if known is not None and plan is not None:
-            known.consider(plan)
+        if known is not None:
+            known.consider(partition_plan(data, groups, seed))
 
     groups = anneal(data, list(hosts.values()), phase, seed,
                     improved=improved if known is not None else None)

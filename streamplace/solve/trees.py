@@ -74,8 +74,8 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
                                start.plan if start is not None else None, valid)
     finally:
         columns = beside.finish() if beside is not None else None
-    if cheapest.offered is not None:
-        result = cheaper(instance, result, cheapest.offered, budget)
+    if cheapest.best is not None:  # the solver stopped before it had this plan, or better
+        result = cheaper(instance, result, cheapest.best, budget, cheapest.source)
     if columns is not None:
         result = tightened(result, columns.bound, "column", maximize=False)
         result = proven_by(replace(result, solver=result.solver.counting(**columns.counters())),
