@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from streamplace.model.evaluate import Evaluation, evaluate
+from streamplace.model.evaluate import Evaluation
 from streamplace.model.plan import ModelFamily, Plan
 from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveResult, SolveStatus
@@ -33,8 +33,7 @@ def conclude(method: str, instance: Instance, plan: Plan, status: SolveStatus, *
     """
     if (plan.method, plan.model) != (method, model):
         plan = plan.model_copy(update={"method": method, "model": model})
-    ev = evaluation or evaluate(instance.app, instance.infra, plan, instance.objective,
-                                instance.current, instance.limits)
+    ev = evaluation or instance.evaluate(plan)
     info = info or SolverReport(method)
     seconds = time.perf_counter() - started
     if ev.violations:  # never hand out a plan the evaluator rejects

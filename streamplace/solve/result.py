@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from streamplace.model.application import Application
-from streamplace.model.evaluate import Evaluation
+from streamplace.model.evaluate import Evaluation, evaluate
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.metrics import MetricLimits
 from streamplace.model.objective import Objective
@@ -40,6 +40,10 @@ class Instance:
     objective: Objective = field(default_factory=Objective)
     current: Current | None = None
     limits: MetricLimits | None = None  # hard bounds on metrics (docs/models.md sec. 2)
+
+    def evaluate(self, plan: Plan) -> Evaluation:
+        """The one evaluator's verdict on ``plan`` for this problem."""
+        return evaluate(self.app, self.infra, plan, self.objective, self.current, self.limits)
 
 
 class FormulationName(enum.StrEnum):

@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
-from streamplace.model.evaluate import Evaluation, evaluate
+from streamplace.model.evaluate import Evaluation
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
 from streamplace.solve.conclude import conclude
@@ -139,12 +139,7 @@ def annealed(data: TreeData, start: PricedPlan, budget: Budget, seed: int,
 
 
 def priced(data: TreeData, plan: Plan) -> PricedPlan:
-    return PricedPlan(plan, evaluated(data.instance, plan))
-
-
-def evaluated(instance: Instance, plan: Plan) -> Evaluation:
-    return evaluate(instance.app, instance.infra, plan, instance.objective, instance.current,
-                    instance.limits)
+    return PricedPlan(plan, data.instance.evaluate(plan))
 
 
 def mapping_plan(mapping: TreeMapping) -> Plan:

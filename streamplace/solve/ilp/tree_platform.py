@@ -25,7 +25,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from streamplace.model.evaluate import evaluate
 from streamplace.model.network import Network
 from streamplace.model.plan import Plan
 from streamplace.solve.linear import LinearModel
@@ -61,9 +60,7 @@ class BenoitModel:
         says which); rows are added per pair, once."""
         if self.data is None or self.network is None:
             return 0
-        instance = self.data.instance
-        ev = evaluate(instance.app, instance.infra, plan, instance.objective,
-                      instance.current, instance.limits)
+        ev = self.data.instance.evaluate(plan)
         index = {slot.name: u for u, slot in enumerate(self.slots)}
         added = 0
         for violation in ev.violations:
