@@ -82,7 +82,7 @@ class ColumnBound:
     def proven(self) -> bool:
         """Whether every node was closed by a plan's cost: none is cheaper than
         :attr:`cheapest` by more than the gap."""
-        return self.open == 0 and self.bound is not None and math.isfinite(self.cheapest)
+        return self.open == 0 and math.isfinite(self.cheapest)  # no node open: a bound
 
     def counters(self) -> dict[str, float | int | bool | None]:
         """What the solver report says of it (docs/models.md sec. 3)."""
@@ -124,8 +124,8 @@ class _Search:
         self.fewest = max(1, math.ceil(needs.work.sum() / needs.speed.max() - 1e-9))
         self.master, self.pricing = Master(needs, self.fewest), Pricing(data, needs)
         # no plan costs more than a processor of the dearest class per operator
-        self.cheapest = self.n * float(needs.cost.max()) * (1 + 1e-9)
-        self.plan_cost = math.inf  # U where a plan gave it, not the cap above
+        self.cap = self.n * float(needs.cost.max()) * (1 + 1e-9)
+        self.plan_cost = math.inf  # the cheapest valid plan's cost known
         self._lower(cheapest)
         self.iterations = self.pricings = self.nodes = 0
         self.root: float | None = None  # the first LP's optimum, once solved
@@ -251,10 +251,14 @@ class _Search:
 
     def _lower(self, cost: float) -> None:
         """U is now ``cost`` where that is lower, and kappa the most processors below it."""
-        self.plan_cost = min(self.plan_cost, cost)
         if cost < self.cheapest:
-            self.cheapest = cost
             self.most = min(self.most, most_processors(self.data, cost))
+        self.plan_cost = min(self.plan_cost, cost)
+
+    @property
+    def cheapest(self) -> float:
+        """U: the cheapest valid plan's cost, or the cap where none is known."""
+        return min(self.cap, self.plan_cost)
 
 
 class BoundBeside:
@@ -266,23 +270,22 @@ class BoundBeside:
 
     def __init__(self, data: TreeData, budget: Budget, most_processors: int,
                  starts: Iterable[Iterable[str]], found: Found | None = None,
-                 cheapest: float = math.inf, known: Known | None = None,
-                 gap: float = 0.0) -> None:
+                 known: Known | None = None, gap: float = 0.0) -> None:
         self._stop, self.proved = StopRequest(), StopRequest()
         phase = Budget(budget.time_limit, self._stop, budget.started)
         self._answer: ColumnBound | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(
             target=self._run, args=(data, phase, most_processors, [set(g) for g in starts],
-                                    found, cheapest, known, gap),
+                                    found, known, gap),
             name="streamplace-column-bound", daemon=True)
         self._thread.start()
 
     def _run(self, data: TreeData, budget: Budget, most: int, starts: Groups,
-             found: Found | None, cheapest: float, known: Known | None, gap: float) -> None:
+             found: Found | None, known: Known | None, gap: float) -> None:
         try:
-            self._answer = column_bound(data, budget, most, starts, found, cheapest, known,
-                                        gap)
+            self._answer = column_bound(data, budget, most, starts, found, known=known,
+                                        gap=gap)
             if self._answer.proven:  # every node closed by a plan in hand
                 self.proved.set()
         except BaseException as exc:  # raised again in the solving thread, by finish()

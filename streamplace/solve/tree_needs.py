@@ -70,7 +70,7 @@ class Needs:
         self.speed = np.array([c.speed for c in data.classes]) * (1 + 1e-12)
         self.card = np.array([c.bandwidth for c in data.classes]) * (1 + 1e-12)
         self.cost = np.array([float(c.cost) for c in data.classes])
-        self._cheapest: BestClasses | None = None
+        self._cheapest = BestClasses(self.speed, self.card, -self.cost)
 
     def mask(self, group: Iterable[str]) -> np.ndarray:
         """The group of these operator ids as a mask."""
@@ -84,8 +84,6 @@ class Needs:
 
     def prices(self, work: np.ndarray, card: np.ndarray) -> np.ndarray:
         """The cheapest class's cost for each (compute, card) pair; inf where none handles."""
-        if self._cheapest is None:
-            self._cheapest = BestClasses(self.speed, self.card, -self.cost)
         best, _ = self._cheapest(work, card)
         return -best
 

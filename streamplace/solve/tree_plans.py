@@ -125,14 +125,15 @@ def annealed(data: TreeData, start: PricedPlan, budget: Budget, seed: int,
     left = budget.remaining()
     phase = budget if left is None else budget.until(time.perf_counter()
                                                      + ANNEAL_SHARE * left)
+    plans: list[PricedPlan | None] = []  # each schedule's better partition, made a plan once
 
     def improved(groups: list[set[str]]) -> None:
+        plans.append(partition_plan(data, groups, seed))
         if known is not None:
-            known.consider(partition_plan(data, groups, seed))
+            known.consider(plans[-1])
 
-    groups = anneal(data, list(hosts.values()), phase, seed,
-                    improved=improved if known is not None else None)
-    annealed = partition_plan(data, groups, seed)
+    groups = anneal(data, list(hosts.values()), phase, seed, improved=improved)
+    annealed = plans[-1] if plans else partition_plan(data, groups, seed)
     if annealed is None or not annealed.valid or (start.valid and annealed.cost >= start.cost):
         return start
     return annealed

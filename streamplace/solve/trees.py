@@ -6,7 +6,6 @@ Costs reported are the evaluator's (docs/models.md), computed on the decoded pla
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import replace
 
@@ -36,7 +35,6 @@ from streamplace.solve.result import (
 from streamplace.solve.rounds import solve_in_rounds
 from streamplace.solve.tree_columns import BoundBeside
 from streamplace.solve.tree_data import TreeData, tree_data
-from streamplace.solve.tree_needs import most_processors
 from streamplace.solve.tree_plans import (
     Cheapest,
     PricedPlan,
@@ -60,9 +58,8 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     built = build_benoit(data, network)
     start, groups = _heuristic_start(built, data, options.seed)
     cheapest = Cheapest(data, start, options.seed)
-    known = cheapest.cost()
-    most = most_processors(data, known) if math.isfinite(known) else len(data.ops)  # kappa
-    beside = BoundBeside(data, budget, most, groups, cheapest.offer, known, cheapest.cost,
+    # kappa: at most a processor per operator, less as the search learns cheaper plans
+    beside = BoundBeside(data, budget, len(data.ops), groups, cheapest.offer, cheapest.cost,
                          options.proven_gap) if built.constr else None
     solving = budget.or_when(beside.proved) if beside is not None else budget
     try:
