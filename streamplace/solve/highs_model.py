@@ -57,6 +57,21 @@ def pass_model(h: Any, highspy: Any, model: LinearModel) -> None:
         raise SolverError("HiGHS rejected the model")
 
 
+Row = tuple[float, float, list[int], list[float]]  # lower, upper, columns, coefficients
+
+
+def add_rows(h: Any, rows: list[Row]) -> None:
+    """Rows added to a HiGHS model in one call (row by row is quadratic in highspy)."""
+    if not rows:
+        return
+    starts = np.cumsum([0] + [len(row[2]) for row in rows[:-1]])
+    h.addRows(len(rows), np.array([row[0] for row in rows], dtype=float),
+              np.array([row[1] for row in rows], dtype=float), sum(len(row[2]) for row in rows),
+              starts.astype(np.int32),
+              np.concatenate([np.array(row[2], dtype=np.int32) for row in rows]),
+              np.concatenate([np.array(row[3], dtype=float) for row in rows]))
+
+
 def _highs_lp(highspy: Any, model: LinearModel) -> Any:
     """The model as one HighsLp, passed in bulk (row by row is quadratic in highspy)."""
     lp = highspy.HighsLp()

@@ -12,6 +12,7 @@ three that did not move it.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from streamplace.solve.budget import Budget
-from streamplace.solve.highs_model import pass_model
+from streamplace.solve.highs_model import add_rows, pass_model
 from streamplace.solve.highs_thread import own_locks, solve_in_thread
 from streamplace.solve.ilp.odrp_compact import CompactModel
 from streamplace.solve.ilp.odrp_data import OdrpData
@@ -93,15 +94,6 @@ def _solved(h: Any, highspy: Any, phase: Budget) -> bool:
 
 
 def _add(h: Any, built: CompactModel, found: list[ShareCut]) -> None:
-    starts: list[int] = []
-    index: list[int] = []
-    value: list[float] = []
     for cut in found:
-        starts.append(len(index))
-        index.extend(cut.cols)
-        value.extend(cut.vals)
         built.model.row(cut.cols, cut.vals, lo=cut.lo, family="share cuts")
-    lower = np.array([cut.lo for cut in found])
-    h.addRows(len(found), lower, np.full(len(found), np.inf), len(index),
-              np.array(starts, dtype=np.int32), np.array(index, dtype=np.int32),
-              np.array(value))
+    add_rows(h, [(cut.lo, math.inf, cut.cols, cut.vals) for cut in found])

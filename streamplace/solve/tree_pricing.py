@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from streamplace.solve.budget import Budget
+from streamplace.solve.highs_model import add_rows
 from streamplace.solve.highs_thread import own_locks, solve_in_thread
 from streamplace.solve.tree_data import TreeData
 from streamplace.solve.tree_needs import BestClasses, Needs
@@ -115,7 +116,7 @@ class Pricing:
             a, b, cut = index[edge.child], index[edge.parent], n + k + z + j
             rows += [(0.0, math.inf, [cut, a, b], [1.0, -1.0, 1.0]),
                      (0.0, math.inf, [cut, b, a], [1.0, -1.0, 1.0])]
-        _add_rows(h, rows)
+        add_rows(h, rows)
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         self.rows = h.getNumRow()  # the pair rules' rows come after these
         self.pairs: Pairs = {}
@@ -128,7 +129,7 @@ class Pricing:
         extra = h.getNumRow() - self.rows
         if extra:
             h.deleteRows(extra, np.arange(self.rows, self.rows + extra, dtype=np.int32))
-        _add_rows(h, [(0.0, 0.0, [a, b], [1.0, -1.0]) if together else
+        add_rows(h, [(0.0, 0.0, [a, b], [1.0, -1.0]) if together else
                       (-math.inf, 1.0, [a, b], [1.0, 1.0])
                       for (a, b), together in pairs.items()])
         self.pairs = dict(pairs)
@@ -156,14 +157,3 @@ class Pricing:
                  for solution in h.getSavedMipSolutions()] \
             if info.primal_solution_status == 2 else []
         return [(x[:self.n] > 0.5, int(np.argmax(x[self.n:]))) for x in found], upper
-
-
-def _add_rows(h: object, rows: list[tuple[float, float, list[int], list[float]]]) -> None:
-    if not rows:
-        return
-    starts = np.cumsum([0] + [len(r[2]) for r in rows[:-1]])
-    h.addRows(len(rows), np.array([r[0] for r in rows]),  # type: ignore[attr-defined]
-              np.array([r[1] for r in rows]), sum(len(r[2]) for r in rows),
-              starts.astype(np.int32),
-              np.concatenate([np.array(r[2], dtype=np.int32) for r in rows]),
-              np.concatenate([np.array(r[3], dtype=float) for r in rows]))
