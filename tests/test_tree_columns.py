@@ -12,7 +12,14 @@ import pytest
 
 from streamplace.model.generate import benoit_instance
 from streamplace.model.network import Network
-from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
+from streamplace.solve import (
+    Instance,
+    SolveOptions,
+    SolveStatus,
+    get_method,
+    tree_branching,
+    tree_columns,
+)
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.conclude import conclude
 from streamplace.solve.heuristics.tree_anneal import anneal
@@ -86,6 +93,36 @@ def test_branching_closes_the_root_gap_up_to_the_brute_forced_optimum(n, seed):
     loose = column_bound(data, Budget(None), most, cheapest=optimum * 1.02, gap=0.05)
     assert loose.proven and loose.nodes <= closing.nodes  # closed within 5% of the plan
     assert optimum * 1.02 * (1 - 0.05 - 1e-5) <= loose.bound <= optimum * (1 + 1e-9)
+
+
+@pytest.mark.parametrize(("n", "seed"), [(7, 2), (7, 9), (8, 15)])
+def test_nodes_branching_early_still_reach_the_optimum(n, seed, monkeypatch):
+    """However far from its LP a node's bound is when it branches, a node whose LP solution
+    is whole is priced on to its optimum: the bound still reaches the optimum. And a node
+    whose LP reaches the cheapest plan's cost is priced on until that closes it, never
+    split."""
+    monkeypatch.setattr(tree_columns, "NODE_GAP", 0.5)
+    monkeypatch.setattr(tree_columns, "cheap_columns", lambda *args: [])  # MIP columns only
+    app, infra = benoit_instance(n, alpha=1.7, n_types=3, n_servers=2, seed=seed,
+                                 work_scale=1e7)
+    instance = Instance(make_app(app), make_infra(infra))
+    optimum = brute_force(instance)
+    assert optimum is not None
+    data = tree_data(instance, need_catalog=True)
+    most = most_processors(data, optimum * (1 + 1e-9))
+    found = column_bound(data, Budget(None), most)
+    assert found.open >= 1 and found.bound is not None  # whole leaves, nothing closed them
+    assert optimum * (1 - 1e-5) <= found.bound <= optimum * (1 + 1e-9)
+    split: list[float] = []
+
+    def children(node, master, solved):
+        kids = tree_branching.children(node, master, solved)
+        split.extend([solved.value] if kids else [])
+        return kids
+
+    monkeypatch.setattr(tree_columns, "children", children)
+    closing = column_bound(data, Budget(None), most, cheapest=optimum)
+    assert closing.proven and split and max(split) < optimum * (1 - 1e-6)
 
 
 def test_a_node_without_plans_bounds_at_infinity():

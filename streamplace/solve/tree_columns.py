@@ -32,7 +32,8 @@ operator, vectorised); the MIP only runs when it finds none, and every improving
 it finds on its way is offered as a column, not only the best: most price out too, so fewer
 of the costly MIPs are needed. A node branches once its bound is within ``NODE_GAP`` of its
 LP: the last pricings of a column generation add little to its bound and take most of its
-time.
+time, while its children's bounds rise by far more. A node whose LP solution is whole is
+priced on until nothing prices out, as no branch would raise its bound.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from streamplace.solve.tree_pricing import TOLERANCE, Pricing, cheap_columns
 SMOOTHING = 0.8       # weight of the best-bound duals in the exact pricing's point
 CHEAP_COLUMNS = 10    # columns the cheap pricing adds per round, at most
 SAFETY = 1e-6         # relative: taken off the bound for the solvers' tolerances
-NODE_GAP = 3e-4       # relative distance of a node's bound and its LP at which it branches
+NODE_GAP = 1e-3       # relative distance of a node's bound and its LP at which it branches
 PARTITION_AT = (0.4, 0.75)  # shares of the time at which the columns give plans
 PARTITION_SHARE = 0.1       # of the time left, at most, for one such plan
 
@@ -149,7 +150,7 @@ class _Search:
             self._learn()
             if self._closes(node):
                 continue
-            solved = self._price(node)
+            solved = self._price(node, NODE_GAP)
             if solved is None:  # the budget ended: the node stays open
                 heapq.heappush(heap, (node.bound, -node.depth, next(order), node))
                 break
@@ -160,6 +161,14 @@ class _Search:
             if self._closes(node):
                 continue
             kids = children(node, master, solved)
+            if not kids:  # whole: priced on to the node's optimum, where it may split
+                solved = self._price(node, 0.0)
+                if solved is None:
+                    heapq.heappush(heap, (node.bound, -node.depth, next(order), node))
+                    break
+                if self._closes(node):
+                    continue
+                kids = children(node, master, solved)
             if not kids:  # a whole LP solution: no branch splits it
                 leaves.append(node.bound)
                 self._offer([master.columns[j][0] for j in np.flatnonzero(solved.used > 0.5)])
@@ -172,10 +181,11 @@ class _Search:
                            self.pricings, self.root, self.nodes, len(leaves) + len(heap),
                            self.plan_cost)
 
-    def _price(self, node: Node) -> Solved | None:
+    def _price(self, node: Node, gap: float) -> Solved | None:
         """Column generation in the node, raising ``node.bound``, until the bound reaches
-        the cheapest plan's cost or comes within NODE_GAP of the LP (the LP solution
-        returned) or the budget ends (None)."""
+        the cheapest plan's cost, or comes within the relative ``gap`` of an LP below that
+        cost (at or above it, the node is priced on: its LP optimum closes it), or no
+        column prices out (the LP solution returned), or the budget ends (None)."""
         master, pricing, needs, n = self.master, self.pricing, self.needs, self.n
         master.restrict(node.lower, node.upper, node.pairs)
         pricing.follow(node.pairs)
@@ -214,8 +224,8 @@ class _Search:
                     done = True
                     break
                 weight = 0.0 if weight < 0.1 else weight / 2  # mispriced: towards them
-            if self._closes(node) or done or \
-                    solved.value - node.bound <= NODE_GAP * abs(solved.value):
+            near = solved.value - node.bound <= gap * abs(solved.value)
+            if self._closes(node) or done or (near and not self._would_close(solved.value)):
                 return solved
         return None
 
@@ -223,10 +233,13 @@ class _Search:
         """Whether the node holds no plan cheaper than the cheapest known by more than the
         gap (at least a tenth of what is taken off the bound for the solvers' tolerances);
         the least bound of the nodes closed so is kept, as it bounds their plans."""
-        if node.bound < self.cheapest - self.gap * abs(self.cheapest):
+        if not self._would_close(node.bound):
             return False
         self.floor = min(self.floor, node.bound)
         return True
+
+    def _would_close(self, bound: float) -> bool:
+        return bound >= self.cheapest - self.gap * abs(self.cheapest)
 
     def _partition(self) -> None:
         if self.found is None:
