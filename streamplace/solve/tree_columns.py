@@ -31,9 +31,8 @@ back. Most columns come from a cheap pricing first (greedy growth of a group fro
 operator, vectorised); the MIP only runs when it finds none, and every improving solution
 it finds on its way is offered as a column, not only the best: most price out too, so fewer
 of the costly MIPs are needed. A node branches once its bound is within ``NODE_GAP`` of its
-LP: the last pricings of a column generation add little to its bound and take most of its
-time, while its children's bounds rise by far more. A node whose LP solution is whole is
-priced on until nothing prices out, as no branch would raise its bound.
+LP (the last pricings add little to its bound and take most of its time, where its
+children's bounds rise by far more), unless only its own LP optimum can close or bound it.
 """
 
 from __future__ import annotations
@@ -150,7 +149,7 @@ class _Search:
             self._learn()
             if self._closes(node):
                 continue
-            solved = self._price(node, NODE_GAP)
+            solved = self._price(node)
             if solved is None:  # the budget ended: the node stays open
                 heapq.heappush(heap, (node.bound, -node.depth, next(order), node))
                 break
@@ -161,14 +160,6 @@ class _Search:
             if self._closes(node):
                 continue
             kids = children(node, master, solved)
-            if not kids:  # whole: priced on to the node's optimum, where it may split
-                solved = self._price(node, 0.0)
-                if solved is None:
-                    heapq.heappush(heap, (node.bound, -node.depth, next(order), node))
-                    break
-                if self._closes(node):
-                    continue
-                kids = children(node, master, solved)
             if not kids:  # a whole LP solution: no branch splits it
                 leaves.append(node.bound)
                 self._offer([master.columns[j][0] for j in np.flatnonzero(solved.used > 0.5)])
@@ -181,11 +172,12 @@ class _Search:
                            self.pricings, self.root, self.nodes, len(leaves) + len(heap),
                            self.plan_cost)
 
-    def _price(self, node: Node, gap: float) -> Solved | None:
+    def _price(self, node: Node) -> Solved | None:
         """Column generation in the node, raising ``node.bound``, until the bound reaches
-        the cheapest plan's cost, or comes within the relative ``gap`` of an LP below that
-        cost (at or above it, the node is priced on: its LP optimum closes it), or no
-        column prices out (the LP solution returned), or the budget ends (None)."""
+        the cheapest plan's cost, or comes within NODE_GAP of an LP solution that splits
+        (one at or above that cost, or a whole one, is priced on: only the node's LP
+        optimum closes or bounds it), or no column prices out (the LP solution
+        returned), or the budget ends (None)."""
         master, pricing, needs, n = self.master, self.pricing, self.needs, self.n
         master.restrict(node.lower, node.upper, node.pairs)
         pricing.follow(node.pairs)
@@ -224,8 +216,8 @@ class _Search:
                     done = True
                     break
                 weight = 0.0 if weight < 0.1 else weight / 2  # mispriced: towards them
-            near = solved.value - node.bound <= gap * abs(solved.value)
-            if self._closes(node) or done or (near and not self._would_close(solved.value)):
+            near = solved.value - node.bound <= NODE_GAP * abs(solved.value)
+            if self._closes(node) or done or (near and self._splits(node, solved)):
                 return solved
         return None
 
@@ -240,6 +232,11 @@ class _Search:
 
     def _would_close(self, bound: float) -> bool:
         return bound >= self.cheapest - self.gap * abs(self.cheapest)
+
+    def _splits(self, node: Node, solved: Solved) -> bool:
+        """Whether branching may raise the node's bound: its LP lies below what closes
+        it, and its solution splits."""
+        return not self._would_close(solved.value) and bool(children(node, self.master, solved))
 
     def _partition(self) -> None:
         if self.found is None:
