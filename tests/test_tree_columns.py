@@ -63,18 +63,24 @@ def test_column_bound_never_exceeds_the_brute_forced_optimum(seed):
         assert found.bound <= optimum * (1 + 1e-9)
 
 
-@pytest.mark.parametrize(("n", "seed"), [(7, 2), (7, 9), (8, 4), (8, 15)])
-def test_branching_closes_the_root_gap_up_to_the_brute_forced_optimum(n, seed):
-    """Heavy trees whose root LP lies below the optimum: branching on the master raises
-    the bound to the optimum, never past it, with a plan's cost to close nodes by or not,
-    given at the start, answered by ``found`` or learnt from ``known`` while it runs."""
+def heavy_tree(n: int, seed: int) -> tuple[TreeData, float, int]:
+    """A heavy tree whose root LP lies below its optimum, the optimum brute-forced, and
+    kappa as benoit takes it from that optimum."""
     app, infra = benoit_instance(n, alpha=1.7, n_types=3, n_servers=2, seed=seed,
                                  work_scale=1e7)
     instance = Instance(make_app(app), make_infra(infra))
     optimum = brute_force(instance)
     assert optimum is not None
     data = tree_data(instance, need_catalog=True)
-    most = most_processors(data, optimum * (1 + 1e-9))
+    return data, optimum, most_processors(data, optimum * (1 + 1e-9))
+
+
+@pytest.mark.parametrize(("n", "seed"), [(7, 2), (7, 9), (8, 4), (8, 15)])
+def test_branching_closes_the_root_gap_up_to_the_brute_forced_optimum(n, seed):
+    """Heavy trees whose root LP lies below the optimum: branching on the master raises
+    the bound to the optimum, never past it, with a plan's cost to close nodes by or not,
+    given at the start, answered by ``found`` or learnt from ``known`` while it runs."""
+    data, optimum, most = heavy_tree(n, seed)
     alone = column_bound(data, Budget(None), most)
     assert alone.master is not None and alone.master < optimum * (1 - 1e-3)
     assert alone.nodes > 1 and alone.open >= 1
@@ -103,13 +109,7 @@ def test_nodes_branching_early_still_reach_the_optimum(n, seed, monkeypatch):
     split."""
     monkeypatch.setattr(tree_columns, "NODE_GAP", 0.5)
     monkeypatch.setattr(tree_columns, "cheap_columns", lambda *args: [])  # MIP columns only
-    app, infra = benoit_instance(n, alpha=1.7, n_types=3, n_servers=2, seed=seed,
-                                 work_scale=1e7)
-    instance = Instance(make_app(app), make_infra(infra))
-    optimum = brute_force(instance)
-    assert optimum is not None
-    data = tree_data(instance, need_catalog=True)
-    most = most_processors(data, optimum * (1 + 1e-9))
+    data, optimum, most = heavy_tree(n, seed)
     found = column_bound(data, Budget(None), most)
     assert found.open >= 1 and found.bound is not None  # whole leaves, nothing closed them
     assert optimum * (1 - 1e-5) <= found.bound <= optimum * (1 + 1e-9)
