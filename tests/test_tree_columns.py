@@ -117,7 +117,8 @@ def test_nodes_branching_early_still_reach_the_optimum(n, seed, monkeypatch):
 
     def children(node, master, solved):
         kids = tree_branching.children(node, master, solved)
-        split.extend([solved.value] if kids else [])
+        if kids:
+            split.append(solved.value)
         return kids
 
     monkeypatch.setattr(tree_columns, "children", children)

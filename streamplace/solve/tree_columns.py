@@ -149,17 +149,17 @@ class _Search:
             self._learn()
             if self._closes(node):
                 continue
-            solved = self._price(node)
-            if solved is None:  # the budget ended: the node stays open
+            priced = self._price(node)
+            if priced is None:  # the budget ended: the node stays open
                 heapq.heappush(heap, (node.bound, -node.depth, next(order), node))
                 break
+            solved, kids = priced
             self.nodes += 1
             if self.nodes == 1:
                 self.root = solved.value
                 self._partition()
-            if self._closes(node):
+            if self._closes(node):  # the root's partition may have lowered U
                 continue
-            kids = children(node, master, solved)
             if not kids:  # a whole LP solution: no branch splits it
                 leaves.append(node.bound)
                 self._offer([master.columns[j][0] for j in np.flatnonzero(solved.used > 0.5)])
@@ -172,12 +172,13 @@ class _Search:
                            self.pricings, self.root, self.nodes, len(leaves) + len(heap),
                            self.plan_cost)
 
-    def _price(self, node: Node) -> Solved | None:
+    def _price(self, node: Node) -> tuple[Solved, list[Node]] | None:
         """Column generation in the node, raising ``node.bound``, until the bound reaches
-        the cheapest plan's cost, or comes within NODE_GAP of an LP solution that splits
-        (one at or above that cost, or a whole one, is priced on: only the node's LP
-        optimum closes or bounds it), or no column prices out (the LP solution
-        returned), or the budget ends (None)."""
+        the cheapest plan's cost (no children), or comes within NODE_GAP of an LP below it
+        whose solution splits, or no column prices out; the LP solution and the node's
+        children are returned, None where the budget ended. A node whose LP reaches that
+        cost, or whose solution is whole, is priced on: only its LP optimum closes or
+        bounds it."""
         master, pricing, needs, n = self.master, self.pricing, self.needs, self.n
         master.restrict(node.lower, node.upper, node.pairs)
         pricing.follow(node.pairs)
@@ -216,9 +217,13 @@ class _Search:
                     done = True
                     break
                 weight = 0.0 if weight < 0.1 else weight / 2  # mispriced: towards them
+            if self._closes(node):
+                return solved, []
             near = solved.value - node.bound <= NODE_GAP * abs(solved.value)
-            if self._closes(node) or done or (near and self._splits(node, solved)):
-                return solved
+            if done or (near and not self._would_close(solved.value)):
+                kids = children(node, master, solved)
+                if done or kids:
+                    return solved, kids
         return None
 
     def _closes(self, node: Node) -> bool:
@@ -232,11 +237,6 @@ class _Search:
 
     def _would_close(self, bound: float) -> bool:
         return bound >= self.cheapest - self.gap * abs(self.cheapest)
-
-    def _splits(self, node: Node, solved: Solved) -> bool:
-        """Whether branching may raise the node's bound: its LP lies below what closes
-        it, and its solution splits."""
-        return not self._would_close(solved.value) and bool(children(node, self.master, solved))
 
     def _partition(self) -> None:
         if self.found is None:
