@@ -145,6 +145,7 @@ def goals(time_limit: float, seeds: int) -> None:
           f"{'from':>8} {'gap':>7} {'goal':>12} {'seconds':>7} {'heuristic':>9} "
           f"{'known':>7} {'to it':>6} {'pricings':>9}")
     met: dict[tuple[int, float], int] = defaultdict(int)
+    trees: dict[tuple[int, float], int] = {}
     for n, alpha, wanted in GOALS:
         done = 0
         for seed in range(MAX_SEEDS):
@@ -175,11 +176,14 @@ def goals(time_limit: float, seeds: int) -> None:
                   f"{heuristic:>9.0f} {known:>7.0f} "
                   f"{'-' if to_known is None else f'{to_known:.1%}':>6} "
                   f"{pricings(result):>9}", flush=True)
+        trees[(n, alpha)] = done
         if done < seeds:
             print(f"{n:>3} {alpha:>5}  only {done} of seeds 0-{MAX_SEEDS - 1} give an instance "
                   "some plan may satisfy (the others have an operator no class can run)")
-    print("goals met: " + ", ".join(f"N={n} alpha={a}: {met[(n, a)]}/{seeds}"
-                                    for n, a, _ in GOALS))
+    print("goals met: " + ", ".join(
+        f"N={n} alpha={a}: " + (f"{met[(n, a)]}/{trees[(n, a)]}" if trees[(n, a)] else
+                                "no instance")
+        for n, a, _ in GOALS))
 
 
 def pricings(result: SolveResult) -> str:
