@@ -234,14 +234,14 @@ def test_a_cheaper_plan_from_the_columns_replaces_the_solvers_unless_it_proved_i
     stopped = conclude("benoit", instance, dear.plan, SolveStatus.TIME_LIMIT, model="benoit",
                        started=budget.started, objective_metric="benoit_cost",
                        bound=cheap.cost * 0.9)
-    swapped = cheaper(instance, stopped, cheap, budget)
+    swapped = cheaper(instance, stopped, cheap, budget, "columns")
     assert swapped.status == SolveStatus.TIME_LIMIT and swapped.objective == cheap.cost
     assert swapped.bound == stopped.bound and swapped.solver.to_json()["plan_from"] == "columns"
     assert swapped.plan is not None and swapped.plan.gap == pytest.approx(
         (cheap.cost - stopped.bound) / cheap.cost)
     proved = replace(stopped, status=SolveStatus.OPTIMAL)
-    assert cheaper(instance, proved, cheap, budget) is proved
-    assert cheaper(instance, swapped, dear, budget) is swapped  # never a dearer one
+    assert cheaper(instance, proved, cheap, budget, "columns") is proved
+    assert cheaper(instance, swapped, dear, budget, "columns") is swapped  # never a dearer one
     closed = ColumnBound(cheap.cost * 0.99, True, 9, 9, 9, cheap.cost * 0.98, 3, 0, cheap.cost)
     proven = proven_by(swapped, closed)
     assert proven.status == SolveStatus.OPTIMAL and proven.plan is not None

@@ -82,7 +82,7 @@ class ColumnBound:
     def proven(self) -> bool:
         """Whether every node was closed by a plan's cost: none is cheaper than
         :attr:`cheapest` by more than the gap."""
-        return self.open == 0 and math.isfinite(self.cheapest)  # no node open: a bound
+        return self.open == 0 and math.isfinite(self.cheapest)  # then bound <= cheapest
 
     def counters(self) -> dict[str, float | int | bool | None]:
         """What the solver report says of it (docs/models.md sec. 3)."""

@@ -74,7 +74,7 @@ class Cheapest:
 
 
 def cheaper(instance: Instance, result: SolveResult, known: PricedPlan,
-            budget: Budget, source: str = "columns") -> SolveResult:
+            budget: Budget, source: str) -> SolveResult:
     """``result`` with the plan ``known`` (from ``source``) in place of its own where that is
     cheaper (or it has none); the status says how the solve ended, never more than it
     proved."""

@@ -130,8 +130,8 @@ class Pricing:
         if extra:
             h.deleteRows(extra, np.arange(self.rows, self.rows + extra, dtype=np.int32))
         add_rows(h, [(0.0, 0.0, [a, b], [1.0, -1.0]) if together else
-                      (-math.inf, 1.0, [a, b], [1.0, 1.0])
-                      for (a, b), together in pairs.items()])
+                     (-math.inf, 1.0, [a, b], [1.0, 1.0])
+                     for (a, b), together in pairs.items()])
         self.pairs = dict(pairs)
 
     def best(self, prices: np.ndarray, values: np.ndarray,
