@@ -178,7 +178,7 @@ def extract_application(d: Digest, log: EventLog, rate_statistic: str = "mean",
                                 "(a log cut short may end before any did)", file=app_id)
     graph = lineage(d, ran)
     groups, unreported = operator_groups(d, ran)
-    window, basis = _window(d)
+    window, basis = _window(d, app_id)
     members: dict[Group, list[int]] = defaultdict(list)
     for sid in sorted(ran - unreported):
         members[groups[sid]].append(sid)
@@ -253,7 +253,7 @@ def extract_application(d: Digest, log: EventLog, rate_statistic: str = "mean",
         rate_statistic=rate_statistic, epochs=epochs, input_epochs=input_epochs)
 
 
-def _window(d: Digest) -> tuple[float, str]:
+def _window(d: Digest, app_id: str) -> tuple[float, str]:
     if len(d.progress) >= 2:
         stamps = [p.stamp_ms for p in d.progress]
         span = (max(stamps) - min(stamps)) / 1000.0
@@ -268,7 +268,8 @@ def _window(d: Digest) -> tuple[float, str]:
     if finishes and launches and max(finishes) > min(launches):
         return (max(finishes) - min(launches)) / 1000.0, "first task launch to last task end"
     raise InputError.single("the log spans no measurable time (no finished job or task)",
-                            "extract a log of an application whose jobs finished")
+                            "extract a log of an application whose jobs finished (a log cut "
+                            "short may end before any did)", file=app_id)
 
 
 def _hosts(d: Digest) -> dict[str, int]:
