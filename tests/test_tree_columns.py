@@ -27,8 +27,9 @@ from streamplace.solve.heuristics.tree_placement import PLACEMENTS, HeuristicFai
 from streamplace.solve.highs import solve_highs
 from streamplace.solve.ilp.tree_platform import build_benoit
 from streamplace.solve.tree_branching import Node, lagrangian
-from streamplace.solve.tree_columns import NODE_GAP, ColumnBound, column_bound
+from streamplace.solve.tree_columns import NODE_GAP, column_bound
 from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
+from streamplace.solve.tree_known import ColumnBound
 from streamplace.solve.tree_needs import BestClasses, Needs, most_processors
 from streamplace.solve.tree_plans import Cheapest, cheaper, partition_plan, proven_by
 from streamplace.solve.tree_pricing import Pricing, cheap_columns, follows

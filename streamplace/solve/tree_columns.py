@@ -9,7 +9,7 @@ needs; the master LP covers every operator exactly once at least cost
 a tree edge split alike over the slots, cuts no edge at all, where a column pays for each
 edge it cuts. Where that LP still lies below the cheapest plan, the search branches on it
 (:mod:`~streamplace.solve.tree_branching`): on how many processors, of which speeds, cards
-and classes, then on which operators share one.
+and classes, then on which operators share one; once the root splits, on several threads.
 
 The bound kept is Lagrangian and valid at every iteration, not only at convergence
 (:func:`~streamplace.solve.tree_branching.lagrangian`): for operator prices ``pi``, the
@@ -42,60 +42,32 @@ import itertools
 import math
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 import numpy as np
 
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.tree_branching import Node, children, lagrangian
 from streamplace.solve.tree_data import TreeData
+from streamplace.solve.tree_known import ColumnBound, Found, Known, Plans
 from streamplace.solve.tree_master import Master, Solved
-from streamplace.solve.tree_needs import Needs, most_processors
-from streamplace.solve.tree_pricing import TOLERANCE, Pricing, cheap_columns
+from streamplace.solve.tree_needs import Needs
+from streamplace.solve.tree_pricing import TOLERANCE, Column, Pricing, cheap_columns
 
 SMOOTHING = 0.8       # weight of the best-bound duals in the exact pricing's point
 CHEAP_COLUMNS = 10    # columns the cheap pricing adds per round, at most
 SAFETY = 1e-6         # relative: taken off the bound for the solvers' tolerances
-NODE_GAP = 1e-3       # relative distance of a node's bound and its LP at which it branches
+NODE_GAP = 1e-2       # relative distance of a node's bound and its LP at which it branches
 PARTITION_AT = (0.4, 0.75)  # shares of the time at which the columns give plans
 PARTITION_SHARE = 0.1       # of the time left, at most, for one such plan
-
-Groups = list[set[str]]
-Found = Callable[[Groups], float | None]  # takes a partition, gives the cheapest plan's cost
-Known = Callable[[], float]  # the cheapest valid plan's cost found elsewhere so far
-
-
-@dataclass(frozen=True)
-class ColumnBound:
-    bound: float | None   # a lower bound on every plan's cost (None: none found in time)
-    converged: bool       # the root's LP optimum was reached (within NODE_GAP)
-    iterations: int
-    columns: int
-    pricings: int         # exact pricing MIPs solved
-    master: float | None  # the root's last master LP optimum: at or above the whole LP's
-    nodes: int            # nodes whose column generation ended, the root among them
-    open: int             # nodes left open, the bound the least of theirs
-    cheapest: float       # the cheapest valid plan's cost the search knew (inf: none)
-
-    @property
-    def proven(self) -> bool:
-        """Whether every node was closed by a plan's cost: none is cheaper than
-        :attr:`cheapest` by more than the gap."""
-        return self.open == 0 and math.isfinite(self.cheapest)  # then bound <= cheapest
-
-    def counters(self) -> dict[str, float | int | bool | None]:
-        """What the solver report says of it (docs/models.md sec. 3)."""
-        return {"column_iterations": self.iterations, "columns": self.columns,
-                "column_pricings": self.pricings, "column_converged": self.converged,
-                "column_master": self.master, "column_nodes": self.nodes,
-                "column_open": self.open, "column_proven": self.proven}
+POLL = 0.05                 # seconds a worker waits for a node to split, between looks
 
 
 def column_bound(data: TreeData, budget: Budget, most_processors: int,
                  starts: Iterable[Iterable[str]] = (), found: Found | None = None,
                  cheapest: float = math.inf, known: Known | None = None,
-                 gap: float = 0.0) -> ColumnBound:
+                 gap: float = 0.0, workers: int = 1,
+                 branched: StopRequest | None = None) -> ColumnBound:
     """Generate columns and branch until every node is closed or the budget ends; a node
     is closed once its bound is within the relative ``gap`` of U.
 
@@ -105,95 +77,193 @@ def column_bound(data: TreeData, budget: Budget, most_processors: int,
     with (a heuristic plan's processors). With ``found``, the cheapest partition of the
     operators into the columns so far (:meth:`Master.partition`) is passed to it at shares
     ``PARTITION_AT`` of the time and when the root ends, and so is each whole LP solution;
-    it answers with the cheapest valid plan's cost."""
-    return _Search(data, budget, most_processors, found, cheapest, known, gap).run(starts)
+    it answers with the cheapest valid plan's cost. Once the root splits, ``branched`` is
+    set and ``workers`` threads price the nodes, the best-bound ones first, each with a
+    master and a pricing of its own; every column one finds is offered to the others'."""
+    return _Search(data, budget, most_processors, found, cheapest, known, gap,
+                   max(1, workers), branched).run(starts)
+
+
+class _Worker:
+    """A master and a pricing (HiGHS models, one thread each), and how many of the search's
+    columns its master has."""
+
+    def __init__(self, data: TreeData, needs: Needs, fewest: int) -> None:
+        self.master, self.pricing = Master(needs, fewest), Pricing(data, needs)
+        self.synced = 0
 
 
 class _Search:
     def __init__(self, data: TreeData, budget: Budget, most: int, found: Found | None,
-                 cheapest: float, known: Known | None, gap: float) -> None:
-        self.data, self.budget, self.most, self.found, self.known = \
-            data, budget, most, found, known
-        self.gap = max(gap, 0.1 * SAFETY)
-        self.floor = math.inf  # the least bound of a node closed within the gap
+                 cheapest: float, known: Known | None, gap: float, workers: int,
+                 branched: StopRequest | None) -> None:
+        self.failure = StopRequest()  # a worker failed: the others stop too
+        self.data, self.workers, self.branched = data, workers, branched
+        self.budget = budget.or_when(self.failure)
         now, left = time.perf_counter(), budget.remaining()
-        self.due = [] if found is None or left is None else \
+        due = [] if found is None or left is None else \
             [now + share * left for share in PARTITION_AT]
         self.needs = needs = Needs(data)
         self.n = len(needs.ops)
         self.fewest = max(1, math.ceil(needs.work.sum() / needs.speed.max() - 1e-9))
-        self.master, self.pricing = Master(needs, self.fewest), Pricing(data, needs)
-        # no plan costs more than a processor of the dearest class per operator
-        self.cap = self.n * float(needs.cost.max()) * (1 + 1e-9)
-        self.plan_cost = math.inf  # the cheapest valid plan's cost known
-        self._lower(cheapest)
-        self.iterations = self.pricings = self.nodes = 0
+        self.plans = Plans(data, needs, most, cheapest, found, known,
+                           max(gap, 0.1 * SAFETY), due)
+        self.lock = threading.Condition(self.plans.lock)  # all below, across workers
+        self.iterations = self.pricings = self.nodes = self.busy = 0
         self.root: float | None = None  # the first LP's optimum, once solved
+        self.columns: list[Column] = []  # every column any worker's master has
+        self.keys: set[tuple[bytes, int]] = set()
+        self.heap: list[tuple[float, int, int, Node]] = []
+        self.order = itertools.count(1)  # ties: the deeper, then the older first
+        self.leaves: list[float] = []
+        self.helpers: list[threading.Thread] = []
+        self.errors: list[BaseException] = []
 
     def run(self, starts: Iterable[Iterable[str]]) -> ColumnBound:
-        needs, master = self.needs, self.master
+        needs = self.needs
+        first = _Worker(self.data, needs, self.fewest)
         groups = [*np.eye(self.n, dtype=bool), *(needs.mask(g) for g in starts)]
         best, classes = needs.best_classes(
             np.array([needs.work[g].sum() for g in groups]),
             np.array([needs.card_need(g) for g in groups]), -needs.cost)
-        master.add((g, int(c)) for g, b, c in zip(groups, best, classes, strict=True)
-                   if np.isfinite(b))
-        counts = len(master.sets)
+        self._add(first, ((g, int(c)) for g, b, c in zip(groups, best, classes, strict=True)
+                          if np.isfinite(b)))
+        counts = len(first.master.sets)
         root = Node(np.array([float(self.fewest)] + [0.0] * (counts - 1)),
                     np.full(counts, math.inf))
-        order = itertools.count(1)  # ties: the deeper, then the older first
-        heap = [(root.bound, 0, 0, root)]
-        leaves: list[float] = []
-        while heap and not self.budget.expired():
-            node = heapq.heappop(heap)[3]
-            self._learn()
-            if self._closes(node):
-                continue
-            priced = self._price(node)
-            if priced is None:  # the budget ended: the node stays open
-                heapq.heappush(heap, (node.bound, -node.depth, next(order), node))
-                break
-            solved, kids = priced
-            self.nodes += 1
-            if self.nodes == 1:
-                self.root = solved.value
-                self._partition()
-            if self._closes(node):  # the root's partition may have lowered U
-                continue
-            if not kids:  # a whole LP solution: no branch splits it
-                leaves.append(node.bound)
-                self._offer([master.columns[j][0] for j in np.flatnonzero(solved.used > 0.5)])
-            for kid in kids:
-                heapq.heappush(heap, (kid.bound, -kid.depth, next(order), kid))
-        bounds = [self.cheapest, self.floor, *leaves, *(entry[3].bound for entry in heap)]
+        self.heap.append((root.bound, 0, 0, root))
+        try:
+            self._work(first)
+        except BaseException as exc:
+            self._failed(exc)
+        for helper in self.helpers:
+            helper.join()
+        if self.errors:
+            raise self.errors[0]
+        bounds = [self.plans.cheapest, self.plans.floor, *self.leaves,
+                  *(entry[3].bound for entry in self.heap)]
         bound = min(bounds)
         final = bound - SAFETY * abs(bound) if math.isfinite(bound) else None
-        return ColumnBound(final, self.root is not None, self.iterations, len(master.seen),
-                           self.pricings, self.root, self.nodes, len(leaves) + len(heap),
-                           self.plan_cost)
+        return ColumnBound(final, self.root is not None, self.iterations, len(self.columns),
+                           self.pricings, self.root, self.nodes,
+                           len(self.leaves) + len(self.heap), self.plans.plan_cost)
 
-    def _price(self, node: Node) -> tuple[Solved, list[Node]] | None:
+    def _work(self, worker: _Worker) -> None:
+        """Take the open node of least bound and price it, until none is left (nor being
+        priced, which could split) or the budget ends; a node the budget ended in is put
+        back, open."""
+        while True:
+            with self.lock:
+                while not self.heap and self.busy and not self.budget.expired():
+                    self.lock.wait(POLL)
+                if not self.heap or self.budget.expired():
+                    self.lock.notify_all()
+                    return
+                node = heapq.heappop(self.heap)[3]
+                self.busy += 1
+            left: list[Node] = [node]
+            try:
+                left = self._node(node, worker)
+            finally:
+                with self.lock:
+                    for kid in left:
+                        heapq.heappush(self.heap, (kid.bound, -kid.depth, next(self.order), kid))
+                    self.busy -= 1
+                    self.lock.notify_all()
+
+    def _node(self, node: Node, worker: _Worker) -> list[Node]:
+        """The nodes the node leaves open: none where it closes or is whole, its children
+        where it splits, itself where the budget ended in it."""
+        self.plans.learn()
+        if self.plans.closes(node.bound):
+            return []
+        priced = self._price(node, worker)
+        if priced is None:
+            return [node]
+        solved, kids = priced
+        with self.lock:
+            self.nodes += 1
+            first = self.nodes == 1
+        if first:
+            self.root = solved.value
+            self._partition(worker.master)
+        if self.plans.closes(node.bound):  # the root's partition may have lowered U
+            return []
+        if not kids:  # a whole LP solution: no branch splits it
+            with self.lock:
+                self.leaves.append(node.bound)
+            whole = np.flatnonzero(solved.used > 0.5)
+            self.plans.offer([worker.master.columns[j][0] for j in whole])
+        elif first:
+            self._spread()
+        return kids
+
+    def _spread(self) -> None:
+        """The root split: say so, and let the other workers price beside this one."""
+        if self.branched is not None:
+            self.branched.set()
+        for number in range(1, self.workers):
+            helper = threading.Thread(target=self._help, name=f"streamplace-columns-{number}",
+                                      daemon=True)
+            self.helpers.append(helper)
+            helper.start()
+
+    def _help(self) -> None:
+        try:
+            self._work(_Worker(self.data, self.needs, self.fewest))
+        except BaseException as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: BaseException) -> None:
+        """Every worker stops; run() raises the error in the search's thread."""
+        with self.lock:
+            self.errors.append(exc)
+            self.failure.set()
+            self.lock.notify_all()
+
+    def _add(self, worker: _Worker, columns: Iterable[Column]) -> int:
+        """Add columns to the worker's master, and those new to the search to the others'."""
+        master = worker.master
+        before = len(master.columns)
+        added = master.add(columns)
+        with self.lock:
+            for column in master.columns[before:]:
+                key = (column[0].tobytes(), column[1])
+                if key not in self.keys:
+                    self.keys.add(key)
+                    self.columns.append(column)
+        return added
+
+    def _sync(self, worker: _Worker) -> None:
+        with self.lock:
+            fresh, worker.synced = self.columns[worker.synced:], len(self.columns)
+        worker.master.add(fresh)
+
+    def _price(self, node: Node, worker: _Worker) -> tuple[Solved, list[Node]] | None:
         """Column generation in the node, raising ``node.bound``, until the bound reaches
         the cheapest plan's cost (no children), or comes within NODE_GAP of an LP below it
         whose solution splits, or no column prices out; the LP solution and the node's
         children are returned, None where the budget ended. A node whose LP reaches that
         cost, or whose solution is whole, is priced on: only its LP optimum closes or
         bounds it."""
-        master, pricing, needs, n = self.master, self.pricing, self.needs, self.n
+        master, pricing, needs, n = worker.master, worker.pricing, self.needs, self.n
+        self._sync(worker)
         master.restrict(node.lower, node.upper, node.pairs)
         pricing.follow(node.pairs)
         centre = None
         while not self.budget.expired():
-            self.iterations += 1
-            self._learn()
+            with self.lock:
+                self.iterations += 1
+            self.plans.learn()
+            self._sync(worker)
             solved = master.solve(self.budget)
             if solved is None:
                 return None
-            if self.due and time.perf_counter() >= self.due[0]:
-                self.due = [t for t in self.due if t > time.perf_counter()]
-                self._partition()
+            if self.plans.partition_due():
+                self._partition(master)
             prices, values = solved.prices[:n], master.class_values(solved.prices)
-            if master.add(cheap_columns(needs, prices, values, CHEAP_COLUMNS, node.pairs)):
+            if self._add(worker, cheap_columns(needs, prices, values, CHEAP_COLUMNS,
+                                               node.pairs)):
                 continue
             weight, done = (SMOOTHING if centre is not None else 0.0), False
             while True:
@@ -202,108 +272,37 @@ class _Search:
                 priced = pricing.best(point[:n], master.class_values(point), self.budget)
                 if priced is None:
                     return None
-                self.pricings += 1
+                with self.lock:
+                    self.pricings += 1
                 columns, best = priced
-                bound = lagrangian(node, point, n, self.most, best)
+                bound = lagrangian(node, point, n, self.plans.most, best)
                 if bound > node.bound:
                     node.bound, centre = bound, point
                 tolerance = TOLERANCE * max(1.0, abs(solved.value))
-                added = master.add(c for c in columns
-                                   if prices[c[0]].sum() + values[c[1]] > tolerance)
-                master.add(columns)  # the others too: they serve the covers
+                added = self._add(worker, [c for c in columns
+                                           if prices[c[0]].sum() + values[c[1]] > tolerance])
+                self._add(worker, columns)  # the others too: they serve the covers
                 if added:
                     break
                 if weight == 0.0:  # nothing prices out at the master's own duals
                     done = True
                     break
                 weight = 0.0 if weight < 0.1 else weight / 2  # mispriced: towards them
-            if self._closes(node):
+            if self.plans.closes(node.bound):
                 return solved, []
             near = solved.value - node.bound <= NODE_GAP * abs(solved.value)
-            if done or (near and not self._would_close(solved.value)):
+            if done or (near and not self.plans.would_close(solved.value)):
                 kids = children(node, master, solved)
                 if done or kids:
                     return solved, kids
         return None
 
-    def _closes(self, node: Node) -> bool:
-        """Whether the node holds no plan cheaper than the cheapest known by more than the
-        gap (at least a tenth of what is taken off the bound for the solvers' tolerances);
-        the least bound of the nodes closed so is kept, as it bounds their plans."""
-        if not self._would_close(node.bound):
-            return False
-        self.floor = min(self.floor, node.bound)
-        return True
-
-    def _would_close(self, bound: float) -> bool:
-        return bound >= self.cheapest - self.gap * abs(self.cheapest)
-
-    def _partition(self) -> None:
-        if self.found is None:
+    def _partition(self, master: Master) -> None:
+        if self.plans.found is None:
             return
         left = self.budget.remaining()
         phase = self.budget if left is None else self.budget.until(
             time.perf_counter() + PARTITION_SHARE * left)
-        chosen = self.master.partition(phase)
+        chosen = master.partition(phase)
         if chosen is not None:
-            self._offer(chosen)
-
-    def _offer(self, groups: list[np.ndarray]) -> None:
-        if self.found is None or not groups:
-            return
-        cost = self.found([self.needs.names(group) for group in groups])
-        if cost is not None:
-            self._lower(cost)
-
-    def _learn(self) -> None:
-        if self.known is not None:
-            self._lower(self.known())
-
-    def _lower(self, cost: float) -> None:
-        """U is now ``cost`` where that is lower, and kappa the most processors below it."""
-        if cost < self.cheapest:
-            self.most = min(self.most, most_processors(self.data, cost))
-        self.plan_cost = min(self.plan_cost, cost)
-
-    @property
-    def cheapest(self) -> float:
-        """U: the cheapest valid plan's cost, or the cap where none is known."""
-        return min(self.cap, self.plan_cost)
-
-
-class BoundBeside:
-    """:func:`column_bound` in a thread of its own while the compact program is solved (HiGHS
-    runs each in a thread of its own, so the two share the cores), its partitions passed to
-    ``found`` in that thread; :meth:`finish` ends it.
-    Its budget is the solve's deadline; the user's stop request ends the solve, which ends
-    this. Where it closes every node, it sets :attr:`proved`: the solve may end."""
-
-    def __init__(self, data: TreeData, budget: Budget, most_processors: int,
-                 starts: Iterable[Iterable[str]], found: Found | None = None,
-                 known: Known | None = None, gap: float = 0.0) -> None:
-        self._stop, self.proved = StopRequest(), StopRequest()
-        phase = Budget(budget.time_limit, self._stop, budget.started)
-        self._answer: ColumnBound | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run, args=(data, phase, most_processors, [set(g) for g in starts],
-                                    found, known, gap),
-            name="streamplace-column-bound", daemon=True)
-        self._thread.start()
-
-    def _run(self, data: TreeData, budget: Budget, most: int, starts: Groups,
-             found: Found | None, known: Known | None, gap: float) -> None:
-        try:
-            self._answer = column_bound(data, budget, most, starts, found, known=known,
-                                        gap=gap)
-            if self._answer.proven:  # every node closed by a plan in hand
-                self.proved.set()
-        except BaseException as exc:  # raised again in the solving thread, by finish()
-            self._error = exc
-
-    def finish(self) -> ColumnBound | None:
-        self._stop.set()
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._answer
+            self.plans.offer(chosen)

@@ -24,8 +24,8 @@ from streamplace.solve.heuristics.tree_placement import (
 )
 from streamplace.solve.heuristics.tree_servers import select_servers_intelligent
 from streamplace.solve.result import Instance, SolveResult, SolveStatus, relative_gap
-from streamplace.solve.tree_columns import ColumnBound
 from streamplace.solve.tree_data import TreeData
+from streamplace.solve.tree_known import ColumnBound
 
 ANNEAL_SHARE = 0.25  # of the time left, at most, before the MIP
 
@@ -152,3 +152,19 @@ def mapping_plan(mapping: TreeMapping) -> Plan:
                       for j, proc in enumerate(mapping.processors)],
         "downloads": [{"node": ids[p], "object": obj, "server": srv}
                       for p, obj, srv in mapping.downloads]})
+
+
+def ended_by_branching(result: SolveResult, budget: Budget) -> SolveResult:
+    """``result`` where the column search took over from the compact program (and ended
+    its solve): the status says how the search ended, the time counts it. Where it closed
+    every node, :func:`proven_by` makes the status optimal."""
+    if budget.interrupted:
+        status, why = SolveStatus.INTERRUPTED, "interrupted"
+    elif budget.expired():
+        status, why = SolveStatus.TIME_LIMIT, "the time limit passed"
+    else:  # whole LP solutions left open: their groups make no valid plan
+        status, why = SolveStatus.LIMIT, "the column search ended with branches open"
+    plan = result.plan.model_copy(update={"status": status}) if result.plan else None
+    message = "" if plan is not None else f"{why} before any feasible plan"
+    return replace(result, status=status, plan=plan, seconds=budget.elapsed(),
+                   message=message if result.status.has_plan else result.message)

@@ -33,13 +33,14 @@ from streamplace.solve.result import (
     SolveStatus,
 )
 from streamplace.solve.rounds import solve_in_rounds
-from streamplace.solve.tree_columns import BoundBeside
+from streamplace.solve.tree_beside import BoundBeside, cores
 from streamplace.solve.tree_data import TreeData, tree_data
 from streamplace.solve.tree_plans import (
     Cheapest,
     PricedPlan,
     annealed,
     cheaper,
+    ended_by_branching,
     mapping_plan,
     priced,
     proven_by,
@@ -60,23 +61,34 @@ def solve_benoit(instance: Instance, options: SolveOptions) -> SolveResult:
     cheapest = Cheapest(data, start, options.seed)
     # kappa: at most a processor per operator, less as the search learns cheaper plans
     beside = BoundBeside(data, budget, len(data.ops), groups, cheapest.offer, cheapest.cost,
-                         options.proven_gap) if built.constr else None
+                         options.proven_gap, options.threads or cores()) \
+        if built.constr else None
     solving = budget.or_when(beside.proved) if beside is not None else budget
+    compact = solving.or_when(beside.took_over) if beside is not None else budget
     try:
-        if start is not None:
+        if start is not None:  # the annealing's plans serve the branching: it runs on
             start = annealed(data, start, solving, options.seed, cheapest)
             cheapest.consider(start)
         valid = start if start is not None and start.valid else None
-        result = _solve_rounds(instance, options, solving, built,
+        result = _solve_rounds(instance, options, compact, built,
                                start.plan if start is not None else None, valid)
-    finally:
-        columns = beside.finish() if beside is not None else None
+    except BaseException:
+        if beside is not None:
+            beside.finish()
+        raise
+    # the search stopped HiGHS to branch on every core: it ends by itself (unless HiGHS
+    # proved its own answer meanwhile)
+    handed = beside is not None and bool(beside.took_over) and \
+        result.status not in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE)
+    columns = beside.finish(wait=handed) if beside is not None else None
     if cheapest.best is not None:  # the solver stopped before it had this plan, or better
         result = cheaper(instance, result, cheapest.best, budget, cheapest.source)
+    if handed:
+        result = ended_by_branching(result, budget)
     if columns is not None:
         result = tightened(result, columns.bound, "column", maximize=False)
-        result = proven_by(replace(result, solver=result.solver.counting(**columns.counters())),
-                           columns)
+        report = result.solver.counting(**columns.counters(), column_took_over=handed)
+        result = proven_by(replace(result, solver=report), columns)
     return replace(result, program=built.model)
 
 
