@@ -17,7 +17,7 @@ from streamplace.solve.tree_columns import column_bound
 from streamplace.solve.tree_plans import ended_by_branching, partition_plan
 from streamplace.solve.tree_pricing import Pricing
 
-from .test_tree_columns import heavy_tree, start_groups
+from .test_tree_columns import cost, heavy_tree, start_groups
 
 
 def search_threads() -> list[str]:
@@ -115,3 +115,22 @@ def test_the_status_after_a_take_over_says_how_the_search_ended():
                       "feasible plan"), Budget(0.0))
     assert empty.status == SolveStatus.TIME_LIMIT and empty.plan is None
     assert empty.message == "the time limit passed before any feasible plan"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_whole_branch_is_closed_by_the_plan_its_own_cover_makes(monkeypatch, workers):
+    """No other plan is known (the root's cover is not asked for): each whole LP solution's
+    cover is the only plan, and it closes the branch it came from, which is then not left
+    open; the bound stays at or below the optimum."""
+    data, optimum, most = heavy_tree(8, 15)
+    monkeypatch.setattr(tree_columns._Search, "_partition", lambda self, master: None)
+    covers: list[float] = []
+
+    def found(groups: list[set[str]]) -> float:
+        covers.append(cost(data, groups))
+        return covers[-1]
+
+    closed = column_bound(data, Budget(None), most, found=found, gap=1e-4, workers=workers)
+    assert covers and min(covers) >= optimum * (1 - 1e-9)
+    assert closed.open == 0 and closed.proven and closed.cheapest == min(covers)
+    assert closed.bound is not None and closed.bound <= optimum * (1 + 1e-9)

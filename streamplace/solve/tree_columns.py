@@ -140,13 +140,14 @@ class _Search:
             helper.join()
         if self.errors:
             raise self.errors[0]
-        bounds = [self.plans.cheapest, self.plans.floor, *self.leaves,
-                  *(entry[3].bound for entry in self.heap)]
-        bound = min(bounds)
+        # a plan found after a node was left open may close it
+        left = [b for b in [*self.leaves, *(entry[3].bound for entry in self.heap)]
+                if not self.plans.closes(b)]
+        bound = min([self.plans.cheapest, self.plans.floor, *left])
         final = bound - SAFETY * abs(bound) if math.isfinite(bound) else None
         return ColumnBound(final, self.root is not None, self.iterations, len(self.columns),
-                           self.pricings, self.root, self.nodes,
-                           len(self.leaves) + len(self.heap), self.plans.plan_cost)
+                           self.pricings, self.root, self.nodes, len(left),
+                           self.plans.plan_cost)
 
     def _work(self, worker: _Worker) -> None:
         """Take the open node of least bound and price it, until none is left (nor being
@@ -189,11 +190,12 @@ class _Search:
             self._partition(worker.master)
         if self.plans.closes(node.bound):  # the root's partition may have lowered U
             return []
-        if not kids:  # a whole LP solution: no branch splits it
-            with self.lock:
-                self.leaves.append(node.bound)
+        if not kids:  # a whole LP solution: no branch splits it; its plan may close it
             whole = np.flatnonzero(solved.used > 0.5)
             self.plans.offer([worker.master.columns[j][0] for j in whole])
+            if not self.plans.closes(node.bound):
+                with self.lock:
+                    self.leaves.append(node.bound)
         elif first:
             self._spread()
         return kids
