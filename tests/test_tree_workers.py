@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from streamplace.solve import SolveStatus, tree_columns
+from streamplace.solve import SolveResult, SolveStatus, tree_columns
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.conclude import conclude
 from streamplace.solve.tree_beside import BoundBeside
@@ -111,8 +111,8 @@ def test_the_status_after_a_take_over_says_how_the_search_ended():
         assert result.plan.status == status and result.objective == plan.cost
         assert result.message == ""
     empty = ended_by_branching(
-        type(stopped)(SolveStatus.INTERRUPTED, "benoit", message="interrupted before any "
-                      "feasible plan"), Budget(0.0))
+        SolveResult(SolveStatus.INTERRUPTED, "benoit",
+                    message="interrupted before any feasible plan"), Budget(0.0))
     assert empty.status == SolveStatus.TIME_LIMIT and empty.plan is None
     assert empty.message == "the time limit passed before any feasible plan"
 

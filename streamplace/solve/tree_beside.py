@@ -15,7 +15,7 @@ import os
 import threading
 from collections.abc import Iterable
 
-from streamplace.solve.budget import Budget, EitherStop, StopRequest
+from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.tree_columns import column_bound
 from streamplace.solve.tree_data import TreeData
 from streamplace.solve.tree_known import ColumnBound, Found, Groups, Known
@@ -40,7 +40,7 @@ class BoundBeside:
                  starts: Iterable[Iterable[str]], found: Found | None = None,
                  known: Known | None = None, gap: float = 0.0, workers: int = 1) -> None:
         self._stop, self.proved, self.took_over = StopRequest(), StopRequest(), StopRequest()
-        phase = Budget(budget.time_limit, EitherStop(budget.stop, self._stop), budget.started)
+        phase = budget.or_when(self._stop)
         self._answer: ColumnBound | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(

@@ -111,13 +111,12 @@ class _Search:
         self.lock = threading.Condition(self.plans.lock)  # all below, across workers
         self.iterations = self.pricings = self.nodes = self.busy = 0
         self.root: float | None = None  # the first LP's optimum, once solved
-        self.columns: list[Column] = []  # every column any worker's master has
-        self.keys: set[tuple[bytes, int]] = set()
+        self.columns: list[Column] = []  # every column any worker's master has, once
         self.heap: list[tuple[float, int, int, Node]] = []
         self.order = itertools.count(1)  # ties: the deeper, then the older first
         self.leaves: list[float] = []
         self.helpers: list[threading.Thread] = []
-        self.errors: list[BaseException] = []
+        self.error: BaseException | None = None  # the first a worker raised
 
     def run(self, starts: Iterable[Iterable[str]]) -> ColumnBound:
         needs = self.needs
@@ -138,8 +137,8 @@ class _Search:
             self._failed(exc)
         for helper in self.helpers:
             helper.join()
-        if self.errors:
-            raise self.errors[0]
+        if self.error is not None:
+            raise self.error
         # a plan found after a node was left open may close it
         left = [b for b in [*self.leaves, *(entry[3].bound for entry in self.heap)]
                 if not self.plans.closes(b)]
@@ -219,27 +218,27 @@ class _Search:
     def _failed(self, exc: BaseException) -> None:
         """Every worker stops; run() raises the error in the search's thread."""
         with self.lock:
-            self.errors.append(exc)
+            self.error = self.error or exc
             self.failure.set()
             self.lock.notify_all()
 
     def _add(self, worker: _Worker, columns: Iterable[Column]) -> int:
-        """Add columns to the worker's master, and those new to the search to the others'."""
-        master = worker.master
-        before = len(master.columns)
-        added = master.add(columns)
+        """Add columns to the worker's master, and those new to the search to the others'
+        (its master has every column the others found first, so what it adds is new)."""
         with self.lock:
-            for column in master.columns[before:]:
-                key = (column[0].tobytes(), column[1])
-                if key not in self.keys:
-                    self.keys.add(key)
-                    self.columns.append(column)
+            self._sync(worker)
+            master = worker.master
+            before = len(master.columns)
+            added = master.add(columns)
+            self.columns += master.columns[before:]
+            worker.synced = len(self.columns)
         return added
 
     def _sync(self, worker: _Worker) -> None:
+        """Add to the worker's master the columns the others found since it last looked."""
         with self.lock:
-            fresh, worker.synced = self.columns[worker.synced:], len(self.columns)
-        worker.master.add(fresh)
+            worker.master.add(self.columns[worker.synced:])
+            worker.synced = len(self.columns)
 
     def _price(self, node: Node, worker: _Worker) -> tuple[Solved, list[Node]] | None:
         """Column generation in the node, raising ``node.bound``, until the bound reaches
