@@ -22,17 +22,15 @@ run: $(STAMP)
 	$(BIN)/streamplace explain $(SAMPLE)/application.yaml $(SAMPLE)/infrastructure.yaml \
 		out/debs2015-plan.yaml
 
-E2E := tests/test_e2e_flink.py tests/test_e2e_spark.py
-
 ## test: the whole test suite (unit, property, CLI, doctests, end to end). The end-to-end
-## tier spends most of its time waiting on the clusters it starts, so it runs beside the
-## rest; its report follows (out/e2e.log), and either failing fails the target.
+## tier (tests marked e2e) spends most of its time waiting on the clusters it starts, so it
+## runs beside the rest; its report follows (out/e2e.log), and either failing fails the target.
 test: $(STAMP)
 	@mkdir -p out
-	@$(BIN)/python -m pytest $(E2E) -p no:cacheprovider > out/e2e.log 2>&1 & e2e=$$!; \
+	@$(BIN)/python -m pytest tests -m e2e -p no:cacheprovider > out/e2e.log 2>&1 & e2e=$$!; \
 	trap 'kill $$e2e 2>/dev/null' INT TERM; \
-	$(BIN)/python -m pytest tests streamplace $(addprefix --ignore=,$(E2E)); rest=$$?; \
-	wait $$e2e; tier=$$?; echo "== end-to-end tier ($(E2E))"; cat out/e2e.log; \
+	$(BIN)/python -m pytest tests streamplace -m "not e2e"; rest=$$?; \
+	wait $$e2e; tier=$$?; echo "== end-to-end tier (-m e2e)"; cat out/e2e.log; \
 	[ $$rest -eq 0 ] && [ $$tier -eq 0 ]
 
 ## lint: ruff and mypy strict on the package

@@ -20,12 +20,13 @@ from pathlib import Path
 
 import highspy
 
-from streamplace.solve import Instance, highs_thread
+from streamplace.solve import Instance
 from streamplace.solve.budget import Budget
-from streamplace.solve.highs_model import pass_model
-from streamplace.solve.ilp.odrp_compact import build_compact
-from streamplace.solve.ilp.odrp_data import prepare
-from streamplace.solve.linear import LinearModel
+from streamplace.solve.mip.highs import thread as highs_thread
+from streamplace.solve.mip.highs.arrays import pass_model
+from streamplace.solve.mip.model import LinearModel
+from streamplace.solve.odrp.compact import build_compact
+from streamplace.solve.odrp.data import prepare
 
 sys.path.insert(0, str(Path(__file__).parent))
 from odrp import balanced

@@ -46,7 +46,7 @@ from streamplace.solve import (
     SolveResult,
     get_method,
 )
-from streamplace.solve.highs_thread import wait_for_abandoned
+from streamplace.solve.mip.highs.thread import wait_for_abandoned
 
 sys.path.insert(0, str(Path(__file__).parent))
 from known import keep_best, kept
@@ -214,9 +214,9 @@ def scale(time_limit: float, seeds: int, others_time: float) -> None:
 
 def root(seeds: int) -> None:
     from streamplace.solve.budget import Budget
-    from streamplace.solve.ilp.odrp_compact import build_compact
-    from streamplace.solve.ilp.odrp_data import prepare
-    from streamplace.solve.odrp_root import MAX_ROUNDS, cut_root
+    from streamplace.solve.odrp.compact import build_compact
+    from streamplace.solve.odrp.data import prepare
+    from streamplace.solve.odrp.root import MAX_ROUNDS, cut_root
 
     print(f"\nshare cuts at the root, no time limit (at most {MAX_ROUNDS} rounds)")
     print(f"{'instance':>14} {'seed':>4} {'LP':>8} {'with cuts':>9} {'rounds':>6} {'cuts':>5} "

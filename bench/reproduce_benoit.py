@@ -39,10 +39,10 @@ from streamplace.solve import (
     get_method,
     methods,
 )
+from streamplace.solve.benoit.branch_price.search import column_bound
+from streamplace.solve.benoit.data import tree_data
+from streamplace.solve.benoit.group_costs import most_processors
 from streamplace.solve.budget import Budget
-from streamplace.solve.tree_columns import column_bound
-from streamplace.solve.tree_data import tree_data
-from streamplace.solve.tree_needs import most_processors
 
 sys.path.insert(0, str(Path(__file__).parent))
 from known import keep_best, kept

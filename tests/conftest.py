@@ -181,3 +181,16 @@ def spark(spark_logs: Any) -> Iterator[Any]:
                .config("spark.log.level", "ERROR").getOrCreate())
     yield session
     session.stop()
+
+
+DEBS = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
+PLAN = sample("debs2015", "plan.yaml")
+
+
+def run(*args: str, stdin: str | None = None) -> Any:
+    """The command line through Typer's runner, as a user would call it."""
+    from typer.testing import CliRunner
+
+    from streamplace.cli.app import app
+
+    return CliRunner().invoke(app, list(args), input=stdin)

@@ -165,5 +165,15 @@ def test_yaml_12_floats_and_units_are_read(tmp_path):
 
 
 def test_samples_read_cleanly():
-    for name in ("debs2015", "benoit-tree", "edge-cloud"):
-        read_instance(sample(name, "application.yaml"), sample(name, "infrastructure.yaml"))
+    """Every bundled sample reads without a problem, whole: each file's operators, streams
+    and nodes as many as the file lists."""
+    import yaml
+
+    for name in ("debs2015", "benoit-tree", "edge-cloud", "video-chain"):
+        app_path, infra_path = sample(name, "application.yaml"), sample(name, "infrastructure.yaml")
+        app, infra = read_instance(app_path, infra_path)
+        with open(app_path) as app_file, open(infra_path) as infra_file:
+            app_doc, infra_doc = yaml.safe_load(app_file), yaml.safe_load(infra_file)
+        assert [op.id for op in app.operators] == [op["id"] for op in app_doc["operators"]]
+        assert len(app.streams) == len(app_doc.get("streams", []))
+        assert [node.id for node in infra.nodes] == [n["id"] for n in infra_doc["nodes"]]

@@ -12,7 +12,7 @@ from streamplace.cli.app import app
 from streamplace.solve import SolveOptions, SolveStatus, get_method
 
 from .conftest import heuristic_plans, make_app, make_infra, sample
-from .test_odrp_exact import random_instance
+from .instances import random_instance
 
 BASELINES = ("round-robin", "resource-aware", "first-fit-decreasing")
 runner = CliRunner()

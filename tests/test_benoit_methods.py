@@ -2,109 +2,25 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
 
 from streamplace.model.evaluate import evaluate
 from streamplace.model.generate import benoit_instance
-from streamplace.model.plan import Plan
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method, methods
-from streamplace.solve.tree_data import group_needs, handles, tree_data
 
 from .conftest import heuristic_plans, make_app, make_infra, make_plan
+from .instances import cheapest_platform, tiny_tree, two_operator_tree
 
 HEURISTICS = [m.name for m in methods() if m.model == "benoit" and not m.exact]
-
-
-def tiny_tree(seed: int, constr: bool) -> Instance:
-    rng = random.Random(seed)
-    n = rng.choice([3, 4, 5])
-    app, infra = benoit_instance(n, alpha=rng.choice([1.5, 1.7, 1.9]), n_types=3,
-                                 n_servers=2, seed=seed)
-    infra["defaults"]["link"]["bandwidth"] = rng.choice([5e7, 2e8, 1e9])
-    for node in infra["nodes"]:
-        node["bandwidth"] = rng.choice([4e7, 1e8, 1e10])
-    if constr:
-        infra["catalog"] = rng.sample(infra["catalog"], 6)
-    else:
-        del infra["catalog"]
-        infra["nodes"] += [{"id": f"q{j}", "speed": rng.choice([8e9, 2e10, 4e10]),
-                            "bandwidth": rng.choice([1e8, 3e8]), "cost": rng.choice([3, 5, 8])}
-                           for j in range(3)]
-    return Instance(make_app(app), make_infra(infra))
-
-
-def partitions(items: list[str]):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for part in partitions(rest):
-        for k in range(len(part)):
-            yield [*part[:k], [first, *part[k]], *part[k + 1:]]
-        yield [[first], *part]
-
-
-def download_choices(instance: Instance, hosts: dict[str, list[str]]):
-    data = tree_data(instance, need_catalog=False)
-    needs = [(node, k) for node, ops in hosts.items()
-             for k in sorted({k for o in ops for k in data.objects[o]})]
-    for servers in itertools.product(*(data.holders[k] for _, k in needs)):
-        yield [{"node": n, "object": k, "server": s}
-               for (n, k), s in zip(needs, servers, strict=True)]
-
-
-def brute_force(instance: Instance) -> float | None:
-    data = tree_data(instance, need_catalog=False)
-    best = None
-    if instance.infra.catalog:
-        for part in partitions(list(data.ops)):
-            classes = []
-            for block in part:
-                need = group_needs(data, set(block))
-                cls = next((c for c in data.classes if handles(c, *need)), None)
-                classes.append(cls)
-            if None in classes:
-                continue
-            cost = sum(c.cost for c in classes)
-            if best is not None and cost >= best:
-                continue
-            hosts = {f"b{j}": block for j, block in enumerate(part)}
-            for downloads in download_choices(instance, hosts):
-                plan = Plan.model_validate({
-                    "placement": {o: {f"b{j}": 1} for j, b in enumerate(part) for o in b},
-                    "purchased": [{"id": f"b{j}", "class": c.id}
-                                  for j, c in enumerate(classes)],
-                    "downloads": downloads})
-                if not evaluate(instance.app, instance.infra, plan).violations:
-                    best = cost
-                    break
-        return best
-    procs = [n.id for n in instance.infra.nodes if n.role == "processor"]
-    for combo in itertools.product(procs, repeat=len(data.ops)):
-        hosts: dict[str, list[str]] = {}
-        for op, p in zip(data.ops, combo, strict=True):
-            hosts.setdefault(p, []).append(op)
-        cost = sum(instance.infra.node(p).cost for p in hosts)
-        if best is not None and cost >= best:
-            continue
-        for downloads in download_choices(instance, hosts):
-            plan = Plan.model_validate({"placement": {o: {p: 1} for o, p in
-                                                      zip(data.ops, combo, strict=True)},
-                                        "downloads": downloads})
-            if not evaluate(instance.app, instance.infra, plan).violations:
-                best = cost
-                break
-    return best
 
 
 @pytest.mark.parametrize("constr", [True, False])
 @pytest.mark.parametrize("seed", range(8))
 def test_ilp_matches_brute_force(seed, constr):
     instance = tiny_tree(seed, constr)
-    expected = brute_force(instance)
+    expected = cheapest_platform(instance)
     result = get_method("benoit").solve(instance, SolveOptions(gap=0.0))
     if expected is None:
         assert result.status == SolveStatus.INFEASIBLE, result.message
@@ -151,18 +67,6 @@ def test_heuristics_need_a_catalog():
     instance = tiny_tree(0, constr=False)
     with pytest.raises(InputError, match="has no catalog"):
         get_method("comp-greedy").solve(instance, SolveOptions())
-
-
-def two_operator_tree(work: float, leaf_output: float, card: float) -> Instance:
-    """A leaf feeding the root, one server, one catalog class of cost 1 and speed 1e10."""
-    app = make_app({"name": "t", "throughput": 1, "operators": [
-        {"id": "root", "work": work, "output_size": 1},
-        {"id": "leaf", "work": work, "output_size": leaf_output}],
-        "streams": [{"from": "leaf", "to": "root"}]})
-    infra = make_infra({"name": "i", "nodes": [{"id": "s", "role": "server"}],
-                        "catalog": [{"id": "only", "cost": 1, "speed": 1e10,
-                                     "bandwidth": card}]})
-    return Instance(app, infra)
 
 
 def test_an_operator_too_big_alone_can_still_fit_with_its_neighbours():
@@ -263,7 +167,7 @@ def test_split_trees_and_binding_links_match_brute_force():
         costs = []
         for link_limit in (True, False):
             instance = split_tree(seed, link_limit)
-            expected = brute_force(instance)
+            expected = cheapest_platform(instance)
             result = get_method("benoit").solve(instance, SolveOptions(gap=0.0))
             if expected is None:
                 assert result.status == SolveStatus.INFEASIBLE, (seed, result.message)

@@ -13,17 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from streamplace.cli.app import app
-
-from .conftest import ROOT, sample
+from .conftest import DEBS, PLAN, ROOT, run, sample
 
 runner = CliRunner()
-DEBS = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
-PLAN = sample("debs2015", "plan.yaml")
-
-
-def run(*args: str, stdin: str | None = None):
-    return runner.invoke(app, list(args), input=stdin)
 
 
 def test_evaluate_prints_tables_on_stderr_and_json_on_stdout():

@@ -20,8 +20,7 @@ import networkx as nx
 import pytest
 import yaml
 
-from .conftest import sample
-from .test_cli import run
+from .conftest import run, sample
 
 DEBS = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
 PLAN = sample("debs2015", "plan.yaml")

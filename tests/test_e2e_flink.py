@@ -23,6 +23,8 @@ from streamplace.io.engines.flink_observe import METER_SECONDS
 from .flink_cluster import FlinkCluster, flink_cluster
 from .test_observe import assert_what_the_job_was_made_to_do
 
+pytestmark = pytest.mark.e2e  # the end-to-end tier (Makefile: make test)
+
 PLAN = {"numbers": 2, "pace": 2, "counter": 3, "evens": 1, "sink": 2}
 VERTEX = {"Source: numbers -> pace": 2, "counter": 3, "evens": 1, "sink: Writer": 2}
 RUN_TIMEOUT = 300  # a hang guard only

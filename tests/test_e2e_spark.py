@@ -16,6 +16,8 @@ import yaml
 from .standalone import Cluster, spark_home, standalone_cluster
 from .test_sweep import assert_rows_of_one_process, write_sweep
 
+pytestmark = pytest.mark.e2e  # the end-to-end tier (Makefile: make test)
+
 SUBMIT_TIMEOUT = 600  # a hang guard only: a run ends by itself well before
 
 

@@ -9,10 +9,10 @@ from streamplace.cli.app import app as cli
 from streamplace.model.evaluate import evaluate
 from streamplace.model.graph import build_graph
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
-from streamplace.solve.heuristics.common import replica_count
+from streamplace.solve.placement import replica_count
 
 from .conftest import best_feasible, heuristic_plans, make_app, make_infra
-from .test_odrp_exact import random_instance
+from .instances import random_instance
 
 METHODS = ("hill-climbing", "ant-system", "hybrid")
 

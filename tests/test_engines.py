@@ -20,8 +20,7 @@ import yaml
 from streamplace.io.readers import read_instance, read_plan_for
 from streamplace.model.evaluate import evaluate
 
-from .conftest import sample
-from .test_cli import run
+from .conftest import run, sample
 
 DEBS = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
 PLAN = sample("debs2015", "plan.yaml")

@@ -9,9 +9,8 @@ import socket
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from .conftest import sample
+from .conftest import run, sample
 from .rest_server import rest_server
-from .test_cli import run
 
 DEBS = [sample("debs2015", "application.yaml"), sample("debs2015", "infrastructure.yaml")]
 PLAN = sample("debs2015", "plan.yaml")

@@ -15,8 +15,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .conftest import sample
-from .test_cli import run
+from .conftest import run, sample
 
 SETTINGS = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "100")), deadline=None,
                     derandomize="FUZZ_EXAMPLES" not in os.environ,

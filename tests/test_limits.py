@@ -16,7 +16,7 @@ from streamplace.model.metrics import Metric, MetricLimits, meets
 from streamplace.solve import SolveOptions, SolveStatus, get_method
 
 from .conftest import assert_exact, placements
-from .test_odrp_exact import random_instance
+from .instances import random_instance
 
 SEEDS = range(8)
 TIE = 1e-9

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamplace.solve.budget import Budget
-from streamplace.solve.highs import solve_highs
-from streamplace.solve.highs_thread import wait_for_abandoned
-from streamplace.solve.linear import LinearModel
+from streamplace.solve.mip.highs.solve import solve_highs
+from streamplace.solve.mip.highs.thread import wait_for_abandoned
+from streamplace.solve.mip.model import LinearModel
 from streamplace.solve.result import SolveOptions, SolveStatus
 
 ENTRY = st.tuples(st.integers(0, 5), st.sampled_from([-2.0, -1.0, 0.5, 1.0, 3.0]))
@@ -56,7 +56,7 @@ def test_the_interpreter_switches_threads_often_only_while_a_solve_runs():
     switch interval; after it the interval the process had is back."""
     import sys
 
-    from streamplace.solve.highs_thread import SWITCH_INTERVAL
+    from streamplace.solve.mip.highs.thread import SWITCH_INTERVAL
 
     model = LinearModel(maximize=True)
     x = [model.binary(f"x{k}", 3 + k % 5) for k in range(40)]

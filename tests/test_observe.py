@@ -16,10 +16,9 @@ import yaml
 
 from streamplace.io.engines.flink_rest import METERS
 
-from .conftest import sample
+from .conftest import run, sample
 from .flink_cluster import RATE
 from .rest_server import rest_server
-from .test_cli import run
 
 SNAPSHOT = sample("flink", "paced-snapshot.json")
 TOLERANCE = 0.02  # Flink's meters over 60 s, against the rate the job was made to keep

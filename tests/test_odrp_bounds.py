@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from streamplace.solve import SolveOptions, SolveStatus, odrp_bound
+from streamplace.solve import SolveOptions, SolveStatus
 from streamplace.solve.budget import Budget
-from streamplace.solve.highs import solve_highs
-from streamplace.solve.ilp.odrp_compact import build_compact
-from streamplace.solve.ilp.odrp_data import prepare
+from streamplace.solve.mip.highs.solve import solve_highs
+from streamplace.solve.odrp import relaxation_bound
+from streamplace.solve.odrp.compact import build_compact
+from streamplace.solve.odrp.data import prepare
 
 from .conftest import best_utility
-from .test_odrp_exact import random_instance, spread_instance
+from .instances import random_instance, spread_instance
 
 BATTERY = [random_instance(seed) for seed in range(14)] + \
     [spread_instance(seed) for seed in range(6)]
@@ -46,13 +47,13 @@ def test_every_relaxation_bounds_the_brute_force_optimum(products):
 
 
 def test_share_cuts_hold_at_every_plan_and_keep_the_bound():
-    """The transport cuts on the network shares (odrp_share_cuts.py) hold at every plan of
+    """The transport cuts on the network shares (share_cuts.py) hold at every plan of
     the model, with each share at its exact value, and the LP they tighten still bounds
     the brute-force optimum (a cut through a plan would be a bug)."""
     import numpy as np
 
-    from streamplace.solve.ilp.odrp_network import stream_weights
-    from streamplace.solve.odrp_root import cut_root
+    from streamplace.solve.odrp.network import stream_weights
+    from streamplace.solve.odrp.root import cut_root
 
     from .conftest import placements
 
@@ -92,10 +93,10 @@ def test_share_cuts_hold_at_every_plan_and_keep_the_bound():
 
 
 def test_the_relaxation_bound_holds_where_odrp_uses_it(monkeypatch):
-    monkeypatch.setattr(odrp_bound, "BOUND_FIRST_FROM", 0)
+    monkeypatch.setattr(relaxation_bound, "BOUND_FIRST_FROM", 0)
     for instance in BATTERY[:8]:
         expected = best_utility(instance)
-        relaxation = odrp_bound.relaxation_bound(prepare(instance), Budget(time_limit=None))
+        relaxation = relaxation_bound.relaxation_bound(prepare(instance), Budget(time_limit=None))
         assert relaxation is not None
         assert relaxation.time_for_program(Budget(time_limit=None))  # no limit: it runs
         if expected is not None:
@@ -108,10 +109,10 @@ def test_without_time_for_the_program_the_search_has_it_and_the_bound_holds(monk
     than the start, with the relaxation's bound, and a status that is not optimal."""
     from streamplace.model.evaluate import evaluate
     from streamplace.solve import get_method
-    from streamplace.solve.odrp import _baseline_start
+    from streamplace.solve.odrp.methods import _baseline_start
 
-    monkeypatch.setattr(odrp_bound, "BOUND_FIRST_FROM", 0)
-    monkeypatch.setattr(odrp_bound, "PROGRAM_FACTOR", 1e9)
+    monkeypatch.setattr(relaxation_bound, "BOUND_FIRST_FROM", 0)
+    monkeypatch.setattr(relaxation_bound, "PROGRAM_FACTOR", 1e9)
     seen = 0
     for instance in BATTERY[:6]:
         expected = best_utility(instance)
@@ -137,10 +138,10 @@ def test_an_interrupt_ends_the_search_running_alone(monkeypatch):
     watches for it. Without that, a Ctrl-C would wait for the time limit (here an hour)."""
     from streamplace.solve import get_method
     from streamplace.solve.budget import StopRequest
-    from streamplace.solve.odrp_primal import PrimalSearch
+    from streamplace.solve.odrp.primal.concurrent import PrimalSearch
 
-    monkeypatch.setattr(odrp_bound, "BOUND_FIRST_FROM", 0)
-    monkeypatch.setattr(odrp_bound, "PROGRAM_FACTOR", 1e9)
+    monkeypatch.setattr(relaxation_bound, "BOUND_FIRST_FROM", 0)
+    monkeypatch.setattr(relaxation_bound, "PROGRAM_FACTOR", 1e9)
     stop = StopRequest()
     both = PrimalSearch._both_workers
 
@@ -163,7 +164,7 @@ def test_a_program_proven_infeasible_gets_no_bound(monkeypatch):
     from streamplace.model.metrics import Metric, MetricLimits
     from streamplace.solve import get_method
 
-    monkeypatch.setattr(odrp_bound, "BOUND_FIRST_FROM", 0)
+    monkeypatch.setattr(relaxation_bound, "BOUND_FIRST_FROM", 0)
     from streamplace.model.objective import Objective
 
     seen = 0
@@ -173,7 +174,7 @@ def test_a_program_proven_infeasible_gets_no_bound(monkeypatch):
         too_fast = MetricLimits({Metric.RESPONSE_TIME:
                                  0.999 * fastest.evaluation.odrp.response_time})
         limited = replace(instance, limits=too_fast)
-        if odrp_bound.relaxation_bound(prepare(limited), Budget(time_limit=None)) is None:
+        if relaxation_bound.relaxation_bound(prepare(limited), Budget(time_limit=None)) is None:
             continue  # the relaxation has no plan either: nothing to test on this one
         result = get_method("odrp").solve(limited, SolveOptions())
         assert result.status == SolveStatus.INFEASIBLE

@@ -7,9 +7,6 @@ solver is checked against the model itself, not against itself.
 
 from __future__ import annotations
 
-import itertools
-import random
-
 import pytest
 
 from streamplace.model.evaluate import evaluate
@@ -23,43 +20,8 @@ from streamplace.solve import (
     get_method,
 )
 
-from .conftest import assert_exact, best_utility, make_app, make_infra
-
-METRICS = ("traffic", "network_usage", "elastic_energy")
-
-
-def random_instance(seed: int) -> Instance:
-    """3 nodes, a pinned source and sink, 2-3 replicable operators: 80-800 plans."""
-    rng = random.Random(seed)
-    n_nodes = 3
-    nodes = [{"id": f"n{u}", "resources": rng.choice([3, 4, 5]),
-              "speedup": rng.choice([1.0, 1.5, 2.0]),
-              "availability": rng.choice([0.97, 0.99, 1.0])} for u in range(n_nodes)]
-    links = [{"from": f"n{u}", "to": f"n{v}", "delay": rng.uniform(0.002, 0.03),
-              "availability": rng.choice([0.98, 1.0]), "cost": rng.choice([0.0, 0.002])}
-             for u in range(n_nodes) for v in range(u + 1, n_nodes)]
-    middle = rng.choice([2, 3])
-    cap = 3 if middle == 2 else 2
-    ops = [{"id": "src", "service_rate": rng.uniform(60, 120), "candidates": ["n0"]}]
-    for i in range(1, middle + 1):
-        ops.append({"id": f"op{i}", "service_rate": rng.uniform(22, 70),
-                    "max_replicas": cap, "cost": rng.choice([1, 2])})
-    ops.append({"id": "sink", "latency": 0.004, "candidates": [f"n{n_nodes - 1}"]})
-    ids = [o["id"] for o in ops]
-    streams = [{"from": a, "to": b, "rate": rng.uniform(20, 50),
-                "tuple_size": rng.choice([10, 100])} for a, b in itertools.pairwise(ids)]
-    if rng.random() < 0.5:
-        streams.append({"from": "src", "to": "op2", "rate": 5, "tuple_size": 50})
-    weights = {t: rng.choice([0.0, 0.5, 1.0]) for t in
-               ("response_time", "availability", "cost", "network")}
-    if not any(weights.values()):
-        weights["response_time"] = 1.0
-    objective = Objective.model_validate({"weights": weights,
-                                          "network_metric": METRICS[seed % 3]})
-    return Instance(make_app({"name": f"r{seed}", "operators": ops, "streams": streams}),
-                    make_infra({"name": "i", "nodes": nodes, "links": links}), objective)
-
-
+from .conftest import assert_exact, best_utility
+from .instances import random_instance, spread_instance
 
 
 @pytest.mark.parametrize("seed", range(14))
@@ -93,29 +55,6 @@ def test_cbc_agrees_with_highs():
     cbc = get_method("odrp").solve(instance, SolveOptions(gap=0.0, solver=MipSolver.CBC))
     assert cbc.status == highs.status == SolveStatus.OPTIMAL
     assert cbc.objective == pytest.approx(highs.objective, abs=1e-7)
-
-
-def spread_instance(seed: int) -> Instance:
-    """3 nodes of 2 slots, operators needing 2-3 replicas (k = 3): an optimum must spread
-    replicas over nodes, which the random battery above rarely forces."""
-    rng = random.Random(1000 + seed)
-    nodes = [{"id": f"n{u}", "resources": 2, "speedup": rng.choice([1.0, 1.5]),
-              "availability": rng.choice([0.98, 0.995, 1.0])} for u in range(3)]
-    links = [{"from": f"n{u}", "to": f"n{v}", "delay": rng.uniform(0.002, 0.02),
-              "cost": rng.choice([0.0, 0.001])}
-             for u in range(3) for v in range(u + 1, 3)]
-    ops = [{"id": "src", "service_rate": 500, "candidates": ["n0"]},
-           {"id": "heavy", "service_rate": rng.uniform(21, 30), "max_replicas": 3},
-           {"id": "light", "service_rate": rng.uniform(45, 70), "max_replicas": 3},
-           {"id": "sink", "latency": 0.002, "candidates": ["n2"]}]
-    streams = [{"from": a, "to": b, "rate": 50, "tuple_size": 100}
-               for a, b in itertools.pairwise([o["id"] for o in ops])]
-    weights = [{"response_time": 1.0}, {"response_time": 1.0, "cost": 1.0},
-               {"response_time": 0.5, "availability": 0.5, "network": 1.0}][seed % 3]
-    return Instance(make_app({"name": f"spread{seed}", "operators": ops,
-                              "streams": streams}),
-                    make_infra({"name": "three", "nodes": nodes, "links": links}),
-                    Objective.model_validate({"weights": weights}))
 
 
 def test_forced_spreads_and_three_replicas_match_brute_force():

@@ -10,12 +10,12 @@ from streamplace.io.readers import read_instance, read_objective
 from streamplace.model.evaluate import evaluate
 from streamplace.solve import Instance, SolveOptions, get_method
 from streamplace.solve.budget import Budget
-from streamplace.solve.ilp.odrp_data import prepare
-from streamplace.solve.odrp import _baseline_start
-from streamplace.solve.odrp_search import improve
+from streamplace.solve.odrp.data import prepare
+from streamplace.solve.odrp.methods import _baseline_start
+from streamplace.solve.odrp.primal.local_search import improve
 
 from .conftest import assert_exact, best_utility, sample
-from .test_odrp_exact import random_instance, spread_instance
+from .instances import random_instance, spread_instance
 
 
 def debs() -> Instance:
@@ -67,7 +67,7 @@ def test_exact_answers_are_the_same_with_the_search_on_or_off(seed: int) -> None
 
 @pytest.mark.parametrize("make", [debs, *(lambda s=s: random_instance(s) for s in (1, 4))])
 def test_large_neighbourhoods_never_return_a_plan_worse_than_their_start(make) -> None:  # type: ignore[no-untyped-def]
-    from streamplace.solve.odrp_lns import lns
+    from streamplace.solve.odrp.primal.lns import lns
 
     instance = make()
     data = prepare(instance)

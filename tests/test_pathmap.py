@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
-import random
 
-import networkx as nx
 import pytest
 from typer.testing import CliRunner
 
@@ -18,91 +15,17 @@ from streamplace.model.evaluate import evaluate
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
 
 from .conftest import heuristic_plans, make_app, make_infra, make_plan, sample
+from .instances import bimodal_instance, every_path_plan, rank
 
 HEURISTICS = ("least-cost-map", "annealed-least-cost-map", "random-neighbor")
-MAX_NULL = 2
 runner = CliRunner()
-
-
-def bimodal_instance(seed: int, nodes: int = 9, services: int = 4,
-                     free_links: bool = False) -> Instance:
-    """A Barabasi-Albert platform (as sec. 4.2's BRITE topologies) of dedicated links,
-    a few opportunistic links, and a random path task. With ``free_links`` no link costs
-    anything, so every map ties on cost and sec. 4.3's tie-breaks decide."""
-    rng = random.Random(seed)
-    price = 0.0 if free_links else 1.0
-    graph = nx.barabasi_albert_graph(nodes, 2, seed=seed)
-    infra = {"name": "ba", "routing": "shortest-path",
-             "nodes": [{"id": f"n{u}", "resources": rng.choice([2, 3, 4]),
-                        "load": rng.choice([0.0, 0.2, 0.5]),
-                        "bandwidth": rng.choice([3e4, 1e5])} for u in graph.nodes],
-             "links": [{"from": f"n{a}", "to": f"n{b}", "delay": 0.01,
-                        "cost": price * round(rng.uniform(1, 5), 2) * 1e-4,
-                        "bandwidth": rng.choice([2e4, 5e4, 1e5])} for a, b in graph.edges]}
-    pairs = [(a, b) for a in graph.nodes for b in graph.nodes
-             if a < b and not graph.has_edge(a, b)]
-    for a, b in rng.sample(pairs, min(6, len(pairs))):
-        infra["links"].append({"from": f"n{a}", "to": f"n{b}", "delay": 0.05,
-                               "cost": price * round(rng.uniform(2, 8), 2) * 1e-4,
-                               "kind": "opportunistic"})
-    ids = [f"n{u}" for u in graph.nodes]
-    ops = [{"id": "src", "candidates": [rng.choice(ids)]}]
-    ops += [{"id": f"t{k}", "candidates": sorted(rng.sample(ids, 3)),
-             "resources": rng.choice([1, 2])} for k in range(services - 2)]
-    ops.append({"id": "dst", "candidates": [rng.choice(ids)]})
-    streams = [{"from": a["id"], "to": b["id"], "rate": 100,
-                "tuple_size": rng.choice([100, 200, 300])} for a, b in itertools.pairwise(ops)]
-    return Instance(make_app({"name": "task", "operators": ops, "streams": streams}),
-                    make_infra(infra))
-
-
-def hop_routes(instance: Instance, u: str, v: str) -> list[list[str]]:
-    """Every route for one hop, straight from the infrastructure: simple dedicated paths
-    with at most MAX_NULL nodes between, or the one opportunistic link."""
-    if u == v:
-        return [[]]
-    dedicated = nx.DiGraph()
-    out = []
-    for link in instance.infra.links:
-        if link.kind == "dedicated":
-            dedicated.add_edge(link.source, link.target)
-            dedicated.add_edge(link.target, link.source)
-        elif {link.source, link.target} == {u, v}:
-            out.append([u, v])
-    if u in dedicated and v in dedicated:
-        out += [list(p) for p in nx.all_simple_paths(dedicated, u, v, cutoff=MAX_NULL + 1)]
-    return out
-
-
-def brute_force(instance: Instance):
-    """(cost, load balance, dedicated, public, plan placement) of every feasible plan."""
-    ops = [op.id for op in instance.app.operators]
-    found = []
-    for nodes in itertools.product(*(instance.app.operator(o).candidates for o in ops)):
-        options = [hop_routes(instance, a, b) for a, b in itertools.pairwise(nodes)]
-        for routes in itertools.product(*options):
-            plan = make_plan({"model": "path", "placement": {
-                o: {u: 1} for o, u in zip(ops, nodes, strict=True)}, "routes": [
-                {"stream": [ops[i], ops[i + 1]], "from": r[0], "to": r[-1], "path": r}
-                for i, r in enumerate(routes) if r]}, instance.app, instance.infra)
-            ev = evaluate(instance.app, instance.infra, plan)
-            if not ev.violations:
-                p = ev.paths
-                found.append((p.cost, p.load_balance, p.dedicated_hops, p.public_hops, nodes))
-    return found
-
-
-def rank(cost: float, balance: float, dedicated: int, public: int) -> tuple:
-    """Sec. 4.3's order, written out here on its own: cost, then the load-balance factor in
-    bands of 0.1, more dedicated hops, fewer public hops."""
-    return (round(cost, 12), math.floor(balance / 0.1), -dedicated, public)
 
 
 @pytest.mark.parametrize(("seed", "free_links"), [(s, False) for s in range(8)]
                          + [(s, True) for s in range(4)])
 def test_path_exact_is_the_brute_force_optimum(seed, free_links):
     instance = bimodal_instance(seed, free_links=free_links)
-    every = brute_force(instance)
+    every = every_path_plan(instance)
     result = get_method("path-exact").solve(instance, SolveOptions())
     if not every:
         assert result.status == SolveStatus.INFEASIBLE

@@ -252,8 +252,8 @@ def test_the_best_accepted_plan_wins_over_the_last_one(tmp_path: Path):
     from streamplace.io.readers import read_instance, read_plan_for
     from streamplace.solve import Instance, SolveStatus
     from streamplace.solve.budget import Budget
-    from streamplace.solve.odrp import _best_accepted
-    from streamplace.solve.report import SolverReport
+    from streamplace.solve.odrp.methods import _best_accepted
+    from streamplace.solve.solver_report import SolverReport
 
     app, infra = read_instance(*DEBS)
     running = read_plan_for(sample("debs2015", "plan.yaml"), app, infra)
@@ -472,8 +472,8 @@ LEFT_BEHIND = """
 import random, sys, threading
 from streamplace.cli import entry
 from streamplace.solve.budget import Budget
-from streamplace.solve.highs import solve_highs
-from streamplace.solve.linear import LinearModel
+from streamplace.solve.mip.highs.solve import solve_highs
+from streamplace.solve.mip.model import LinearModel
 from streamplace.solve.result import SolveOptions
 
 rng = random.Random(7)

@@ -19,7 +19,7 @@ from streamplace.model.reconfiguration import Current
 from streamplace.solve import FormulationName, Instance, SolveOptions, SolveStatus, get_method
 
 from .conftest import assert_exact, best_utility, sample
-from .test_odrp_exact import random_instance
+from .instances import random_instance
 
 FORMULATIONS = ("compact", "multiset")
 
@@ -188,7 +188,7 @@ def test_cli_re_plans_the_doubled_debs_load_within_a_budget(tmp_path):
     """The README's walk-through: what runs now, the load doubles, re-plan with --current."""
     import yaml
 
-    from .test_cli import DEBS, PLAN, run
+    from .conftest import DEBS, PLAN, run
 
     doubled = [sample("debs2015", "application-2x.yaml"), DEBS[1]]
     kept = run("solve", *DEBS, "--current", PLAN, "--max-moves", "0", "--json", "-q")
@@ -210,7 +210,7 @@ def test_cli_re_plans_the_doubled_debs_load_within_a_budget(tmp_path):
 
 
 def test_cli_refuses_current_where_a_method_cannot_count_it():
-    from .test_cli import DEBS, PLAN, run
+    from .conftest import DEBS, PLAN, run
 
     refused = run("solve", *DEBS, "--current", PLAN, "-m", "round-robin")
     assert refused.exit_code == 2 and "--current does not apply to round-robin" in \
@@ -222,7 +222,7 @@ def test_cli_refuses_current_where_a_method_cannot_count_it():
 def test_diff_scores_the_new_plan_as_solve_current_did(tmp_path):
     """The F diff shows for the new plan is the one solve --current reported for it, and
     diff says how it scores."""
-    from .test_cli import DEBS, PLAN, run
+    from .conftest import DEBS, PLAN, run
 
     doubled = [sample("debs2015", "application-2x.yaml"), DEBS[1]]
     new = tmp_path / "new.yaml"

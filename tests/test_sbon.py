@@ -15,9 +15,10 @@ from streamplace.model.costspace import cost_space, vivaldi
 from streamplace.model.network import Network
 from streamplace.model.topologies import aggregation_query, transit_stub
 from streamplace.solve import Instance, SolveOptions, SolveStatus, get_method
-from streamplace.solve.heuristics.sbon import relax
+from streamplace.solve.sbon.methods import relax
 
 from .conftest import best_feasible, feasible_or_failed, heuristic_plans, make_app, make_infra
+from .instances import sbon_instances
 
 HEURISTICS = ("relaxation", "producer", "consumer", "random")
 runner = CliRunner()
@@ -124,27 +125,7 @@ def test_relaxation_prefers_a_node_already_running_the_operator_and_respects_roo
     assert sum(agg.values()) == 3 and max(agg.values()) == 2  # filled one node, then next
 
 
-def tiny_instances():
-    for seed in range(6):
-        rng = random.Random(seed)
-        doc = {"name": "tiny", "routing": "shortest-path",
-               "nodes": [{"id": f"n{k}", "resources": rng.choice([1, 2, 3])} for k in range(5)],
-               "links": [{"from": f"n{a}", "to": f"n{b}", "delay": rng.uniform(0.001, 0.05)}
-                         for a in range(5) for b in range(a + 1, 5)
-                         if b == a + 1 or rng.random() < 0.6]}  # a connected ring-ish mesh
-        app_ = {"name": "q", "operators": [
-            {"id": "p0", "candidates": ["n0"]}, {"id": "p1", "candidates": ["n4"]},
-            {"id": "a", "replicas": rng.choice([1, 2])}, {"id": "b"},
-            {"id": "c", "candidates": [f"n{rng.randrange(5)}"]}],
-            "streams": [{"from": "p0", "to": "a", "rate": rng.uniform(1, 10)},
-                        {"from": "p1", "to": "a", "rate": rng.uniform(1, 10)},
-                        {"from": "a", "to": "b", "rate": rng.uniform(1, 10)},
-                        {"from": "p1", "to": "b", "rate": rng.uniform(1, 10)},
-                        {"from": "b", "to": "c", "rate": rng.uniform(1, 10)}]}
-        yield seed, Instance(make_app(app_), make_infra(doc))
-
-
-@pytest.mark.parametrize(("seed", "instance"), list(tiny_instances()))
+@pytest.mark.parametrize(("seed", "instance"), list(sbon_instances()))
 def test_exhaustive_is_the_brute_force_optimum_and_heuristics_never_beat_it(seed, instance):
     best = best_feasible(instance, lambda op: [op.replicas or 1],
                          lambda ev: ev.odrp.network_usage)

@@ -132,9 +132,9 @@ def test_warm_start_is_used():
     """With no branch-and-bound node allowed, HiGHS finds no plan on its own here (checked:
     the premise, on the bare model); with a start plan, that plan comes back. A node limit,
     not a time limit, so a busy machine gives the same answer."""
-    from streamplace.solve.highs import solve_highs
-    from streamplace.solve.ilp.odrp_compact import build_compact
-    from streamplace.solve.ilp.odrp_data import prepare
+    from streamplace.solve.mip.highs.solve import solve_highs
+    from streamplace.solve.odrp.compact import build_compact
+    from streamplace.solve.odrp.data import prepare
 
     instance = _scenario()
     built = build_compact(prepare(instance))

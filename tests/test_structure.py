@@ -10,7 +10,7 @@ import networkx as nx
 import pytest
 
 from streamplace.cli.listing import methods_markdown, statuses_markdown
-from streamplace.solve.mip import StatusMeaning
+from streamplace.solve.mip.outcome import StatusMeaning
 
 from .conftest import ROOT
 
@@ -106,7 +106,7 @@ def test_method_modules_never_import_the_registry():
 def test_every_highs_status_has_one_documented_meaning():
     import highspy
 
-    from streamplace.solve.highs import HIGHS_STATUSES
+    from streamplace.solve.mip.highs.solve import HIGHS_STATUSES
 
     names = list(highspy.HighsModelStatus.__members__)
     assert sorted(HIGHS_STATUSES) == sorted(names)
@@ -117,10 +117,26 @@ def test_every_highs_status_has_one_documented_meaning():
         assert HIGHS_STATUSES[limit].with_plan.value != "time_limit", limit
 
 
+def test_every_scip_status_has_one_meaning():
+    import pyscipopt  # noqa: F401  (the backend is tested where it is installed: dev has it)
+
+    from streamplace.solve.mip.scip import SCIP_STATUSES
+
+    # every name PySCIPOpt's getStatus() returns (SCIP_STATUS values)
+    names = {"unknown", "userinterrupt", "nodelimit", "totalnodelimit", "stallnodelimit",
+             "timelimit", "memlimit", "gaplimit", "primallimit", "duallimit", "sollimit",
+             "bestsollimit", "restartlimit", "optimal", "infeasible", "unbounded",
+             "inforunbd"}
+    assert set(SCIP_STATUSES) == names
+    assert SCIP_STATUSES["timelimit"].with_plan.value == "time_limit"
+    for limit in ("nodelimit", "sollimit", "memlimit", "userinterrupt"):
+        assert SCIP_STATUSES[limit].with_plan.value not in ("optimal", "time_limit"), limit
+
+
 def test_every_cbc_status_has_one_meaning():
     import pulp
 
-    from streamplace.solve.cbc import CBC_STATUSES
+    from streamplace.solve.mip.cbc import CBC_STATUSES
 
     assert sorted(CBC_STATUSES) == sorted(pulp.LpSolution.values())
     assert CBC_STATUSES["Solution Found"].with_plan.value != "optimal"
@@ -236,3 +252,36 @@ def test_metric_names_are_written_in_one_module():
             if isinstance(node, ast.Constant) and node.value in names:
                 found.add((where, node.value))
     assert found - METRIC_NAME_ALLOWED == set()
+
+
+def test_model_families_are_the_packages_of_solve():
+    """`streamplace methods` and the folders agree: each method is defined in the package of
+    its model family, each family has one, and no solve module is named with a family
+    prefix (the folder says it)."""
+    from streamplace.solve import methods
+
+    solve = PACKAGE / "solve"
+    for method in methods():
+        assert method.run.__module__.startswith(f"streamplace.solve.{method.model}."), \
+            (method.name, method.model, method.run.__module__)
+    families = {m.model for m in methods()}
+    assert all((solve / family / "__init__.py").exists() for family in families)
+    prefixed = [str(p.relative_to(ROOT)) for p in solve.rglob("*.py")
+                if any(p.stem.startswith(f"{f}_") or p.stem.startswith("tree_")
+                       for f in families)]
+    assert prefixed == []
+
+
+def test_only_the_backend_seam_imports_a_solver():
+    """highspy, pulp and pyscipopt are imported in solve/mip/ alone."""
+    solvers = {"highspy", "pulp", "pyscipopt"}
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.is_relative_to(PACKAGE / "solve" / "mip"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found += [(str(path.relative_to(ROOT)), n) for n in names
+                      if n.split(".")[0] in solvers]
+    assert found == []

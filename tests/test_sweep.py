@@ -21,8 +21,7 @@ from streamplace.model.evaluate import evaluate
 from streamplace.solve import Instance, SolveOptions, get_method
 from streamplace.sweep import run_sweep
 
-from .conftest import make_app, make_infra, placements, sample
-from .test_cli import run
+from .conftest import make_app, make_infra, placements, run, sample
 
 DEBS_APP = Path(sample("debs2015", "application.yaml"))
 DEBS_INFRA = Path(sample("debs2015", "infrastructure.yaml"))

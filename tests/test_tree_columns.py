@@ -17,26 +17,26 @@ from streamplace.solve import (
     SolveOptions,
     SolveStatus,
     get_method,
-    tree_branching,
-    tree_columns,
 )
+from streamplace.solve.benoit.branch_price import branching, search
+from streamplace.solve.benoit.branch_price.branching import Node, lagrangian
+from streamplace.solve.benoit.branch_price.incumbent import ColumnBound
+from streamplace.solve.benoit.branch_price.pricing import Pricing, cheap_columns, follows
+from streamplace.solve.benoit.branch_price.search import NODE_GAP, column_bound
+from streamplace.solve.benoit.data import TreeData, group_needs, handles, tree_data
+from streamplace.solve.benoit.group_costs import BestClasses, Needs, most_processors
+from streamplace.solve.benoit.heuristics.anneal import anneal
+from streamplace.solve.benoit.heuristics.placement import PLACEMENTS
+from streamplace.solve.benoit.ilp import build_benoit
+from streamplace.solve.benoit.methods import run_tree_heuristic
+from streamplace.solve.benoit.plans import Cheapest, cheaper, partition_plan, proven_by
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.conclude import conclude
-from streamplace.solve.heuristics.tree_anneal import anneal
-from streamplace.solve.heuristics.tree_placement import PLACEMENTS, HeuristicFailure
-from streamplace.solve.highs import solve_highs
-from streamplace.solve.ilp.tree_platform import build_benoit
-from streamplace.solve.tree_branching import Node, lagrangian
-from streamplace.solve.tree_columns import NODE_GAP, column_bound
-from streamplace.solve.tree_data import TreeData, group_needs, handles, tree_data
-from streamplace.solve.tree_known import ColumnBound
-from streamplace.solve.tree_needs import BestClasses, Needs, most_processors
-from streamplace.solve.tree_plans import Cheapest, cheaper, partition_plan, proven_by
-from streamplace.solve.tree_pricing import Pricing, cheap_columns, follows
-from streamplace.solve.trees import run_tree_heuristic
+from streamplace.solve.mip.highs.solve import solve_highs
+from streamplace.solve.placement import PlacementFailure
 
 from .conftest import make_app, make_infra
-from .test_benoit_methods import brute_force, tiny_tree, two_operator_tree
+from .instances import cheapest_platform, tiny_tree, two_operator_tree
 
 
 def cost(data: TreeData, groups: list[set[str]]) -> float:
@@ -50,7 +50,7 @@ def cost(data: TreeData, groups: list[set[str]]) -> float:
 @pytest.mark.parametrize("seed", range(8))
 def test_column_bound_never_exceeds_the_brute_forced_optimum(seed):
     instance = tiny_tree(seed, constr=True)
-    optimum = brute_force(instance)
+    optimum = cheapest_platform(instance)
     data = tree_data(instance, need_catalog=True)
     most = len(data.ops)
     if optimum is not None:  # kappa as benoit takes it, from a plan just dearer
@@ -70,7 +70,7 @@ def heavy_tree(n: int, seed: int) -> tuple[TreeData, float, int]:
     app, infra = benoit_instance(n, alpha=1.7, n_types=3, n_servers=2, seed=seed,
                                  work_scale=1e7)
     instance = Instance(make_app(app), make_infra(infra))
-    optimum = brute_force(instance)
+    optimum = cheapest_platform(instance)
     assert optimum is not None
     data = tree_data(instance, need_catalog=True)
     return data, optimum, most_processors(data, optimum * (1 + 1e-9))
@@ -108,8 +108,8 @@ def test_nodes_branching_early_still_reach_the_optimum(n, seed, monkeypatch):
     is whole is priced on to its optimum: the bound still reaches the optimum. And a node
     whose LP reaches the cheapest plan's cost is priced on until that closes it, never
     split."""
-    monkeypatch.setattr(tree_columns, "NODE_GAP", 0.5)
-    monkeypatch.setattr(tree_columns, "cheap_columns", lambda *args: [])  # MIP columns only
+    monkeypatch.setattr(search, "NODE_GAP", 0.5)
+    monkeypatch.setattr(search, "cheap_columns", lambda *args: [])  # MIP columns only
     data, optimum, most = heavy_tree(n, seed)
     found = column_bound(data, Budget(None), most)
     assert found.open >= 1 and found.bound is not None  # whole leaves, nothing closed them
@@ -117,12 +117,12 @@ def test_nodes_branching_early_still_reach_the_optimum(n, seed, monkeypatch):
     split: list[float] = []
 
     def children(node, master, solved):
-        kids = tree_branching.children(node, master, solved)
+        kids = branching.children(node, master, solved)
         if kids:
             split.append(solved.value)
         return kids
 
-    monkeypatch.setattr(tree_columns, "children", children)
+    monkeypatch.setattr(search, "children", children)
     closing = column_bound(data, Budget(None), most, cheapest=optimum)
     assert closing.proven and split and max(split) < optimum * (1 - 1e-6)
 
@@ -206,7 +206,7 @@ def test_the_columns_partitions_are_plans_never_below_the_brute_forced_optimum()
         app, infra = benoit_instance(6, alpha=1.7, n_types=3, n_servers=2, seed=seed,
                                      work_scale=1e7)
         instance = Instance(make_app(app), make_infra(infra))
-        optimum = brute_force(instance)
+        optimum = cheapest_platform(instance)
         data = tree_data(instance, need_catalog=True)
         partitions: list[list[set[str]]] = []
         found = column_bound(data, Budget(None), len(data.ops), found=partitions.append)
@@ -264,7 +264,7 @@ def start_groups(data: TreeData, seed: int) -> list[set[str]]:
     for name in PLACEMENTS:
         try:
             mapping = run_tree_heuristic(name, data, seed)
-        except HeuristicFailure:
+        except PlacementFailure:
             continue
         groups = [proc.group for proc in mapping.processors]
         if best is None or cost(data, groups) < best[0]:

@@ -9,13 +9,14 @@ import threading
 
 import pytest
 
-from streamplace.solve import SolveResult, SolveStatus, tree_columns
+from streamplace.solve import SolveResult, SolveStatus
+from streamplace.solve.benoit.branch_price import search
+from streamplace.solve.benoit.branch_price.concurrent import BoundBeside
+from streamplace.solve.benoit.branch_price.pricing import Pricing
+from streamplace.solve.benoit.branch_price.search import column_bound
+from streamplace.solve.benoit.plans import ended_by_branching, partition_plan
 from streamplace.solve.budget import Budget, StopRequest
 from streamplace.solve.conclude import conclude
-from streamplace.solve.tree_beside import BoundBeside
-from streamplace.solve.tree_columns import column_bound
-from streamplace.solve.tree_plans import ended_by_branching, partition_plan
-from streamplace.solve.tree_pricing import Pricing
 
 from .test_tree_columns import cost, heavy_tree, start_groups
 
@@ -57,7 +58,7 @@ def test_a_failing_worker_stops_the_others_and_its_error_is_raised(monkeypatch):
                 raise RuntimeError("pricing failed")
             return super().best(*args)
 
-    monkeypatch.setattr(tree_columns, "Pricing", Failing)
+    monkeypatch.setattr(search, "Pricing", Failing)
     with pytest.raises(RuntimeError, match="pricing failed"):
         column_bound(data, Budget(None), most, workers=2)
     assert search_threads() == []
@@ -123,7 +124,7 @@ def test_a_whole_branch_is_closed_by_the_plan_its_own_cover_makes(monkeypatch, w
     cover is the only plan, and it closes the branch it came from, which is then not left
     open; the bound stays at or below the optimum."""
     data, optimum, most = heavy_tree(8, 15)
-    monkeypatch.setattr(tree_columns._Search, "_partition", lambda self, master: None)
+    monkeypatch.setattr(search._Search, "_partition", lambda self, master: None)
     covers: list[float] = []
 
     def found(groups: list[set[str]]) -> float:

@@ -15,9 +15,8 @@ from streamplace.model.graph import build_graph
 from streamplace.model.objective import Objective
 from streamplace.solve import FormulationName, SolveOptions, SolveStatus, get_method
 
-from .conftest import assert_exact, best_utility, sample
-from .test_cli import run
-from .test_odrp_exact import random_instance
+from .conftest import assert_exact, best_utility, run, sample
+from .instances import random_instance
 
 RHO = 0.7
 

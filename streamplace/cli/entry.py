@@ -32,7 +32,7 @@ def main() -> None:
 def _leave_solves_behind(code: object) -> None:
     """Exit at once with ``code`` while a HiGHS solve left behind at its time limit still
     runs: everything is written, and waiting for it would only hold up the caller."""
-    solves = sys.modules.get("streamplace.solve.highs_thread")
+    solves = sys.modules.get("streamplace.solve.mip.highs.thread")
     if solves is None or not solves.abandoned_running():
         return
     with contextlib.suppress(OSError, ValueError):

@@ -37,7 +37,7 @@ def methods_command(json_: JsonOpt = False) -> None:
              "settings": sorted(s.value for s in m.settings),
              "parameters": [{"name": p.name, "type": p.kind.__name__, "default": p.default,
                              "choices": list(p.choices), "help": p.help} for p in m.params],
-             "highs_options": m.highs, "cycles": m.cycles, "replication": m.replication,
+             "highs_options": m.mip, "cycles": m.cycles, "replication": m.replication,
              "trees": m.trees, "paper": m.paper} for m in catalog]))
     else:
         render_methods(stdout_console(), catalog)
@@ -51,7 +51,7 @@ def methods_markdown() -> str:
         settings = ", ".join(f"`{FLAGS[s]}`" for s in sorted(m.settings))
         params = [f"`{p.signature}` (default {p.default if p.default is not None else 'auto'})"
                   .replace("|", "\\|") for p in m.params]
-        if m.highs:
+        if m.mip:
             params.append("HiGHS options")
         lines.append(f"| `{m.name}` | {m.model} | {'exact' if m.exact else 'heuristic'} | "
                      f"{settings} | {', '.join(params) or '-'} | {m.summary} |")
@@ -59,13 +59,12 @@ def methods_markdown() -> str:
 
 
 def statuses_markdown() -> str:
-    """How every status HiGHS and CBC can report maps to a plan's status (docs/models.md)."""
-    from streamplace.solve.cbc import CBC_STATUSES
-    from streamplace.solve.highs import HIGHS_STATUSES
+    """How every status each backend can report maps to a plan's status (docs/models.md)."""
+    from streamplace.solve.mip.solve import status_tables
 
     lines = ["| solver | its status | with an incumbent | without one | meaning |",
              "|---|---|---|---|---|"]
-    for solver, table in (("HiGHS", HIGHS_STATUSES), ("CBC", CBC_STATUSES)):
+    for solver, table in status_tables().items():
         for name, meaning in table.items():
             lines.append(f"| {solver} | `{name}` | `{meaning.with_plan.value}` | "
                          f"`{meaning.without_plan.value}` | {meaning.explanation} |")

@@ -56,7 +56,8 @@ def solve_command(
         help="ILP form for odrp/odp: compact (default) or multiset (the paper's eqs. 21-32).",
     )] = None,
     solver: Annotated[MipSolver | None, typer.Option(
-        help="MIP solver for odrp/odp: highs (default, in-process) or cbc.")] = None,
+        help="MIP solver for odrp, odp and benoit: highs (default, in-process), cbc, or scip "
+             "(pip install 'streamplace[scip]').")] = None,
     time_limit: TimeLimitOpt = None,
     gap: Annotated[float | None, typer.Option(
         help="Relative gap in [0, 1) at which a MIP counts as optimal (default 1e-6).")] = None,
@@ -73,8 +74,8 @@ def solve_command(
     max_cost: MaxCostOpt = None, max_traffic: MaxTrafficOpt = None,
     max_network_usage: MaxNetworkUsageOpt = None, max_elastic_energy: MaxElasticEnergyOpt = None,
     dump_model: Annotated[str | None, typer.Option(
-        "--dump-model", help="Also write the integer program (odrp, odp, benoit) as HiGHS "
-                             "writes it: FILE.mps or FILE.lp.")] = None,
+        "--dump-model", help="Also write the integer program (odrp, odp, benoit) as it was "
+                             "built, for any MIP solver: FILE.mps or FILE.lp.")] = None,
     output: OutputOpt = None, format_: FormatOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
@@ -100,7 +101,7 @@ def solve_command(
             Setting.LIMITS: limits})
         params, highs = opts.method_options(chosen, solver_option or [],
                                             solver or MipSolver.HIGHS)
-        if dump_model and not chosen.highs:
+        if dump_model and not chosen.mip:
             raise InputError.single(f"--dump-model does not apply to {chosen.name}: it builds "
                                     "no integer program", "drop it, or use odrp, odp or benoit",
                                     path="--dump-model")
@@ -121,9 +122,9 @@ def solve_command(
     emission = _emission(result, instance, chosen.model == "benoit", output, format_, json_,
                          stop)
     if dump_model and dump_format and result.program is not None:
-        from streamplace.solve.highs_model import model_text
+        from streamplace.solve.mip.solve import write_model
 
-        emission.outputs.append(Output(dump_model, model_text(result.program, dump_format)))
+        emission.outputs.append(Output(dump_model, write_model(result.program, dump_format)))
         emission.notes.append(f"model written to {dump_model}")
     emit(emission, json_=json_, quiet=quiet)
 

@@ -22,6 +22,8 @@ import signal
 import time
 from dataclasses import dataclass, field
 
+from streamplace.model.plan import SolveStatus
+
 
 class StopRequest:
     """A flag set once, asynchronously (signal handlers, other threads); cheap to read."""
@@ -101,6 +103,15 @@ class Budget:
 
     def expired(self) -> bool:
         return bool(self.stop) or self.worked_out or time.perf_counter() >= self.deadline
+
+    def stop_status(self) -> SolveStatus:
+        """The status of a run this budget ended early: ``interrupted`` where a stop was
+        requested, else ``time_limit`` (the clock or the work limit)."""
+        return SolveStatus.INTERRUPTED if self.interrupted else SolveStatus.TIME_LIMIT
+
+    def stop_reason(self) -> str:
+        """Why this budget ended a run, in a result's words."""
+        return "interrupted" if self.interrupted else "the time limit passed"
 
     def spend(self, units: int = 1) -> None:
         self.work.spent += units

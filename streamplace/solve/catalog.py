@@ -6,16 +6,21 @@ method"). Method modules import their solvers (highspy, pulp) inside their solve
 functions, so reading the catalog stays fast.
 """
 
-from streamplace.solve import exhaustive, odrp, pathmap, trees
-from streamplace.solve.heuristics import ds2, ecker, frameworks, sbon
+from streamplace.solve.baseline import ds2, frameworks
+from streamplace.solve.benoit import methods as benoit
+from streamplace.solve.ecker import methods as ecker
+from streamplace.solve.odrp import methods as odrp
+from streamplace.solve.path import methods as path
+from streamplace.solve.sbon import exhaustive
+from streamplace.solve.sbon import methods as sbon
 
 CATALOG = (
     *odrp.METHODS,
-    *trees.METHODS,
+    *benoit.METHODS,
     *ecker.METHODS,
     *exhaustive.METHODS,
     *sbon.METHODS,
-    *pathmap.METHODS,
+    *path.METHODS,
     *frameworks.METHODS,
     *ds2.METHODS,
 )

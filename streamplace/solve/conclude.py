@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from streamplace.model.evaluate import Evaluation
 from streamplace.model.plan import ModelFamily, Plan
-from streamplace.solve.report import SolverReport
 from streamplace.solve.result import Instance, SolveResult, SolveStatus
+from streamplace.solve.solver_report import SolverReport
 
 MISMATCH = 1e-5  # a solver's own objective may differ from the evaluator's by tolerances
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Generic, TypeVar, cast
 
 from streamplace.errors import InputError
 from streamplace.model.graph import build_graph
@@ -30,6 +31,7 @@ Model = ModelFamily
 SolveFn = Callable[[Instance, SolveOptions], SolveResult]
 Accepts = Callable[[Instance], str | None]
 Value = bool | int | float | str | None
+V = TypeVar("V", int, float, str, int | None, float | None, str | None)
 
 
 class Setting(enum.StrEnum):
@@ -47,12 +49,13 @@ class Setting(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class Param:
-    """A parameter of one method: its name, type, default, bounds or choices, and help."""
+class Param(Generic[V]):
+    """A parameter of one method: its name, type, default, bounds or choices, and help. The
+    default is written here only: a method reads the value with :meth:`of`."""
 
     name: str
     kind: type[int] | type[float] | type[str]
-    default: Value
+    default: V
     help: str
     choices: tuple[str, ...] = ()
     low: float | None = None
@@ -72,8 +75,22 @@ class Param:
                                     path=self.name) from None
         return self.check(value)
 
+    def of(self, options: SolveOptions) -> V:
+        """This parameter's value in ``options``: as given (checked by :meth:`Method.solve`),
+        else the default."""
+        value = options.params.get(self.name)
+        return self.default if value is None else cast(V, value)
+
     def check(self, value: Value) -> Value:
-        """``value`` if it is within the parameter's bounds or choices; InputError if not."""
+        """``value`` if it is of the parameter's type and within its bounds or choices;
+        InputError if not."""
+        if value is not None and not _of_kind(value, self.kind):
+            noun = {int: "a whole number", float: "a number"}.get(self.kind, "text")
+            raise InputError.single(f"expected {noun}, got {value!r}",
+                                    f"write {self.name}=" + (self.choices[0] if self.choices
+                                                             else {int: "3", float: "0.5"}
+                                                             .get(self.kind, "...")),
+                                    path=self.name)
         if self.choices and value not in self.choices:
             raise InputError.single(f"{value!r} is not one of {', '.join(self.choices)}",
                                     f"write {self.name}={self.choices[0]}", path=self.name)
@@ -97,38 +114,59 @@ class Param:
         return f"{self.name}={self.kind.__name__}"
 
 
+def _of_kind(value: object, kind: type) -> bool:
+    if isinstance(value, bool):
+        return False  # True is an int to Python, never a count or a rate to a user
+    if kind is float:
+        return isinstance(value, int | float)
+    return isinstance(value, kind)
+
+
 def _always(instance: Instance) -> str | None:
     return None
 
 
 @dataclass(frozen=True)
 class Method:
-    """A method of the catalog. ``solve`` has the one signature every method shares."""
+    """A method of the catalog. :meth:`solve` has the one signature every method shares; it
+    checks the parameters given and runs ``run``, the method's own function."""
 
     name: str
     model: Model
     exact: bool
     summary: str
-    solve: SolveFn = field(repr=False, compare=False)
+    run: SolveFn = field(repr=False, compare=False)
     settings: frozenset[Setting] = frozenset({Setting.TIME_LIMIT})
-    params: tuple[Param, ...] = ()
-    highs: bool = False  # builds an integer program; takes HiGHS options when HiGHS solves
+    params: tuple[Param, ...] = ()  # type: ignore[type-arg]  # of any value type
+    mip: bool = False  # builds an integer program (solve_mip); takes HiGHS options there
     cycles: bool = False
     replication: bool = False
     trees: bool = False
     paper: str = ""
     accepts: Accepts = field(default=_always, repr=False, compare=False)
+    checks_params: bool = field(default=True, repr=False, compare=False)
+    """False only for the registry's dispatch between entries of one name (each entry checks
+    its own)."""
 
-    def param(self, name: str) -> Param | None:
+    def solve(self, instance: Instance, options: SolveOptions) -> SolveResult:
+        """Solve ``instance``. Every parameter given is checked first, whichever way the
+        method is called (command line, library, sweep): a misspelt name or a value out of
+        range is an InputError with the command line's words, never silently ignored."""
+        if self.checks_params:
+            options = replace(options, params=self.resolve(options.params))
+        return self.run(instance, options)
+
+    def param(self, name: str) -> Param | None:  # type: ignore[type-arg]
         return next((p for p in self.params if p.name == name), None)
 
     def defaults(self) -> dict[str, Value]:
         return {p.name: p.default for p in self.params}
 
-    def resolve(self, given: Mapping[str, Value]) -> dict[str, Value]:
+    def resolve(self, given: Mapping[str, object]) -> dict[str, Value]:
         """Every parameter's value: the given ones checked, the rest at their defaults."""
         out = self.defaults()
-        for name, value in given.items():
+        for name, raw in given.items():
+            value = cast(Value, raw)
             param = self.param(name)
             if param is None:
                 raise InputError.single(f"{self.name} has no parameter {name!r}",

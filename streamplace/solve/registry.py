@@ -53,7 +53,7 @@ def get_method(name: str, instance: Instance | None = None) -> Method:
     def dispatch(inst: Instance, options: SolveOptions) -> SolveResult:
         return get_method(name, inst).solve(inst, options)
 
-    return replace(entries[0], solve=dispatch)
+    return replace(entries[0], run=dispatch, checks_params=False)
 
 
 def unknown_method_fix(name: str) -> str:
@@ -82,13 +82,13 @@ def read_options(method: Method, given: list[tuple[str, str]], solver: MipSolver
         param = method.param(name)
         if param is not None:
             params[name] = param.read(raw)
-        elif method.highs and solver == MipSolver.HIGHS:
-            from streamplace.solve.highs import read_highs_option
+        elif method.mip and solver == MipSolver.HIGHS:
+            from streamplace.solve.mip.highs.solve import read_highs_option
 
             highs[name] = read_highs_option(name, raw)
         else:
             fix = method.parameter_hint(name)
-            if method.highs:
+            if method.mip:
                 fix += "; HiGHS options apply when HiGHS solves"
             raise InputError.single(f"{method.name} has no parameter {name!r}", fix,
                                     path=name)

@@ -22,9 +22,9 @@ from streamplace.model.plan import Plan
 from streamplace.model.plan import SolveStatus as SolveStatus  # one status type, shared
 from streamplace.model.reconfiguration import Current
 from streamplace.solve.budget import Budget, StopRequest
-from streamplace.solve.linear import LinearModel
+from streamplace.solve.mip.model import LinearModel
 from streamplace.solve.progress import ProgressFn, no_progress
-from streamplace.solve.report import SolverReport
+from streamplace.solve.solver_report import SolverReport
 
 T = TypeVar("T")
 DEFAULT_GAP = 1e-6  # relative, where --gap is not given
@@ -54,8 +54,11 @@ class FormulationName(enum.StrEnum):
 
 
 class MipSolver(enum.StrEnum):
+    """The backend an exact method's integer program goes to (:mod:`streamplace.solve.mip`)."""
+
     HIGHS = "highs"
     CBC = "cbc"
+    SCIP = "scip"
 
 
 HighsValue = bool | int | float | str
@@ -79,11 +82,6 @@ class SolveOptions:
     highs: Mapping[str, HighsValue] = field(default_factory=dict)
     progress: ProgressFn = field(default=no_progress, compare=False)
     stop: StopRequest = field(default_factory=StopRequest, compare=False)
-
-    def param(self, name: str, default: T) -> T:
-        """The method parameter ``name``, or ``default`` when not given."""
-        value = self.params.get(name, default)
-        return default if value is None else value  # type: ignore[return-value]
 
     @property
     def proven_gap(self) -> float:

@@ -168,7 +168,7 @@ def render_methods(con: Console, catalog: Sequence[Method]) -> None:
         column.overflow = "fold"  # a listing is never cut short
     for m in catalog:
         settings = ", ".join(s.value for s in sorted(m.settings))
-        if m.highs:
+        if m.mip:
             settings += ", HiGHS options"
         t.add_row(m.name, m.model, "exact" if m.exact else "heuristic",
                   "yes" if m.cycles else "no", "yes" if m.replication else "no",

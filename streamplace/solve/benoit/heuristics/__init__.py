@@ -1,0 +1,1 @@
+"""Benoit et al.'s placement heuristics and the annealing over groups."""

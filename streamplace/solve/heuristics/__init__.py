@@ -1,1 +1,0 @@
-"""Heuristics, one module per family; each returns a feasible plan or says it failed."""

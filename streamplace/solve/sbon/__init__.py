@@ -1,0 +1,1 @@
+"""SBON's model: its heuristics and the exhaustive exact method."""
