@@ -122,7 +122,7 @@ def test_the_pre_commit_hook_validates_the_plans_a_commit_changes(workspace, tmp
         config = {"repos": [{"repo": str(ROOT), "rev": head.stdout.strip(), "hooks": [{
             "id": "streamplace-validate",
             "args": [application, "samples/debs2015/infrastructure.yaml",
-                     "--max-response-time=150ms"],
+                     "--max-response-time=150ms", "--"],
             "files": r"^samples/debs2015/plan\.yaml$"}]}]}
         (workspace / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
         subprocess.run([*git, "add", "-A"], cwd=workspace, check=True)
