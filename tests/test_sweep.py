@@ -383,3 +383,44 @@ def test_executors_on_another_python_version_are_a_user_error_with_the_fix(
     assert done.returncode == 2, done.stderr
     assert "[PYTHON_VERSION_MISMATCH]" in done.stderr and "PYSPARK_PYTHON=" in done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_stop_while_scenarios_are_listed_ends_the_listing(tmp_path: Path):
+    """Listing a million scenarios takes seconds: a signal then ends it at the next
+    thousand, before anything is written (it was acted on only once all were listed)."""
+    from streamplace.io.readers import read_document
+    from streamplace.model.sweep import SweepFile
+    from streamplace.solve.budget import StopRequest
+    from streamplace.sweep.scenarios import ExpansionStopped, expand, read_inputs
+
+    path = write_sweep(tmp_path, {"methods": ["odrp"], "axes": {"seed": list(range(5000))}})
+    sweep = read_document(SweepFile, str(path))
+    inputs = read_inputs(sweep, str(path))
+    assert len(expand(sweep, inputs, StopRequest())) == 5000
+    stop = StopRequest()
+    stop.set(15)
+    with pytest.raises(ExpansionStopped) as stopped:
+        expand(sweep, inputs, stop)
+    assert stopped.value.signum == 15
+
+
+def test_two_resumes_of_one_folder_at_once_both_end_well(tmp_path: Path):
+    """Both rewrite the tables and plots: each through temporary files of its own (fixed
+    names failed 4 runs in 5)."""
+    import subprocess
+    import sys
+
+    app, infra = tiny()
+    path = write_sweep(tmp_path, {"methods": ["odrp", "round-robin"], "axes": {"seed": [1, 2]}},
+                       app, infra)
+    out = tmp_path / "out"
+    first = run_sweep(str(path), str(out), engine="python", quiet=True)
+    assert first.ran == 4
+    command = [sys.executable, "-m", "streamplace", "sweep", str(path), "-o", str(out),
+               "--resume", "--engine", "python", "-q"]
+    resumes = [subprocess.Popen(command, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for resume in resumes:
+        _, err = resume.communicate(timeout=600)
+        assert resume.returncode == 0, err
+    assert not [p for p in out.rglob("*") if p.name.startswith(".")]  # no temporary left
+    assert (out / "results.csv").read_text().count("\n") == 1 + 4

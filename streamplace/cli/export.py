@@ -25,7 +25,8 @@ from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.tables import table
 from streamplace.errors import InputError
 from streamplace.io.engines import Export, ExportOptions, Target, export
-from streamplace.io.engines.flink_rest import fetch_job, is_url, saved_job
+from streamplace.io.engines.flink_rest import fetch_job, saved_job
+from streamplace.io.http import is_url, without_credentials
 from streamplace.io.loader import load_path
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.model.evaluate import evaluate
@@ -82,7 +83,8 @@ def export_command(
         found = fetch_job(live) if live else saved_job(load_path(flink_job)[0])
         job, flink_version = found.job, flink_version or found.version
     options = ExportOptions(
-        flink_job=job, flink_job_file=flink_job or "--flink-job", flink_version=flink_version,
+        flink_job=job, flink_version=flink_version,
+        flink_job_file=(without_credentials(live) if live else flink_job) or "--flink-job",
         flux=load_path(flux)[0] if flux else None, flux_file=flux or "--flux",
         topology=topology, cluster=cluster, image=image, namespace=namespace,
         node_label=node_label)

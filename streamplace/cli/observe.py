@@ -12,7 +12,8 @@ from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.io.engines.flink_documents import documents
 from streamplace.io.engines.flink_observe import observe
-from streamplace.io.engines.flink_rest import fetch_snapshot, is_url
+from streamplace.io.engines.flink_rest import fetch_snapshot
+from streamplace.io.http import is_url, without_credentials
 from streamplace.io.loader import load_path
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.io.writers import dumps, format_for
@@ -42,7 +43,7 @@ def observe_command(
     live = is_url(job)
     check_outputs([output, infrastructure_out, plan_out, save], [None if live else job], json_)
     snapshot = fetch_snapshot(job) if live else load_path(job)[0]
-    obs = observe(snapshot, job)
+    obs = observe(snapshot, without_credentials(job) if live else job)
     docs = documents(obs)
     requested = format_.value if format_ else None
     emission = Emission(document={"status": "ok", **docs, "report": obs.report()},

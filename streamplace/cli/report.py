@@ -60,7 +60,9 @@ def report_command(
     with watching_what_ifs(time_limit, quiet) as (watch, stop):
         text = report_html(app_, infra, plans, opened.objective, sweeps=sweeps, title=title,
                            watch=watch)
+    written = [f"report written to {output} ({len(text) / 1024:.0f} KiB, "
+               f"{len(plans)} plan(s), {len(sweeps)} sweep(s))"]
     emit(Emission(outputs=[] if stop else [Output(output, text)],
                   code=signal_exit_code(stop),
-                  notes=[f"report written to {output} ({len(text) / 1024:.0f} KiB, "
-                         f"{len(plans)} plan(s), {len(sweeps)} sweep(s))"]), quiet=quiet)
+                  notes=[f"stopped by a signal: {output} was not written"] if stop
+                  else written), quiet=quiet)

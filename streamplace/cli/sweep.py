@@ -13,11 +13,13 @@ from streamplace.cli.console import console, handle_errors, json_shares_stderr
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.progress import count_progress
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
+from streamplace.cli.signals import Interrupted
 from streamplace.cli.views.sweep import render_sweep
 from streamplace.io.spark import Engine
 from streamplace.solve.budget import StopRequest
 from streamplace.sweep import SweepReport, run_sweep
 from streamplace.sweep.checks import LARGE_SWEEP
+from streamplace.sweep.scenarios import ExpansionStopped
 
 
 @handle_errors
@@ -47,9 +49,12 @@ def sweep_command(
     con = console()
     with count_progress(con, "scenarios", enabled=not quiet) as progress, \
             stop_on_signals(stop):
-        report = run_sweep(sweep, folder, master=master, engine=engine, resume=resume,
-                           quiet=quiet or json_shares_stderr(), progress=progress, stop=stop,
-                           target_utilization=target_utilization_, yes=yes)
+        try:
+            report = run_sweep(sweep, folder, master=master, engine=engine, resume=resume,
+                               quiet=quiet or json_shares_stderr(), progress=progress,
+                               stop=stop, target_utilization=target_utilization_, yes=yes)
+        except ExpansionStopped as exc:  # nothing ran or was written: end as at once
+            raise Interrupted(exc.signum) from None
     emit(Emission(
         document=_document(report),
         show=lambda c: render_sweep(c, report),

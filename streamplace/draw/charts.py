@@ -5,7 +5,6 @@ front. A plot is drawn only where the sweep varies what it shows."""
 from __future__ import annotations
 
 import math
-import os
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -166,13 +165,18 @@ def _save(fig: Any, stem: Path) -> list[Path]:
 
 
 def save(fig: Any, path: Path, dpi: int) -> None:
-    """Write a figure atomically, like every file streamplace writes: SVG text stays text,
-    and carries no date (the same drawing gives the same file)."""
+    """Write a figure the way every file streamplace writes is written (io/outputs.py: a
+    temporary file of its own, then one rename): SVG text stays text, and carries no date
+    (the same drawing gives the same file)."""
+    import io
+
     import matplotlib
 
-    partial = path.with_name(f".{path.name}.partial")
+    from streamplace.io.outputs import Output, write_outputs
+
     kind = path.suffix[1:].lower()
+    drawn = io.BytesIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "streamplace"}):
-        fig.savefig(partial, dpi=dpi, format=kind,
+        fig.savefig(drawn, dpi=dpi, format=kind,
                     metadata={"Date": None} if kind == "svg" else None)
-    os.replace(partial, path)
+    write_outputs([Output(str(path), drawn.getvalue())])

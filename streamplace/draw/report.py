@@ -48,11 +48,18 @@ class PlanEntry:
     explanation: Explanation = field(repr=False)
 
 
+LEFT_OUT = ("<p class='note'>Drawing left out: the time limit had passed (or a signal "
+            "came) before it was begun.</p>")
+
+
 def report_html(app: Application, infra: Infrastructure, plans: Sequence[tuple[str, Plan]],
                 objective: Objective | None = None, sweeps: Sequence[Path] = (),
                 checks: Sequence[Check] | None = None, title: str | None = None,
                 watch: Watch | None = None) -> str:
-    """The report; each plan's what-ifs until ``watch`` says stop (its notes say so)."""
+    """The report; each plan's what-ifs until ``watch`` says stop (its notes say so). Once
+    it says stop, the drawings and charts not made yet are left out, each saying so: the
+    time limit bounds the drawing too (one drawing begun is finished)."""
+    stopped = watch.stop if watch is not None else (lambda: False)
     entries = [PlanEntry(label, plan, explain(app, infra, plan, objective, watch))
                for label, plan in plans]
     parts = [f"<h1>{_e(title or f'{app.name} on {infra.name}')}</h1>",
@@ -62,9 +69,9 @@ def report_html(app: Application, infra: Infrastructure, plans: Sequence[tuple[s
     if checks is not None:
         parts.append(_checks(checks))
     if len(entries) > 1:
-        parts.append(_comparison(entries))
+        parts.append(_comparison(entries, stopped()))
     for entry in entries:
-        parts.append(_plan_section(app, infra, entry))
+        parts.append(_plan_section(app, infra, entry, stopped()))
     for folder in sweeps:
         parts.append(_sweep_section(folder))
     body = "\n".join(parts)
@@ -86,7 +93,7 @@ def _checks(checks: Sequence[Check]) -> str:
            f"<th>detail</th></tr>{rows}</table>"
 
 
-def _comparison(entries: Sequence[PlanEntry]) -> str:
+def _comparison(entries: Sequence[PlanEntry], undrawn: bool = False) -> str:
     head = "".join(f"<th>{_e(label)}</th>" for _, label, _ in METRICS)
     rows = []
     for entry in entries:
@@ -96,7 +103,7 @@ def _comparison(entries: Sequence[PlanEntry]) -> str:
         rows.append(f"<tr><td>{_e(entry.label)}</td><td>{_e(entry.plan.method or '-')}</td>"
                     f"<td>{_e(str(entry.plan.status.value if entry.plan.status else '-'))}"
                     f"</td>{cells}</tr>")
-    chart = _comparison_chart(entries)
+    chart = LEFT_OUT if undrawn else _comparison_chart(entries)
     return (f"<h2>Comparison</h2><table><tr><th>plan</th><th>method</th><th>status</th>"
             f"{head}</tr>{''.join(rows)}</table><div class='figure'>{chart}</div>")
 
@@ -124,7 +131,8 @@ def _comparison_chart(entries: Sequence[PlanEntry]) -> str:
     return text
 
 
-def _plan_section(app: Application, infra: Infrastructure, entry: PlanEntry) -> str:
+def _plan_section(app: Application, infra: Infrastructure, entry: PlanEntry,
+                  undrawn: bool = False) -> str:
     ex = entry.explanation
     ev = ex.evaluation
     metrics = ev.metrics()
@@ -143,7 +151,8 @@ def _plan_section(app: Application, infra: Infrastructure, entry: PlanEntry) -> 
         parts.append(f"<h3>Utility F = {ev.utility.value:.6g}</h3><table><tr><th>term</th>"
                      "<th>weight</th><th>value</th><th>normalised</th><th>contribution</th>"
                      f"</tr>{terms}</table>")
-    parts.append(f"<h3>Placement</h3><div class='figure'>{_drawing(app, infra, entry)}</div>")
+    drawing = LEFT_OUT if undrawn else _drawing(app, infra, entry)
+    parts.append(f"<h3>Placement</h3><div class='figure'>{drawing}</div>")
     if ev.violations:
         items = "".join(f"<li class='fail'>{_e(v.constraint)}: {_e(str(v.subject))}: "
                         f"{_e(v.message)}</li>" for v in ev.violations)

@@ -48,16 +48,7 @@ def read_text(path: str) -> tuple[str, str]:
         data = sys.stdin.buffer.read(MAX_BYTES + 1)
         name = "<stdin>"
     else:
-        file = Path(path)
-        if not file.exists():
-            raise InputError.single("file not found", "check the path", file=path)
-        if file.is_dir():
-            raise InputError.single("is a directory, not a file", "give a file path", file=path)
-        if file.stat().st_size > MAX_BYTES:
-            raise InputError.single(
-                f"file is {file.stat().st_size:,} bytes, over the {MAX_BYTES:,}-byte limit",
-                "split it, or raise STREAMPLACE_MAX_INPUT_BYTES", file=path)
-        data = file.read_bytes()
+        data = _read_bounded(path)
         name = path
     if len(data) > MAX_BYTES:
         raise InputError.single(f"input is over the {MAX_BYTES:,}-byte limit",
@@ -67,6 +58,28 @@ def read_text(path: str) -> tuple[str, str]:
     except UnicodeDecodeError as exc:
         raise InputError.single(f"is not UTF-8 text (byte {exc.start})",
                                 "save the file as UTF-8", file=name) from None
+
+
+def _read_bounded(path: str) -> bytes:
+    """At most MAX_BYTES + 1 bytes of ``path``: the read itself is bounded, so a device or a
+    FIFO that never ends (``/dev/zero``) is refused at the limit, not read until memory
+    runs out; a file known to be larger is refused before any read."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_BYTES:
+                raise InputError.single(
+                    f"file is {size:,} bytes, over the {MAX_BYTES:,}-byte limit",
+                    "split it, or raise STREAMPLACE_MAX_INPUT_BYTES", file=path)
+            return handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError.single("file not found", "check the path", file=path) from None
+    except IsADirectoryError:
+        raise InputError.single("is a directory, not a file", "give a file path",
+                                file=path) from None
+    except OSError as exc:  # a link loop, no permission, a device that refuses reads
+        raise InputError.single(f"cannot read: {exc.strerror or exc}",
+                                "check the path and its permissions", file=path) from None
 
 
 def detect_format(name: str, text: str) -> str:

@@ -11,6 +11,10 @@
   every special file open before the first rename, so a failure up to then leaves every
   target as it was.
 - A failure names the user's path (never a temporary file) and says what to do.
+- Temporary files get names no other writer has (``mkstemp``: created, never opened through
+  a link that was there), so two commands writing one file, or a link planted where a
+  temporary file would go, never write through to another file. Pictures (bytes) take the
+  same way as text.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from streamplace.errors import InputError
 
@@ -33,24 +37,26 @@ STDOUT = "-"
 
 @dataclass(frozen=True)
 class Output:
-    """One thing to write: ``text`` to ``path`` (``-`` for standard output)."""
+    """One thing to write: ``text`` (or the bytes of a picture) to ``path`` (``-`` for
+    standard output)."""
 
     path: str
-    text: str
+    text: str | bytes
 
 
 def write_outputs(outputs: Sequence[Output]) -> None:
     """Write every output, all or none (see the module docstring)."""
     _refuse_clashes(outputs)
     staged: list[tuple[Output, str, Path]] = []  # (output, temporary file, final target)
-    opened: list[tuple[Output, IO[str]]] = []
+    opened: list[tuple[Output, IO[Any]]] = []
     try:
         for out in outputs:
             if out.path == STDOUT:
                 continue
             target = _target(out.path)
             if _is_special(out.path, target):
-                opened.append((out, _open_special(out.path, target)))
+                opened.append((out, _open_special(out.path, target,
+                                                  isinstance(out.text, bytes))))
             else:
                 staged.append((out, _stage(out, target), target))
         for out, tmp, target in staged:
@@ -72,8 +78,12 @@ def write_outputs(outputs: Sequence[Output]) -> None:
             with contextlib.suppress(OSError):
                 handle.close()
     for out in outputs:
-        if out.path == STDOUT:
-            sys.stdout.write(out.text)
+        if out.path == STDOUT and isinstance(out.text, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(out.text)
+            sys.stdout.buffer.flush()
+        elif out.path == STDOUT:
+            sys.stdout.write(str(out.text))
             sys.stdout.flush()
 
 
@@ -115,9 +125,9 @@ def _is_special(path: str, target: Path) -> bool:
     return not stat.S_ISREG(mode)
 
 
-def _open_special(path: str, target: Path) -> IO[str]:
+def _open_special(path: str, target: Path, binary: bool = False) -> IO[Any]:
     try:
-        return open(target, "w", encoding="utf-8")
+        return open(target, "wb") if binary else open(target, "w", encoding="utf-8")
     except OSError as exc:
         raise _failure(path, exc) from None
 
@@ -131,8 +141,11 @@ def _stage(out: Output, target: Path) -> str:
     except OSError as exc:
         raise _failure(out.path, exc) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(out.text)
+        if not isinstance(out.text, str | bytes):
+            raise TypeError(f"an output is text or bytes, not {type(out.text).__name__}")
+        data = out.text if isinstance(out.text, bytes) else out.text.encode("utf-8")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)

@@ -54,7 +54,7 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
     check_sweep(sweep)
     inputs = read_inputs(sweep, sweep_path)
     check_size(sweep, failure_counts(sweep, inputs), yes)
-    scenarios = expand(sweep, inputs)
+    scenarios = expand(sweep, inputs, stop)
     settings = Settings.of(sweep)
     store = Store(folder)
     store.open(sweep_path, scenarios, resume)

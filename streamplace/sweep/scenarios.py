@@ -29,6 +29,7 @@ from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.metrics import term_named
 from streamplace.model.objective import Objective, ObjectiveFile
 from streamplace.model.sweep import SweepFile
+from streamplace.solve.budget import StopRequest
 from streamplace.solve.result import Instance
 
 ID_VERSION = 1  # part of every id: a change of meaning gives new ids
@@ -83,17 +84,29 @@ def read_inputs(sweep: SweepFile, sweep_path: str) -> Inputs:
     return Inputs(app, infras, objective, digests)
 
 
-def expand(sweep: SweepFile, inputs: Inputs) -> list[Scenario]:
+class ExpansionStopped(Exception):
+    """A signal came while the scenarios were listed: nothing has run or been written."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signum}")
+        self.signum = signum
+
+
+def expand(sweep: SweepFile, inputs: Inputs,
+           stop: StopRequest | None = None) -> list[Scenario]:
     """Every scenario, in a stable order: infrastructure, failure, rate, weights, seed,
-    method."""
+    method. A stop request is looked at every thousand scenarios (a million take seconds to
+    list): :class:`ExpansionStopped` then."""
     axes = sweep.axes
     weights = [full_names(w) for w in axes.weights] if axes.weights else [None]
-    out = []
+    out: list[Scenario] = []
     for infra_name in sweep.infrastructure_files:
         failures = _failures(inputs.infrastructures[infra_name], axes.failures)
         for failure, scale, w, seed, method in itertools.product(
                 failures, axes.rate_scale, weights, axes.seed, sweep.methods):
             label, nodes, links = failure
+            if stop and len(out) % 1000 == 0:
+                raise ExpansionStopped(stop.signum or 15)
             settings = {"v": ID_VERSION, "method": method, "rate_scale": scale,
                         "failure": label, "weights": w, "seed": seed,
                         "infrastructure": [infra_name, inputs.digests.get(infra_name)],

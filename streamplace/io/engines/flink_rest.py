@@ -11,26 +11,20 @@ its ``min``, ``max``, ``avg`` and ``sum`` over the vertex's subtasks.
 from __future__ import annotations
 
 import datetime
-import json
 import re
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
 from streamplace.errors import InputError
+from streamplace.io.http import Address, get_json
 
-TIMEOUT = 10  # seconds a JobManager may take to answer before the read gives up
-JOB_URL = re.compile(r"(https?://[^/\s]+)((?:/[^\s]*?)?)/jobs/([0-9a-fA-F]{32})/?")
+JOB_PATH = re.compile(r"((?:/[^\s]*?)?)/jobs/([0-9a-fA-F]{32})/?")
+VERTEX_ID = re.compile(r"[0-9a-fA-F]{32}")
 SNAPSHOT_SCHEMA = "streamplace/flink-snapshot/v1"
 METERS = ("numRecordsInPerSecond", "numRecordsOutPerSecond", "busyTimeMsPerSecond",
           "backPressuredTimeMsPerSecond")
 """The vertex metrics a snapshot holds: Flink's record meters (a 60 s average), and the
 busy and back-pressured milliseconds per second of its subtasks."""
-
-
-def is_url(value: str) -> bool:
-    return value.startswith(("http://", "https://"))
 
 
 @dataclass(frozen=True)
@@ -41,9 +35,9 @@ class FlinkJob:
 
 def fetch_job(url: str, label: str = "--flink-job") -> FlinkJob:
     """The job at ``url`` (``http://HOST:PORT/jobs/JOBID``) and its cluster's version."""
-    base, jid = _split(url, label)
-    job = _get(f"{base}/jobs/{jid}", url, label)
-    config = _get(f"{base}/config", url, label)
+    address, base, jid = _split(url, label)
+    job = get_json(address.at(f"{base}/jobs/{jid}"), label)
+    config = get_json(address.at(f"{base}/config"), label)
     return FlinkJob(job, version_of(config))
 
 
@@ -63,46 +57,32 @@ def version_of(config: Any) -> str | None:
 def fetch_snapshot(url: str, label: str = "JOB") -> dict[str, Any]:
     """Every answer ``observe`` reads, verbatim, under the name of the call that gave it:
     ``config``, ``job``, ``vertices`` and ``metrics`` (per vertex id), ``taskmanagers``."""
-    base, jid = _split(url, label)
-    job = _get(f"{base}/jobs/{jid}", url, label)
+    address, base, jid = _split(url, label)
+    job = get_json(address.at(f"{base}/jobs/{jid}"), label)
     ids = [v["id"] for v in job.get("vertices", []) if isinstance(v, dict)
            and isinstance(v.get("id"), str)] if isinstance(job, dict) else []
+    for vid in ids:  # checked before any is put into an address
+        if not VERTEX_ID.fullmatch(vid):
+            raise InputError.single(f"the job names a vertex {vid[:80]!r}, which is not a "
+                                    "Flink vertex id (32 hex digits)", "check the address: "
+                                    "it does not answer as a JobManager does", path=label)
     prefix = f"{base}/jobs/{jid}/vertices"
     return {
-        "schema": SNAPSHOT_SCHEMA, "address": url,
+        "schema": SNAPSHOT_SCHEMA, "address": address.at(f"{base}/jobs/{jid}").shown(),
         "taken": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "config": _get(f"{base}/config", url, label), "job": job,
-        "vertices": {vid: _get(f"{prefix}/{vid}", url, label) for vid in ids},
-        "metrics": {vid: _get(f"{prefix}/{vid}/subtasks/metrics?get={','.join(METERS)}",
-                              url, label) for vid in ids},
-        "taskmanagers": _get(f"{base}/taskmanagers", url, label)}
+        "config": get_json(address.at(f"{base}/config"), label), "job": job,
+        "vertices": {vid: get_json(address.at(f"{prefix}/{vid}"), label) for vid in ids},
+        "metrics": {vid: get_json(address.at(
+            f"{prefix}/{vid}/subtasks/metrics?get={','.join(METERS)}"), label) for vid in ids},
+        "taskmanagers": get_json(address.at(f"{base}/taskmanagers"), label)}
 
 
-def _split(url: str, label: str) -> tuple[str, str]:
-    found = JOB_URL.fullmatch(url)
+def _split(url: str, label: str) -> tuple[Address, str, str]:
+    """The address (credentials kept apart), the REST API's base path and the job id."""
+    address = Address.parse(url, label)
+    found = JOB_PATH.fullmatch(address.path)
     if found is None:
-        raise InputError.single(f"cannot read {url!r} as a Flink job address",
+        raise InputError.single(f"cannot read {address.shown()!r} as a Flink job address",
                                 "give http://JOBMANAGER:8081/jobs/JOBID (32 hex digits), or "
                                 "a saved JSON file", path=label)
-    return found.group(1) + found.group(2), found.group(3)
-
-
-def _get(address: str, given: str, label: str) -> Any:
-    try:
-        with urllib.request.urlopen(address, timeout=TIMEOUT) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        fix = ("check the job id: GET /jobs lists the running ones" if exc.code == 404
-               else "check the JobManager's REST address and its log")
-        raise InputError.single(f"GET {address} answered {exc.code} {exc.reason}", fix,
-                                path=label) from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise InputError.single(f"cannot reach {given}: {reason}",
-                                "check the JobManager's REST address (rest.address, "
-                                "rest.port), or save the job JSON and give the file",
-                                path=label) from None
-    except json.JSONDecodeError:
-        raise InputError.single(f"GET {address} did not answer JSON",
-                                "give the JobManager's REST address (not its web UI proxy)",
-                                path=label) from None
+    return address, found.group(1), found.group(2)

@@ -23,6 +23,12 @@ from typing import BinaryIO
 
 CODECS = ("lz4", "lzf", "snappy", "zstd")
 CHUNK = 1 << 20
+MAX_LINE = 128 << 20   # bytes: a longer line is counted as not an event, never held whole
+OVERLONG = b"\x00 a line over the length limit"
+"""What :func:`lines_of` yields for a line it did not hold: no event parses from it."""
+MAX_BLOCK = 1 << 26    # bytes a compressed block may claim to decode to (lz4-java: 32 MiB)
+ZSTD_FEED = 2048       # compressed bytes per decompress call: a zstd block decodes to at most
+                       # 128 KiB from a few bytes, so one call yields 64 MiB at the very most
 
 Damage = Callable[[str], None]
 
@@ -41,33 +47,52 @@ def decoded_chunks(stream: BinaryIO, codec: str | None, on_damage: Damage) -> It
     """
     if codec is None:
         yield from _plain(stream)
-    elif codec == "zstd":
-        yield from _zstd(stream, on_damage)
-    elif codec == "lz4":
-        yield from _lz4(stream, on_damage)
-    elif codec == "lzf":
-        yield from _lzf(stream, on_damage)
-    elif codec == "snappy":
-        yield from _snappy(stream, on_damage)
-    else:
+        return
+    decoders = {"zstd": _zstd, "lz4": _lz4, "lzf": _lzf, "snappy": _snappy}
+    if codec not in decoders:
         raise ValueError(f"unknown codec {codec!r}")
+    for out in decoders[codec](stream, on_damage):
+        # at most CHUNK at a time: lines_of splits each piece in one go, and a piece of a
+        # million newlines already makes a million lines
+        for start in range(0, len(out), CHUNK):
+            yield out[start:start + CHUNK] if len(out) > CHUNK else out
 
 
-def lines_of(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """Split decoded chunks into lines; a last line without newline is yielded as is.
+def lines_of(chunks: Iterator[bytes], max_line: int | None = None) -> Iterator[bytes]:
+    """Split decoded chunks into lines; a last line without newline is yielded as is. The
+    pieces of a line are joined once it ends (linear in its length, however many chunks it
+    spans); a line over ``max_line`` bytes is dropped as it comes and :data:`OVERLONG`
+    stands for it.
 
     >>> list(lines_of(iter([b"a\\nb", b"c\\n", b"tail"])))
     [b'a', b'bc', b'tail']
+    >>> list(lines_of(iter([b"x" * 5, b"y" * 5, b"\\nok"]), max_line=8))[0] == OVERLONG
+    True
     """
-    rest = b""
+    max_line = MAX_LINE if max_line is None else max_line
+    pending: list[bytes] = []
+    held = 0
+    overlong = False
     for chunk in chunks:
         if not chunk:
             continue
-        parts = (rest + chunk).split(b"\n")
-        rest = parts.pop()
-        yield from parts
-    if rest:
-        yield rest
+        parts = chunk.split(b"\n")
+        last = parts.pop()
+        for part in parts:
+            if overlong or held + len(part) > max_line:
+                yield OVERLONG
+            else:
+                yield b"".join([*pending, part]) if pending else part
+            pending, held, overlong = [], 0, False
+        if overlong or held + len(last) > max_line:
+            pending, held, overlong = [], 0, True
+        elif last:
+            pending.append(last)
+            held += len(last)
+    if overlong:
+        yield OVERLONG
+    elif pending:
+        yield b"".join(pending)
 
 
 def _plain(stream: BinaryIO) -> Iterator[bytes]:
@@ -83,14 +108,17 @@ def _zstd(stream: BinaryIO, on_damage: Damage) -> Iterator[bytes]:
     pending = False                      # bytes fed to a frame that has not ended yet
     try:
         while chunk := stream.read(CHUNK):
-            while chunk:
-                out = frame.decompress(chunk)
-                pending = not frame.eof
-                if out:
-                    yield out
-                chunk = frame.unused_data if frame.eof else b""
-                if frame.eof:
-                    frame = context.decompressobj()
+            view = memoryview(chunk)
+            for start in range(0, len(view), ZSTD_FEED):  # bounded output per call
+                piece = bytes(view[start:start + ZSTD_FEED])
+                while piece:
+                    out = frame.decompress(piece)
+                    pending = not frame.eof
+                    if out:
+                        yield out
+                    piece = frame.unused_data if frame.eof else b""
+                    if frame.eof:
+                        frame = context.decompressobj()
     except zstandard.ZstdError as exc:
         on_damage(f"zstd stream damaged: {exc}")
         return
@@ -116,6 +144,10 @@ def _lz4(stream: BinaryIO, on_damage: Damage) -> Iterator[bytes]:
             magic, token, clen, dlen, _checksum = struct.unpack("<8sBiii", header)
             if magic != _LZ4_MAGIC or clen < 0 or dlen < 0:
                 on_damage("lz4 block stream: bad block header")
+                return
+            if dlen > MAX_BLOCK:
+                on_damage(f"lz4 block stream: a block claims {dlen:,} bytes, more than any "
+                          "lz4-java block")
                 return
             data = _exact(stream, clen) if clen else b""
             if data is None:
@@ -188,8 +220,23 @@ def _snappy(stream: BinaryIO, on_damage: Damage) -> Iterator[bytes]:
             data = _exact(stream, size)
             if data is None:
                 raise EOFError("block body missing")
+            claimed = _varint(data)
+            if claimed > MAX_BLOCK:
+                on_damage(f"snappy stream: a block claims {claimed:,} bytes, more than any "
+                          "snappy-java block")
+                return
             yield bytes(cramjam.snappy.decompress_raw(data))
     except EOFError as exc:
         on_damage(f"snappy stream {exc}")
     except cramjam.DecompressionError as exc:
         on_damage(f"snappy stream damaged: {exc}")
+
+
+def _varint(data: bytes) -> int:
+    """The little-endian base-128 number a raw snappy block starts with: its decoded size."""
+    value = 0
+    for shift, byte in zip(range(0, 35, 7), data, strict=False):
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            break
+    return value

@@ -60,7 +60,7 @@ class Digest:
             return
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep to be an event
             self.counts["corrupt lines"] += 1
             return
         if not isinstance(event, dict) or not isinstance(event.get("Event"), str):

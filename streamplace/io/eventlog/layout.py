@@ -127,7 +127,15 @@ def find_event_log(paths: list[str], app_id: str | None = None) -> EventLog:
     running: dict[str, bool] = defaultdict(bool)
     for text in paths:
         # absolute: executors in other processes resolve paths from their own directories
-        path = Path(text).resolve()
+        try:
+            path = Path(text).resolve(strict=True)
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of symbolic links
+            if isinstance(exc, FileNotFoundError):
+                path = Path(text)
+            else:
+                raise InputError.single(f"cannot read: {getattr(exc, 'strerror', None) or exc}",
+                                        "give the event log itself, not a loop of links",
+                                        file=text) from None
         if not path.exists():
             raise InputError.single("no such file or directory",
                                     "give an event log file, a rolling eventlog_v2_* "
@@ -149,5 +157,40 @@ def find_event_log(paths: list[str], app_id: str | None = None) -> EventLog:
         raise InputError.single(f"no event log of application {app_id!r} here",
                                 f"--app-id is one of: {', '.join(sorted(by_app))}",
                                 file=paths[0], path="--app-id")
-    files = sorted(by_app[app_id], key=lambda f: (f.segment, f.path))
-    return EventLog(app_id, tuple(files), running[app_id])
+    return EventLog(app_id, _what_spark_reads(by_app[app_id], paths[0]), running[app_id])
+
+
+def _what_spark_reads(files: list[LogFile], where: str) -> tuple[LogFile, ...]:
+    """The files of one application Spark's own readers would read, in order; a log Spark
+    refuses is refused here too, rather than read twice or in part.
+
+    A rolling log (``RollingEventLogFilesFileReader``): segments by index, a compacted file
+    after the segment of its index; the last compacted file and the segments after it; their
+    indices one after another, each once (a segment present twice, say in two codecs, or one
+    missing, is refused). A whole log: one file (the same log in two codecs is refused)."""
+    segments = [f for f in files if f.segment > 0]
+    if not segments:
+        if len(files) > 1:
+            raise InputError.single(
+                f"the log is here {len(files)} times: "
+                f"{', '.join(Path(f.path).name for f in files)}",
+                "keep one copy (a log in two codecs, or a copy beside it, would count every "
+                "event twice)", file=where)
+        return tuple(files)
+    ordered = sorted(segments, key=lambda f: (f.segment + (0.1 if f.compacted else 0.0),
+                                              f.path))
+    last_compact = max((k for k, f in enumerate(ordered) if f.compacted), default=0)
+    read = ordered[last_compact:]
+    indices = [f.segment for f in read]
+    expected = list(range(indices[0], indices[-1] + 1))
+    if indices != expected:
+        twice = sorted({i for i in indices if indices.count(i) > 1})
+        missing = sorted(set(expected) - set(indices))
+        what = (f"segment {', '.join(map(str, twice))} is here twice: " + ", ".join(
+            Path(f.path).name for f in read if f.segment in twice)) if twice else \
+            f"segment {', '.join(map(str, missing))} is missing"
+        raise InputError.single(
+            f"the rolling log is not whole: {what} (Spark refuses it too)",
+            "keep exactly one file of each segment from the last .compact on: remove "
+            "copies, restore missing segments", file=str(Path(read[0].path).parent))
+    return tuple(read)

@@ -111,7 +111,8 @@ def _range_lines(raw: BinaryIO, start: int, end: int) -> Iterator[bytes]:
     bulk, the way whole files are read."""
     if start > 0:
         raw.seek(start - 1)
-        raw.readline()                           # finish the line the range before owns
+        while (skipped := raw.readline(CHUNK)) and not skipped.endswith(b"\n"):
+            pass                                 # finish the line the range before owns
     position = raw.tell()
     if position >= end:
         return
@@ -126,9 +127,18 @@ def _range_lines(raw: BinaryIO, start: int, end: int) -> Iterator[bytes]:
             last = chunk[-1:]
             yield chunk
         if last != b"\n":                        # the line straddling ``end`` is ours
-            yield raw.readline()
+            yield from _rest_of_line(raw)
 
     yield from lines_of(chunks())
+
+
+def _rest_of_line(raw: BinaryIO) -> Iterator[bytes]:
+    """The line straddling a range's end, read in chunks (held whole only by lines_of,
+    which drops it past MAX_LINE)."""
+    while piece := raw.readline(CHUNK):
+        yield piece
+        if piece.endswith(b"\n"):
+            return
 
 
 def _digest_pieces(work: Iterable[Piece]) -> Iterator[Digest]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.errors import SolverError
-from streamplace.solve.budget import Budget
+from streamplace.solve.budget import Budget, Stopped
 from streamplace.solve.mip.model import LinearModel
 from streamplace.solve.mip.outcome import MipOutcome, StatusMeaning
 from streamplace.solve.result import SolveOptions, SolveStatus
@@ -29,7 +29,9 @@ from streamplace.solve.solver_report import SolverReport
 POLL = 0.05  # seconds between looks at the stop request while CBC runs
 
 
-def to_pulp(model: LinearModel) -> tuple[Any, list[Any]]:
+def to_pulp(model: LinearModel, budget: Budget | None = None) -> tuple[Any, list[Any]]:
+    """The model as a PuLP problem, built row by row (PuLP has no bulk form): ``budget`` is
+    looked at every thousand rows (:class:`Stopped` once it has run out)."""
     import pulp
 
     sense = pulp.LpMaximize if model.maximize else pulp.LpMinimize
@@ -43,6 +45,8 @@ def to_pulp(model: LinearModel) -> tuple[Any, list[Any]]:
         [(cols[k], c) for k, c in enumerate(model.cost) if c != 0.0], constant=model.offset)
     start, index, value = model.to_csr()
     for r in range(model.num_rows):
+        if budget is not None and r % 1000 == 0:
+            budget.check()
         terms = pulp.LpAffineExpression(
             [(cols[int(index[k])], float(value[k])) for k in range(start[r], start[r + 1])])
         lo, hi = model.row_lo[r], model.row_hi[r]
@@ -63,14 +67,21 @@ def solve_cbc(model: LinearModel, options: SolveOptions,
 
     budget = budget or options.budget()
     started = time.perf_counter()
-    prob, cols = to_pulp(model)
+    try:
+        prob, cols = to_pulp(model, budget)
+    except Stopped:
+        seconds = time.perf_counter() - started
+        return MipOutcome(budget.stop_status(), None, None, None, None, seconds,
+                          SolverReport("cbc", seconds=round(seconds, 3),
+                                       model_status="not started", size=model.size()),
+                          f"{budget.stop_reason()} while the model was built for CBC")
     build = time.perf_counter() - started
     solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=budget.remaining(),
                                gapRel=options.proven_gap,
                                threads=options.threads,
                                options=[f"randomSeed {options.seed + 1}"])
     failure = _solve_in_thread(prob, solver, budget, Path(solver.path).resolve())
-    if failure is not None and not budget.interrupted:
+    if failure is not None and not budget.expired():  # stopped by us: no failure of CBC's
         raise SolverError(f"CBC failed: {failure}")
     seconds = time.perf_counter() - started
     sol = prob.sol_status if failure is None else pulp.LpSolutionNoSolutionFound
@@ -132,7 +143,7 @@ def _solve_in_thread(prob: Any, solver: Any, budget: Budget, binary: Path) -> st
     worker.start()
     while worker.is_alive():
         worker.join(POLL)
-        if budget.interrupted:
+        if budget.expired():  # a stop request, or the limit CBC itself may overrun
             for pid in _children_running(binary):
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGINT)

@@ -1,0 +1,220 @@
+"""The one HTTP client of every REST call streamplace makes (a Flink JobManager's API).
+
+What it promises, whatever the server does:
+
+- a total deadline for the whole answer (:data:`DEADLINE`), not only per socket read: a
+  server that drips a valid answer a byte at a time is given up on in time;
+- a size cap on the body (:data:`MAX_BODY`), read in chunks: an endless or huge answer
+  stops at the cap instead of filling memory;
+- no redirect to another scheme, host or port, and at most :data:`MAX_REDIRECTS`;
+- ``http://user:password@host`` is basic authentication: the credentials go in a header
+  only, and no error, note or saved file ever shows them (:func:`Address.shown`);
+- every way an answer can be wrong (cut short, not HTTP, headers too long or too many, a
+  body that is not UTF-8 or is compressed unasked, JSON nested too deep or with numbers too
+  long) is an :class:`~streamplace.errors.InputError` naming the address without the
+  credentials: exit 2, never an internal error.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import http.client
+import json
+import socket
+import threading
+import time
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any
+
+from streamplace.errors import InputError
+
+DEADLINE = 30.0         # seconds for one whole answer
+READ_TIMEOUT = 10.0     # seconds a single read may wait
+MAX_BODY = 64 * 2**20   # bytes, as for input files
+MAX_REDIRECTS = 3
+CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Address:
+    """A URL taken apart: what is sent, and the credentials kept out of every message."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str              # with its query, "/" at least
+    authorization: str | None = None
+
+    @classmethod
+    def parse(cls, url: str, label: str) -> Address:
+        def bad(why: str) -> InputError:
+            return InputError.single(f"cannot read {without_credentials(url)!r} as an "
+                                     f"address: {why}", "give http://HOST:PORT/...",
+                                     path=label)
+
+        try:
+            parts = urllib.parse.urlsplit(url.strip())
+            port = parts.port
+        except ValueError as exc:  # a port that is not a number, a broken IPv6 address
+            raise bad(str(exc)) from None
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https") or not parts.hostname:
+            raise bad("only http:// and https:// addresses are read")
+        authorization = None
+        if parts.username is not None:
+            user = urllib.parse.unquote(parts.username)
+            password = urllib.parse.unquote(parts.password or "")
+            authorization = "Basic " + base64.b64encode(
+                f"{user}:{password}".encode()).decode("ascii")
+        path = parts.path or "/"
+        if parts.query:
+            path += f"?{parts.query}"
+        if any(c in path for c in "\r\n ") or not path.isascii():
+            raise bad("the path has spaces, line breaks or letters URLs cannot carry")
+        return cls(scheme, parts.hostname, port or (443 if scheme == "https" else 80), path,
+                   authorization)
+
+    def shown(self) -> str:
+        """The address as messages and saved files show it: never its credentials."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}{self.path}"
+
+    def at(self, path: str) -> Address:
+        return Address(self.scheme, self.host, self.port, path, self.authorization)
+
+
+def is_url(value: str) -> bool:
+    return value.lower().startswith(("http://", "https://"))
+
+
+def get_json(address: Address, label: str, deadline: float | None = None) -> Any:
+    """``GET`` ``address`` and the JSON it answers, within the total deadline."""
+    ends = time.monotonic() + (DEADLINE if deadline is None else deadline)
+    for _ in range(MAX_REDIRECTS + 1):
+        status, reason, headers, body = _get(address, label, ends)
+        if status in (301, 302, 303, 307, 308):
+            address = _redirected(address, headers.get("location", ""), label)
+            continue
+        if status != 200:
+            fix = ("check the job id: GET /jobs lists the running ones" if status == 404
+                   else "check the JobManager's REST address and its log")
+            if status == 401:
+                fix = "give the user and password as http://USER:PASSWORD@HOST:PORT/..."
+            raise InputError.single(f"GET {address.shown()} answered {status} {reason}", fix,
+                                    path=label)
+        return _json(body, headers, address, label)
+    raise InputError.single(f"GET {address.shown()} redirected more than {MAX_REDIRECTS} "
+                            "times", "give the final address", path=label)
+
+
+def _get(address: Address, label: str, ends: float,
+         ) -> tuple[int, str, dict[str, str], bytes]:
+    connection_type = (http.client.HTTPSConnection if address.scheme == "https"
+                       else http.client.HTTPConnection)
+    connection = connection_type(address.host, address.port, timeout=_left(ends, address,
+                                                                             label))
+    headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
+    if address.authorization:
+        headers["Authorization"] = address.authorization
+    # the status line and headers are read in many small reads, each under the read
+    # timeout: at the deadline the socket is shut, so a dripping server ends there too
+    watchdog = threading.Timer(max(0.0, ends - time.monotonic()), _shut, (connection,))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        connection.request("GET", address.path, headers=headers)
+        response = connection.getresponse()
+        body = bytearray()
+        while True:
+            if connection.sock is not None:
+                connection.sock.settimeout(_left(ends, address, label))
+            chunk = response.read1(CHUNK) if hasattr(response, "read1") else \
+                response.read(CHUNK)
+            if not chunk:
+                if response.length:  # read1 ends at EOF without saying the body was short
+                    raise http.client.IncompleteRead(bytes(body), response.length)
+                break
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise InputError.single(
+                    f"GET {address.shown()} answered more than {MAX_BODY // 2**20} MiB",
+                    "give the JobManager's REST address, or save the job's JSON and give "
+                    "the file", path=label)
+        return (response.status, response.reason,
+                {k.lower(): v for k, v in response.getheaders()}, bytes(body))
+    except InputError:
+        raise
+    except (http.client.HTTPException, OSError, ValueError) as exc:
+        raise _unreachable(address, label, exc, ends) from None
+    finally:
+        watchdog.cancel()
+        connection.close()
+
+
+def _shut(connection: http.client.HTTPConnection) -> None:
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):  # already closed: the read has ended anyway
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _left(ends: float, address: Address, label: str) -> float:
+    left = ends - time.monotonic()
+    if left <= 0:
+        raise InputError.single(f"GET {address.shown()} did not answer in whole within "
+                                f"{DEADLINE:g} s", "check the JobManager and the network "
+                                "to it, or save the job's JSON and give the file",
+                                path=label)
+    return min(left, READ_TIMEOUT)
+
+
+def _unreachable(address: Address, label: str, exc: Exception, ends: float) -> InputError:
+    if time.monotonic() >= ends:
+        try:
+            _left(ends, address, label)
+        except InputError as late:
+            return late
+    what = {http.client.IncompleteRead: "the answer was cut short",
+            http.client.LineTooLong: "a line of the answer is too long",
+            http.client.BadStatusLine: "the answer is not HTTP",
+            http.client.RemoteDisconnected: "the server closed the connection"}
+    reason = next((text for kind, text in what.items() if isinstance(exc, kind)), None)
+    if reason is None:
+        reason = str(getattr(exc, "reason", exc)) or type(exc).__name__
+    return InputError.single(f"cannot reach {address.shown()}: {reason}",
+                             "check the JobManager's REST address (rest.address, "
+                             "rest.port), or save the job JSON and give the file", path=label)
+
+
+def _redirected(address: Address, location: str, label: str) -> Address:
+    target = urllib.parse.urljoin(address.shown(), location)
+    moved = Address.parse(target, label)
+    if (moved.scheme, moved.host, moved.port) != (address.scheme, address.host, address.port):
+        raise InputError.single(f"GET {address.shown()} redirects to {moved.shown()}, "
+                                "another server", "give the JobManager's own REST address",
+                                path=label)
+    return address.at(moved.path)
+
+
+def _json(body: bytes, headers: dict[str, str], address: Address, label: str) -> Any:
+    encoding = headers.get("content-encoding", "identity").strip().lower()
+    try:
+        if encoding not in ("", "identity"):
+            raise ValueError(f"it is {encoding}-compressed, which was not asked for")
+        return json.loads(body.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSON errors too
+        why = "nested too deep" if isinstance(exc, RecursionError) else str(exc)[:200]
+        raise InputError.single(f"GET {address.shown()} did not answer JSON ({why})",
+                                "give the JobManager's REST address (not its web UI proxy)",
+                                path=label) from None
+
+
+def without_credentials(url: str) -> str:
+    """``url`` as it may be shown: ``user:password@`` left out."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, path = rest.partition("/")
+    return f"{scheme}{sep}{authority.rpartition('@')[2]}{slash}{path}"
