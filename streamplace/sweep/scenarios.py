@@ -96,7 +96,7 @@ def expand(sweep: SweepFile, inputs: Inputs,
            stop: StopRequest | None = None) -> list[Scenario]:
     """Every scenario, in a stable order: infrastructure, failure, rate, weights, seed,
     method. A stop request is looked at every thousand scenarios (a million take seconds to
-    list): :class:`ExpansionStopped` then."""
+    list): :class:`ExpansionStopped` at the first thousand after it."""
     axes = sweep.axes
     weights = [full_names(w) for w in axes.weights] if axes.weights else [None]
     out: list[Scenario] = []
@@ -105,8 +105,8 @@ def expand(sweep: SweepFile, inputs: Inputs,
         for failure, scale, w, seed, method in itertools.product(
                 failures, axes.rate_scale, weights, axes.seed, sweep.methods):
             label, nodes, links = failure
-            if stop and len(out) % 1000 == 0:
-                raise ExpansionStopped(stop.signum or 15)
+            if stop and out and len(out) % 1000 == 0:  # a small sweep is listed whole: a
+                raise ExpansionStopped(stop.signum or 15)  # stopped one still reports
             settings = {"v": ID_VERSION, "method": method, "rate_scale": scale,
                         "failure": label, "weights": w, "seed": seed,
                         "infrastructure": [infra_name, inputs.digests.get(infra_name)],

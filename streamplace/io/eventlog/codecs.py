@@ -17,6 +17,7 @@ was readable is kept, and the caller counts the damage.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
@@ -27,8 +28,8 @@ MAX_LINE = 128 << 20   # bytes: a longer line is counted as not an event, never 
 OVERLONG = b"\x00 a line over the length limit"
 """What :func:`lines_of` yields for a line it did not hold: no event parses from it."""
 MAX_BLOCK = 1 << 26    # bytes a compressed block may claim to decode to (lz4-java: 32 MiB)
-ZSTD_FEED = 2048       # compressed bytes per decompress call: a zstd block decodes to at most
-                       # 128 KiB from a few bytes, so one call yields 64 MiB at the very most
+ZSTD_FEED = 256        # compressed bytes per decompress call: a zstd block decodes to at most
+                       # 128 KiB from a few bytes, so one call yields 8 MiB at the very most
 
 Damage = Callable[[str], None]
 
@@ -59,7 +60,8 @@ def decoded_chunks(stream: BinaryIO, codec: str | None, on_damage: Damage) -> It
 
 
 def lines_of(chunks: Iterator[bytes], max_line: int | None = None) -> Iterator[bytes]:
-    """Split decoded chunks into lines; a last line without newline is yielded as is. The
+    """Split decoded chunks into lines, empty ones left out; a last line without newline is
+    yielded as is. The
     pieces of a line are joined once it ends (linear in its length, however many chunks it
     spans); a line over ``max_line`` bytes is dropped as it comes and :data:`OVERLONG`
     stands for it.
@@ -78,12 +80,20 @@ def lines_of(chunks: Iterator[bytes], max_line: int | None = None) -> Iterator[b
             continue
         parts = chunk.split(b"\n")
         last = parts.pop()
-        for part in parts:
-            if overlong or held + len(part) > max_line:
+        if parts:  # the first part ends the line the chunks before began
+            first = parts[0]
+            if overlong or held + len(first) > max_line:
                 yield OVERLONG
-            else:
-                yield b"".join([*pending, part]) if pending else part
+            elif pending:
+                yield b"".join([*pending, first])
+            elif first:
+                yield first
             pending, held, overlong = [], 0, False
+            rest = itertools.islice(parts, 1, None)
+            if len(chunk) <= max_line:  # whole lines of this chunk: none over the limit
+                yield from filter(None, rest)  # empty lines hold no event: left out
+            else:
+                yield from (p if len(p) <= max_line else OVERLONG for p in rest if p)
         if overlong or held + len(last) > max_line:
             pending, held, overlong = [], 0, True
         elif last:
