@@ -163,19 +163,19 @@ def _shut(connection: http.client.HTTPConnection) -> None:
 def _left(ends: float, address: Address, label: str) -> float:
     left = ends - time.monotonic()
     if left <= 0:
-        raise InputError.single(f"GET {address.shown()} did not answer in whole within "
-                                f"{DEADLINE:g} s", "check the JobManager and the network "
-                                "to it, or save the job's JSON and give the file",
-                                path=label)
+        raise _late(address, label)
     return min(left, READ_TIMEOUT)
 
 
+def _late(address: Address, label: str) -> InputError:
+    return InputError.single(f"GET {address.shown()} did not answer in whole within "
+                             f"{DEADLINE:g} s", "check the JobManager and the network to it, "
+                             "or save the job's JSON and give the file", path=label)
+
+
 def _unreachable(address: Address, label: str, exc: Exception, ends: float) -> InputError:
-    if time.monotonic() >= ends:
-        try:
-            _left(ends, address, label)
-        except InputError as late:
-            return late
+    if time.monotonic() >= ends:  # the watchdog shut the socket: the deadline, not the server
+        return _late(address, label)
     what = {http.client.IncompleteRead: "the answer was cut short",
             http.client.LineTooLong: "a line of the answer is too long",
             http.client.BadStatusLine: "the answer is not HTTP",

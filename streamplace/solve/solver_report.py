@@ -10,7 +10,7 @@ shown in the solve summary; it reads like a mapping, so ``report["rounds"]`` wor
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
@@ -32,13 +32,6 @@ class ModelSize:
         if self.rows_by_family:
             out["rows_by_family"] = dict(self.rows_by_family)
         return out
-
-
-FIELD_KEYS = frozenset({
-    "name", "version", "seconds", "load_seconds", "model_status", "mip_start", "nodes", "seed",
-    "options", "build_seconds", "size", "counters", "variables", "integer_variables",
-    "constraints", "nonzeros", "rows_by_family"})
-"""What :meth:`SolverReport.to_json` writes from the report's own fields."""
 
 
 @dataclass(frozen=True)
@@ -103,3 +96,9 @@ class SolverReport(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.to_json())
+
+
+FIELD_KEYS = frozenset(f.name for f in fields(SolverReport)) | \
+    frozenset(f.name for f in fields(ModelSize))
+"""What :meth:`SolverReport.to_json` may write from the report's own fields (a model's size
+is written flat): no counter may take one of these names."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any
 
 import numpy as np
 
@@ -170,7 +169,3 @@ class PersistentModel:
         """Every improving solution of the last MIP solve (with the option
         ``mip_improving_solution_save``), the best last."""
         return [np.array(solution.col_value) for solution in self._h.getSavedMipSolutions()]
-
-    def raw(self) -> Any:
-        """The backend's own object, for the backend's tests and benches only."""
-        return self._h
