@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .standalone import Daemon, stop_all
 
-JOB_SOURCE = Path(__file__).parent / "flink_job" / "PacedJob.java"
+JOB_SOURCES = Path(__file__).parent / "flink_job"  # PacedJob.java, LoadedJob.java
 PARTS = ("bin", "conf", "lib", "opt", "plugins")
 REQUEST_TIMEOUT = 30
 RATE = 50  # records per second per source subtask: light enough for a busy machine
@@ -88,7 +88,7 @@ def job_jar(home: Path, work: Path) -> Path:
     classes = work / "classes"
     classes.mkdir(parents=True, exist_ok=True)
     subprocess.run(["javac", "-cp", str(home / "lib" / "*"), "-d", str(classes),
-                    str(JOB_SOURCE)], check=True, timeout=300)
+                    *map(str, sorted(JOB_SOURCES.glob("*.java")))], check=True, timeout=300)
     jar = work / "paced.jar"
     subprocess.run(["jar", "cf", str(jar), "-C", str(classes), "."], check=True, timeout=300)
     return jar
@@ -111,11 +111,11 @@ class FlinkCluster:
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
             return int(response.status)
 
-    def run(self, *flags: str) -> str:
-        """Submit the paced job detached with ``flink run``; its JobID."""
+    def run(self, *flags: str, job: str = "PacedJob", args: tuple[str, ...] = (str(RATE),)) -> str:
+        """Submit ``job`` (the paced job) detached with ``flink run``; its JobID."""
         done = subprocess.run(
             [str(self.home / "bin" / "flink"), "run", "-m", self.rest.removeprefix("http://"),
-             "-d", *flags, "-c", "PacedJob", str(self.jar), str(RATE)],
+             "-d", *flags, "-c", job, str(self.jar), *args],
             env=_env(self.conf), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout.split("JobID")[-1].split()[0]

@@ -3,20 +3,27 @@ from a running Flink job, live over its REST API or from a snapshot saved earlie
 
 from __future__ import annotations
 
-from typing import Annotated
+import math
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.markup import escape
 
+from streamplace.cli import options as opts
 from streamplace.cli.args import FormatOpt, JsonOpt, OutputOpt, QuietOpt
 from streamplace.cli.console import handle_errors
-from streamplace.cli.emit import Emission, check_outputs, emit
+from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
+from streamplace.cli.flink_args import SourceRateOpt, WindowOpt, parse_rates, read_job
+from streamplace.cli.opening import open_inputs
+from streamplace.errors import InputError
 from streamplace.io.engines.flink_documents import documents
-from streamplace.io.engines.flink_observe import observe
-from streamplace.io.engines.flink_rest import fetch_snapshot
-from streamplace.io.http import is_url, without_credentials
-from streamplace.io.loader import load_path
+from streamplace.io.engines.flink_drift import TOLERANCE, drift
+from streamplace.io.http import is_url
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.io.writers import dumps, format_for
+from streamplace.model.application import Application
+from streamplace.model.plan import Plan
 
 
 @handle_errors
@@ -34,21 +41,49 @@ def observe_command(
     save: Annotated[str | None, typer.Option(
         "--save", help="Save what the REST API answered here (JSON), to observe again "
                        "offline.")] = None,
+    window: WindowOpt = None, source_rate: SourceRateOpt = None,
+    against: Annotated[str | None, typer.Option(
+        "--against", help="A plan the job runs: compare what the model predicted with what "
+                          "the job does (needs --application and --infrastructure); exit 1 "
+                          "when the job breaks a promise of the plan.")] = None,
+    application: Annotated[str | None, typer.Option(
+        "--application", help="With --against: the application the plan was made "
+                              "from.")] = None,
+    infrastructure: Annotated[str | None, typer.Option(
+        "--infrastructure", help="With --against: the infrastructure the plan was made "
+                                 "for.")] = None,
+    tolerance: Annotated[float, typer.Option(
+        "--tolerance", help="With --against: how far a share (utilisation, busy) may be off, "
+                            "and by what fraction a rate may be.")] = TOLERANCE,
     format_: FormatOpt = None, json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Observe: an application (and infrastructure skeleton, current plan) from a running
-    Flink job."""
-    from streamplace.cli.views.observe import render_observation
+    Flink job; with --against, the plan's predictions held to what the job does."""
+    from streamplace.cli.views.observe import render_drift, render_observation
 
     live = is_url(job)
-    check_outputs([output, infrastructure_out, plan_out, save], [None if live else job], json_)
-    snapshot = fetch_snapshot(job) if live else load_path(job)[0]
-    obs = observe(snapshot, without_credentials(job) if live else job)
+    check_outputs([output, infrastructure_out, plan_out, save],
+                  [None if live else job, against, application, infrastructure], json_)
+    rates = parse_rates(source_rate)
+    held = _against(against, application, infrastructure, tolerance)
+    snapshot, obs = read_job(job, window, rates)
     docs = documents(obs)
     requested = format_.value if format_ else None
-    emission = Emission(document={"status": "ok", **docs, "report": obs.report()},
-                        show=lambda c: render_observation(c, obs),
-                        warnings=list(obs.warnings))
+    report: dict[str, Any] = {"status": "ok", **docs, "report": obs.report()}
+    found = None
+    if held is not None:
+        found = drift(obs, held[0], held[1], against or "--against", tolerance)
+        report["drift"] = found.to_json()
+
+    def show(con: Console) -> None:
+        render_observation(con, obs)
+        if found is not None:
+            render_drift(con, found)
+
+    emission = Emission(document=report, show=show, warnings=list(obs.warnings))
+    if found is not None and found.broken:
+        emission.code = EXIT_NO
+        emission.verdict = [f"[bold red]drift:[/] {escape(b)}" for b in found.broken]
     if save:
         emission.outputs.append(Output(save, dumps(snapshot, "json")))
         emission.notes.append(f"snapshot saved to {save}")
@@ -63,4 +98,26 @@ def observe_command(
         if output and output != STDOUT:
             emission.notes.append(f"application written to {output}")
     emit(emission, json_=json_, quiet=quiet)
+
+
+def _against(plan: str | None, application: str | None, infrastructure: str | None,
+             tolerance: float) -> tuple[Application, Plan] | None:
+    """The application and plan to hold the job to, read before the job is."""
+    given = {"--application": application, "--infrastructure": infrastructure}
+    if plan is None:
+        extra = [k for k, v in given.items() if v is not None]
+        if extra:
+            raise InputError.single(f"{extra[0]} is read only with --against",
+                                    "add --against PLAN, or drop it", path=extra[0])
+        return None
+    missing = [k for k, v in given.items() if v is None]
+    if missing:
+        raise InputError.single(f"--against needs {' and '.join(missing)}", "give the "
+                                "application and infrastructure the plan was made from",
+                                path=missing[0])
+    if not (math.isfinite(tolerance) and 0 < tolerance < 1):
+        raise InputError.single(f"--tolerance {tolerance:g} is not in (0, 1)",
+                                "give e.g. 0.1", path="--tolerance")
+    opened = open_inputs(application or "", infrastructure or "")
+    return opened.app, opts.read_plan(plan, opened.app, opened.infra)
 

@@ -93,7 +93,7 @@ def get_json(address: Address, label: str, deadline: float | None = None) -> Any
     """``GET`` ``address`` and the JSON it answers, within the total deadline."""
     ends = time.monotonic() + (DEADLINE if deadline is None else deadline)
     for _ in range(MAX_REDIRECTS + 1):
-        status, reason, headers, body = _get(address, label, ends)
+        status, reason, headers, body = _request("GET", address, label, ends)
         if status in (301, 302, 303, 307, 308):
             address = _redirected(address, headers.get("location", ""), label)
             continue
@@ -109,13 +109,29 @@ def get_json(address: Address, label: str, deadline: float | None = None) -> Any
                             "times", "give the final address", path=label)
 
 
-def _get(address: Address, label: str, ends: float,
-         ) -> tuple[int, str, dict[str, str], bytes]:
+def put_json(address: Address, document: Any, label: str) -> tuple[int, str, Any]:
+    """``PUT`` ``document`` as JSON to ``address``, within the total deadline: the status,
+    its reason and the JSON answered (None when the body is empty or not JSON). Redirects
+    are not followed: a change is sent once, to the address given."""
+    ends = time.monotonic() + DEADLINE
+    status, reason, headers, body = _request("PUT", address, label, ends,
+                                             json.dumps(document).encode())
+    try:
+        answer = _json(body, headers, address, label) if body.strip() else None
+    except InputError:
+        answer = None
+    return status, reason, answer
+
+
+def _request(method: str, address: Address, label: str, ends: float, data: bytes | None = None,
+             ) -> tuple[int, str, dict[str, str], bytes]:
     connection_type = (http.client.HTTPSConnection if address.scheme == "https"
                        else http.client.HTTPConnection)
     connection = connection_type(address.host, address.port, timeout=_left(ends, address,
                                                                              label))
     headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
     if address.authorization:
         headers["Authorization"] = address.authorization
     # the status line and headers are read in many small reads, each under the read
@@ -124,12 +140,12 @@ def _get(address: Address, label: str, ends: float,
     watchdog.daemon = True
     watchdog.start()
     try:
-        connection.request("GET", address.path, headers=headers)
+        connection.request(method, address.path, body=data, headers=headers)
         response = connection.getresponse()
         body = bytearray()
         while True:
             if connection.sock is not None:
-                connection.sock.settimeout(_left(ends, address, label))
+                connection.sock.settimeout(_left(ends, address, label, method))
             chunk = response.read1(CHUNK) if hasattr(response, "read1") else \
                 response.read(CHUNK)
             if not chunk:
@@ -139,7 +155,7 @@ def _get(address: Address, label: str, ends: float,
             body += chunk
             if len(body) > MAX_BODY:
                 raise InputError.single(
-                    f"GET {address.shown()} answered more than {MAX_BODY // 2**20} MiB",
+                    f"{method} {address.shown()} answered more than {MAX_BODY // 2**20} MiB",
                     "give the JobManager's REST address, or save the job's JSON and give "
                     "the file", path=label)
         return (response.status, response.reason,
@@ -147,7 +163,7 @@ def _get(address: Address, label: str, ends: float,
     except InputError:
         raise
     except (http.client.HTTPException, OSError, ValueError) as exc:
-        raise _unreachable(address, label, exc, ends) from None
+        raise _unreachable(address, label, exc, ends, method) from None
     finally:
         watchdog.cancel()
         connection.close()
@@ -160,22 +176,23 @@ def _shut(connection: http.client.HTTPConnection) -> None:
             sock.shutdown(socket.SHUT_RDWR)
 
 
-def _left(ends: float, address: Address, label: str) -> float:
+def _left(ends: float, address: Address, label: str, method: str = "GET") -> float:
     left = ends - time.monotonic()
     if left <= 0:
-        raise _late(address, label)
+        raise _late(address, label, method)
     return min(left, READ_TIMEOUT)
 
 
-def _late(address: Address, label: str) -> InputError:
-    return InputError.single(f"GET {address.shown()} did not answer in whole within "
+def _late(address: Address, label: str, method: str = "GET") -> InputError:
+    return InputError.single(f"{method} {address.shown()} did not answer in whole within "
                              f"{DEADLINE:g} s", "check the JobManager and the network to it, "
                              "or save the job's JSON and give the file", path=label)
 
 
-def _unreachable(address: Address, label: str, exc: Exception, ends: float) -> InputError:
+def _unreachable(address: Address, label: str, exc: Exception, ends: float,
+                 method: str = "GET") -> InputError:
     if time.monotonic() >= ends:  # the watchdog shut the socket: the deadline, not the server
-        return _late(address, label)
+        return _late(address, label, method)
     what = {http.client.IncompleteRead: "the answer was cut short",
             http.client.LineTooLong: "a line of the answer is too long",
             http.client.BadStatusLine: "the answer is not HTTP",

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from streamplace.cli.views.tables import table
+from streamplace.io.engines.flink_drift import Drift
 from streamplace.io.engines.flink_observe import Observation
 
 
@@ -13,7 +14,8 @@ def render_observation(con: Console, obs: Observation) -> None:
     version = f"Flink {obs.version}" if obs.version else "Flink"
     con.print(f"[bold]{escape(obs.job)}[/] ({obs.job_id}, {version}): {len(obs.vertices)} "
               f"vertices, {len(obs.streams)} streams, {len(obs.taskmanagers)} "
-              "TaskManager(s); rates are Flink's 60 s meters")
+              "TaskManager(s); " + (f"rates are counters over {obs.window:.0f} s"
+                                    if obs.window else "rates are Flink's 60 s meters"))
     ops = table(con, "Operators (service rate: records per second of busy time, per replica)",
                 "operator", "name", "parallelism", "running", "busy", "records in",
                 "records out", "service rate")
@@ -33,3 +35,29 @@ def render_observation(con: Console, obs: Observation) -> None:
 
 def _rate(value: float | None) -> str:
     return f"{value:.4g}/s" if value is not None else "-"
+
+
+def render_drift(con: Console, drift: Drift) -> None:
+    """Predicted against measured, per operator, then what is off and what is broken."""
+    basis = f"counters over {drift.window:.0f} s" if drift.window else "Flink's 60 s meters"
+    rows = table(con, f"The plan against the running job ({basis}; tolerance "
+                 f"{drift.tolerance:g})", "operator", "subtasks", "utilisation", "busy",
+                 "busiest", "rate (plan)", "rate", "capacity (plan)", "capacity",
+                 "back-pressured")
+    for r in drift.rows:
+        rows.add_row(r.op, f"{r.running} ({r.planned})" if r.running != r.planned
+                     else str(r.running), _share(r.predicted_utilization), _share(r.busy),
+                     _share(r.busy_max), _rate(r.predicted_rate), _rate(r.rate),
+                     _rate(r.capacity), _rate(r.true_capacity), f"{r.pressed:.0%}")
+    con.print(rows)
+    con.print(f"source {_rate(drift.source_rate)} (plan {_rate(drift.predicted_source_rate)}), "
+              f"sink {_rate(drift.sink_rate)} (plan {_rate(drift.predicted_sink_rate)})")
+    for r in drift.rows:
+        for why in r.off:
+            con.print(f"[yellow]off:[/] {r.op}: {escape(why)}")
+    for note in drift.notes:
+        con.print(f"note: {escape(note)}")
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"

@@ -34,6 +34,7 @@ from streamplace.io.engines.flink_values import (
     totals,
     unique_id,
 )
+from streamplace.io.engines.flink_window import Window, vertex_window
 
 METER_SECONDS = 75.0
 """How long a vertex runs before its meters hold a full window: Flink's MeterView averages
@@ -57,6 +58,16 @@ class ObservedVertex:
     placed: dict[str, int]       # TaskManager id: subtasks there
     service_rate: float | None = None
     busy: float | None = None    # share of time busy, averaged over subtasks
+    window: Window | None = None  # over a window (observe --window), else None
+
+    @property
+    def pressed(self) -> float:
+        """Share of time back-pressured, averaged over subtasks."""
+        return self.meters.get("backPressuredTimeMsPerSecond", (0.0, 0.0))[1] / 1000
+
+    @property
+    def source(self) -> bool:
+        return not self.inputs
 
     def meter(self, name: str) -> float | None:
         return self.meters[name][0] if name in self.meters else None
@@ -82,14 +93,17 @@ class Observation:
     streams: list[ObservedStream]
     taskmanagers: list[dict[str, Any]]
     warnings: list[str] = field(default_factory=list)
+    window: float | None = None  # seconds, when read over a window (observe --window)
 
     def report(self) -> dict[str, Any]:
         """The ``report`` of ``observe --json`` (docs/cli.md)."""
         return {"job": self.job, "job_id": self.job_id, "flink_version": self.version,
-                "address": self.address, "taken": self.taken,
+                "address": self.address, "taken": self.taken, "window": self.window,
                 "vertices": [{"operator": v.op, "vertex": v.id, "name": v.name,
                               "parallelism": v.parallelism, "seconds": v.seconds,
-                              "busy": v.busy, "service_rate": v.service_rate,
+                              "busy": v.busy, "busy_max": max(v.window.busy) if v.window
+                              else None, "backpressured": v.pressed,
+                              "service_rate": v.service_rate,
                               "records_in_per_second": v.meter("numRecordsInPerSecond"),
                               "records_out_per_second": v.meter("numRecordsOutPerSecond")}
                              for v in self.vertices],
@@ -145,11 +159,35 @@ def observe(snapshot: Any, file: str) -> Observation:
         obs.warnings.append(f"the job has {len(groups)} slot-sharing groups, which split a "
                             "TaskManager's slots between them: the skeleton gives every "
                             "operator all of them; lower its slots.* to what each may use")
+    before = snapshot.get("before")
+    if isinstance(before, dict):
+        obs.window = _windowed(vertices, before, details)
     for v in vertices:
         _service(v, obs.warnings)
     obs.streams = _streams(vertices, obs.warnings)
-    _age(vertices, obs.warnings)
+    if obs.window is None:
+        _age(vertices, obs.warnings)
     return obs
+
+
+def _windowed(vertices: list[ObservedVertex], before: dict[str, Any],
+              details: dict[str, Any]) -> float:
+    """Every vertex's counters and shares over the window (flink_window), put where the
+    meters and the life-long counters were: the rest of the reading is the same."""
+    earlier = before.get("vertices")
+    earlier = earlier if isinstance(earlier, dict) else {}
+    for v in vertices:
+        w = vertex_window(v.name, earlier.get(v.id), details.get(v.id))
+        p = len(w.busy)
+        rates = {"numRecordsInPerSecond": w.rate("read-records"),
+                 "numRecordsOutPerSecond": w.rate("write-records"),
+                 "busyTimeMsPerSecond": 1000 * sum(w.busy) / p,
+                 "backPressuredTimeMsPerSecond": 1000 * sum(w.pressed) / p}
+        v.meters = {k: (r if k.startswith("num") else r * p, r / p if k.startswith("num")
+                        else r) for k, r in rates.items()}
+        v.totals = {**w.counts, "accumulated-busy-time": w.busy_ms}
+        v.window = w
+    return sum(v.window.seconds for v in vertices if v.window) / max(1, len(vertices))
 
 
 def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, Any],
@@ -200,7 +238,9 @@ def _service(v: ObservedVertex, warnings: list[str]) -> None:
     source = not v.inputs
     records = v.totals.get("write-records" if source else "read-records", 0.0)
     busy_ms = v.totals.get("accumulated-busy-time", 0.0)
-    if "busyTimeMsPerSecond" in v.meters:  # now, rather than over the vertex's life
+    if v.window is not None:
+        v.busy = sum(v.window.busy) / len(v.window.busy)
+    elif "busyTimeMsPerSecond" in v.meters:  # now, rather than over the vertex's life
         v.busy = v.meters["busyTimeMsPerSecond"][1] / 1000
     elif v.seconds and busy_ms > 0:
         v.busy = busy_ms / 1000 / v.parallelism / v.seconds
@@ -216,7 +256,7 @@ def _service(v: ObservedVertex, warnings: list[str]) -> None:
     elif v.busy is not None and v.busy >= SATURATED:
         warnings.append(f"vertex {v.name!r} is busy {v.busy:.0%} of the time: it runs at its "
                         "capacity, and a plan that keeps its load needs more replicas")
-    pressed = v.meters.get("backPressuredTimeMsPerSecond", (0.0, 0.0))[1] / 1000
+    pressed = v.pressed
     if pressed >= PRESSED:
         warnings.append(f"vertex {v.name!r} is back-pressured {pressed:.0%} of the time: the "
                         "rates are what the job let through, below what its sources offer")

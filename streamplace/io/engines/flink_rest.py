@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import datetime
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +77,36 @@ def fetch_snapshot(url: str, label: str = "JOB") -> dict[str, Any]:
         "metrics": {vid: get_json(address.at(
             f"{prefix}/{vid}/subtasks/metrics?get={','.join(METERS)}"), label) for vid in ids},
         "taskmanagers": get_json(address.at(f"{base}/taskmanagers"), label)}
+
+
+STALE_SECONDS = 15.0
+"""How long past the window a second reading may wait for Flink's metrics to move: the
+JobManager fetches them every ``metrics.fetcher.update-interval`` (10 s by default)."""
+
+
+def fetch_window(url: str, seconds: float, label: str = "JOB",
+                 wait: Callable[[float], None] = time.sleep) -> dict[str, Any]:
+    """Two snapshots ``seconds`` apart, the first under ``before``: the accumulated counters
+    differenced over the window are exact, where Flink's 60 s meters read a stretched
+    window on a loaded machine. The second is read again, a second apart, until its
+    counters have moved (the JobManager's metric cache), for at most STALE_SECONDS."""
+    first = fetch_snapshot(url, label)
+    wait(seconds)
+    second = fetch_snapshot(url, label)
+    waited = 0.0
+    while _counters(second) == _counters(first) and waited < STALE_SECONDS:
+        wait(1.0)
+        waited += 1.0
+        second = fetch_snapshot(url, label)
+    second["before"] = {k: first[k] for k in ("taken", "job", "vertices")}
+    return second
+
+
+def _counters(snapshot: dict[str, Any]) -> list[Any]:
+    job = snapshot.get("job")
+    vertices = job.get("vertices") if isinstance(job, dict) else None
+    return [v.get("metrics") for v in vertices if isinstance(v, dict)] \
+        if isinstance(vertices, list) else []
 
 
 def _split(url: str, label: str) -> tuple[Address, str, str]:

@@ -1,0 +1,63 @@
+"""The load a job's sources offer, where the user knows it (``--source-rate OP=RATE``).
+
+Under backpressure a job lets through less than its sources offer, and the rates observed
+are that lower bound: a plan made from them removes the bottleneck seen, and the next one
+shows up at the next step. Given the offered rate of a source, every stream downstream of
+it is scaled by what its producer now takes in against what it took in, so each operator
+keeps the selectivity it showed (records out per record in), and one step suffices.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from streamplace.errors import InputError, Problem
+from streamplace.io.engines.flink_observe import Observation
+
+
+def offer(obs: Observation, rates: dict[str, float], label: str = "--source-rate") -> None:
+    """Scale ``obs``'s streams to the sources' offered ``rates`` (operator id or vertex
+    name: records per second, over all of the source's subtasks)."""
+    by_key = {v.op: v for v in obs.vertices} | {v.name: v for v in obs.vertices}
+    sources = [v.op for v in obs.vertices if v.source]
+    factor: dict[str, float] = {}
+    problems = []
+    for key, rate in rates.items():
+        v = by_key.get(key)
+        if v is None or not v.source:
+            what = "is not an operator of the job" if v is None else "is not a source"
+            problems.append(Problem(f"{key!r} {what}", f"name a source: {', '.join(sources)}",
+                                    path=label))
+            continue
+        sent = v.meter("numRecordsOutPerSecond")
+        if not sent:
+            problems.append(Problem(f"source {key!r} sent no records in what was observed, "
+                                    "so its streams cannot be scaled",
+                                    "observe it while it runs", path=label))
+            continue
+        factor[v.op] = rate / sent
+    if problems:
+        raise InputError(problems)
+    taken_before: dict[str, float] = defaultdict(float)
+    for s in obs.streams:
+        taken_before[s.target] += s.rate
+    for op in _topological(obs):
+        if op not in factor:
+            now = sum(s.rate * factor.get(s.source, 1.0) for s in obs.streams
+                      if s.target == op)
+            factor[op] = now / taken_before[op] if taken_before[op] > 0 else 1.0
+    for s in obs.streams:
+        if factor.get(s.source, 1.0) != 1.0:
+            s.rate *= factor[s.source]
+            s.basis += f", scaled to the offered load (x{factor[s.source]:.3g})"
+
+
+def _topological(obs: Observation) -> list[str]:
+    inputs = {v.op: {s.source for s in obs.streams if s.target == v.op} for v in obs.vertices}
+    order: list[str] = []
+    while len(order) < len(inputs):
+        ready = [op for op, needs in inputs.items() if op not in order and needs <= set(order)]
+        if not ready:  # a cycle: Flink's job graphs have none; keep what is ordered
+            break
+        order += ready
+    return order
