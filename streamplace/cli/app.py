@@ -20,7 +20,8 @@ COMMANDS = {  # name: (module, function); a command's module is imported when it
     "export": ("export", "export_command"), "sweep": ("sweep", "sweep_command"),
     "render": ("render", "render_command"), "report": ("report", "report_command"),
     "extract": ("extract", "extract_command"),
-    "observe": ("observe", "observe_command"), "schema": ("listing", "schema_command"),
+    "observe": ("observe", "observe_command"), "apply": ("apply", "apply_command"),
+    "autoscale": ("autoscale", "autoscale_command"), "schema": ("listing", "schema_command"),
     "methods": ("listing", "methods_command"),
 }
 

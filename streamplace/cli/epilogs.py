@@ -22,6 +22,10 @@ EXAMPLES = {
                "infra.yaml --nodes 2 --cores 4",
     "observe": "streamplace observe samples/flink/paced-snapshot.json -o app.yaml "
                "--infrastructure-out infra.yaml --plan-out current.yaml",
+    "apply": "streamplace apply app.yaml infra.yaml plan.yaml "
+             "http://localhost:8081/jobs/JOBID --dry-run",
+    "autoscale": "streamplace autoscale http://localhost:8081/jobs/JOBID --yes "
+                 "--metrics-window 30 --max-steps 5",
     "schema": "streamplace schema plan > plan.schema.json",
     "methods": "streamplace methods --json",
 }
@@ -33,7 +37,11 @@ _ANSWERS = {  # a command's own codes besides 0, 2 and the signals
     "export": "1 refused (with --strict: the plan violates a constraint)",
     "explain": "",
     "sweep": "",
-    "observe": "3 Flink reports no rates for the job yet",
+    "observe": "1 the job breaks a promise of the plan (with --against), 3 Flink reports "
+               "no rates for the job yet, or it restarted during --window",
+    "apply": "1 the plan breaks a constraint, 3 the job did not get to run the plan (too "
+             "few slots, it failed, or --wait passed)",
+    "autoscale": "3 a rescale did not take effect",
 }
 
 

@@ -284,3 +284,10 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
             if found is not None:
                 return found
     return None
+
+
+def plan_from(data: Any, name: str, app: Application, infra: Infrastructure) -> Plan:
+    """A plan document made in memory (e.g. observed), checked as a file would be."""
+    plan = build_document(Plan, data, SourceMap(name))
+    _raise_if(check_plan(plan, app, infra))
+    return plan

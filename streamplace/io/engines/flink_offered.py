@@ -9,8 +9,6 @@ keeps the selectivity it showed (records out per record in), and one step suffic
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from streamplace.errors import InputError, Problem
 from streamplace.io.engines.flink_observe import Observation
 
@@ -20,7 +18,7 @@ def offer(obs: Observation, rates: dict[str, float], label: str = "--source-rate
     name: records per second, over all of the source's subtasks)."""
     by_key = {v.op: v for v in obs.vertices} | {v.name: v for v in obs.vertices}
     sources = [v.op for v in obs.vertices if v.source]
-    factor: dict[str, float] = {}
+    offered: dict[str, float] = {}
     problems = []
     for key, rate in rates.items():
         v = by_key.get(key)
@@ -29,23 +27,22 @@ def offer(obs: Observation, rates: dict[str, float], label: str = "--source-rate
             problems.append(Problem(f"{key!r} {what}", f"name a source: {', '.join(sources)}",
                                     path=label))
             continue
-        sent = v.meter("numRecordsOutPerSecond")
-        if not sent:
+        if not sum(s.rate for s in obs.streams if s.source == v.op):
             problems.append(Problem(f"source {key!r} sent no records in what was observed, "
                                     "so its streams cannot be scaled",
                                     "observe it while it runs", path=label))
             continue
-        factor[v.op] = rate / sent
+        offered[v.op] = rate
     if problems:
         raise InputError(problems)
-    taken_before: dict[str, float] = defaultdict(float)
-    for s in obs.streams:
-        taken_before[s.target] += s.rate
+    factor: dict[str, float] = {}
     for op in _topological(obs):
-        if op not in factor:
-            now = sum(s.rate * factor.get(s.source, 1.0) for s in obs.streams
-                      if s.target == op)
-            factor[op] = now / taken_before[op] if taken_before[op] > 0 else 1.0
+        if op in offered:  # its streams share the offered rate as they shared what it sent
+            factor[op] = offered[op] / sum(s.rate for s in obs.streams if s.source == op)
+            continue
+        taken = sum(s.rate for s in obs.streams if s.target == op)
+        now = sum(s.rate * factor.get(s.source, 1.0) for s in obs.streams if s.target == op)
+        factor[op] = now / taken if taken > 0 else 1.0
     for s in obs.streams:
         if factor.get(s.source, 1.0) != 1.0:
             s.rate *= factor[s.source]

@@ -37,7 +37,7 @@ class FlinkJob:
 
 def fetch_job(url: str, label: str = "--flink-job") -> FlinkJob:
     """The job at ``url`` (``http://HOST:PORT/jobs/JOBID``) and its cluster's version."""
-    address, base, jid = _split(url, label)
+    address, base, jid = split_job_url(url, label)
     job = get_json(address.at(f"{base}/jobs/{jid}"), label)
     config = get_json(address.at(f"{base}/config"), label)
     return FlinkJob(job, version_of(config))
@@ -59,7 +59,7 @@ def version_of(config: Any) -> str | None:
 def fetch_snapshot(url: str, label: str = "JOB") -> dict[str, Any]:
     """Every answer ``observe`` reads, verbatim, under the name of the call that gave it:
     ``config``, ``job``, ``vertices`` and ``metrics`` (per vertex id), ``taskmanagers``."""
-    address, base, jid = _split(url, label)
+    address, base, jid = split_job_url(url, label)
     job = get_json(address.at(f"{base}/jobs/{jid}"), label)
     ids = [v["id"] for v in job.get("vertices", []) if isinstance(v, dict)
            and isinstance(v.get("id"), str)] if isinstance(job, dict) else []
@@ -86,30 +86,53 @@ JobManager fetches them every ``metrics.fetcher.update-interval`` (10 s by defau
 
 def fetch_window(url: str, seconds: float, label: str = "JOB",
                  wait: Callable[[float], None] = time.sleep) -> dict[str, Any]:
-    """Two snapshots ``seconds`` apart, the first under ``before``: the accumulated counters
-    differenced over the window are exact, where Flink's 60 s meters read a stretched
-    window on a loaded machine. The second is read again, a second apart, until its
-    counters have moved (the JobManager's metric cache), for at most STALE_SECONDS."""
-    first = fetch_snapshot(url, label)
+    """Two snapshots about ``seconds`` apart, the first under ``before``: the accumulated
+    counters differenced over the window are exact, where Flink's 60 s meters read a
+    stretched window on a loaded machine.
+
+    The JobManager answers from a metric cache that a request refreshes in the background
+    (at most every ``metrics.fetcher.update-interval``): each end of the window is read
+    again until its counters have moved, so that it holds what the subtasks counted after
+    that end began, for at most STALE_SECONDS each."""
+    first = _fresh(url, label, wait)
     wait(seconds)
-    second = fetch_snapshot(url, label)
-    waited = 0.0
-    while _counters(second) == _counters(first) and waited < STALE_SECONDS:
-        wait(1.0)
-        waited += 1.0
-        second = fetch_snapshot(url, label)
+    second = _fresh(url, label, wait)
     second["before"] = {k: first[k] for k in ("taken", "job", "vertices")}
     return second
 
 
-def _counters(snapshot: dict[str, Any]) -> list[Any]:
-    job = snapshot.get("job")
-    vertices = job.get("vertices") if isinstance(job, dict) else None
-    return [v.get("metrics") for v in vertices if isinstance(v, dict)] \
-        if isinstance(vertices, list) else []
+def _fresh(url: str, label: str, wait: Callable[[float], None]) -> dict[str, Any]:
+    asked = fetch_snapshot(url, label)
+    waited = 0.0
+    while waited < STALE_SECONDS:
+        wait(0.5)
+        waited += 0.5
+        answer = fetch_snapshot(url, label)
+        if _moved(asked, answer):
+            return answer
+    return asked
 
 
-def _split(url: str, label: str) -> tuple[Address, str, str]:
+def _moved(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Whether every vertex's subtasks counted more time in ``second``: each vertex's
+    metrics reach the JobManager's cache on their own."""
+    before, after = _times(first), _times(second)
+    return bool(after) and all(after[vid] > before.get(vid, 0.0) for vid in after)
+
+
+def _times(snapshot: dict[str, Any]) -> dict[str, float]:
+    out = {}
+    for vid, details in snapshot["vertices"].items():
+        subtasks = details.get("subtasks") if isinstance(details, dict) else None
+        out[vid] = sum(float(s.get("metrics", {}).get(k) or 0.0) for s in subtasks or []
+                       if isinstance(s, dict) and isinstance(s.get("metrics"), dict)
+                       for k in ("accumulated-busy-time", "accumulated-idle-time",
+                                 "accumulated-backpressured-time")
+                       if isinstance(s["metrics"].get(k), int | float))
+    return out
+
+
+def split_job_url(url: str, label: str) -> tuple[Address, str, str]:
     """The address (credentials kept apart), the REST API's base path and the job id."""
     address = Address.parse(url, label)
     found = JOB_PATH.fullmatch(address.path)

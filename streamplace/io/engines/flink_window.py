@@ -48,7 +48,10 @@ def vertex_window(name: str, before: Any, after: Any) -> Window:
     for index, end in second.items():
         start = first[index]
         deltas = {k: end.get(k, 0.0) - start.get(k, 0.0) for k in (*TIMES, *COUNTS)}
-        if any(d < 0 for d in deltas.values()):
+        # Flink counts busy time as what is left of the time run, so a back-pressured
+        # spell moves from busy to back-pressured when it ends: a share may go back, the
+        # time run and the records may not
+        if sum(deltas[k] for k in TIMES) < 0 or any(deltas[k] < 0 for k in COUNTS):
             raise EngineError(f"the counters of vertex {name!r} went back during the window: "
                               "the job restarted; observe again once it has settled")
         span = sum(deltas[k] for k in TIMES)
@@ -57,10 +60,10 @@ def vertex_window(name: str, before: Any, after: Any) -> Window:
                               "window: the JobManager fetches metrics every "
                               "metrics.fetcher.update-interval (10 s by default); give a "
                               "longer --window")
-        busy.append(deltas["accumulated-busy-time"] / span)
-        pressed.append(deltas["accumulated-backpressured-time"] / span)
+        busy.append(min(1.0, max(0.0, deltas["accumulated-busy-time"] / span)))
+        pressed.append(min(1.0, max(0.0, deltas["accumulated-backpressured-time"] / span)))
         spans.append(span)
-        busy_ms += deltas["accumulated-busy-time"]
+        busy_ms += max(0.0, deltas["accumulated-busy-time"])
         for k in COUNTS:
             counts[k] += deltas[k]
     return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms)

@@ -1,0 +1,146 @@
+"""A running Flink job changed in place (``streamplace apply``): its cluster checked, the
+parallelism of each vertex sent with ``PUT /jobs/:jobid/resource-requirements``, and the
+job watched until every vertex runs it.
+
+Shapes from Flink's REST reference, checked against 1.20.3 and 2.2.1:
+
+- ``GET /config`` answers the cluster's ``flink-version``; ``GET /jobmanager/config`` a list
+  of ``{"key", "value"}``, where ``jobmanager.scheduler`` is ``adaptive`` when the cluster
+  runs the adaptive scheduler (the only one that takes resource requirements; its reactive
+  mode, ``scheduler-mode: reactive``, sizes every vertex to the whole cluster instead);
+- ``GET /overview`` answers ``slots-total`` and ``slots-available``;
+- the PUT answers ``200 {}``, or an error status with ``{"errors": [...]}``. Asked for more
+  slots than the cluster has, the adaptive scheduler keeps the job as it runs.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from streamplace.errors import EngineError, InputError
+from streamplace.io.engines.flink_rest import split_job_url
+from streamplace.io.http import Address, get_json, put_json
+
+POLL = 0.5           # seconds between two readings of the job while it rescales
+WAIT = 120.0         # seconds apply waits, by default, for the job to run the plan
+ADAPTIVE_SINCE = (1, 18)  # lower bounds in resource requirements (FLIP-291 in 1.18)
+ENDED = ("FAILED", "CANCELED", "CANCELLING", "FINISHED", "SUSPENDED")
+
+
+@dataclass(frozen=True)
+class JobAddress:
+    address: Address
+    base: str
+    jid: str
+
+    @classmethod
+    def parse(cls, url: str, label: str = "JOB") -> JobAddress:
+        return cls(*split_job_url(url, label))
+
+    def at(self, path: str) -> Address:
+        return self.address.at(f"{self.base}{path}")
+
+    @property
+    def job(self) -> str:
+        return f"/jobs/{self.jid}"
+
+
+def check_cluster(where: JobAddress, label: str = "JOB") -> str:
+    """The cluster's version, once it is known to take resource requirements: else an
+    InputError (exit 2) with the setting that fixes it."""
+    config = get_json(where.at("/config"), label)
+    version = config.get("flink-version") if isinstance(config, dict) else None
+    if not isinstance(version, str) or not re.match(r"\d+\.\d+", version):
+        raise InputError.single("the cluster does not say its Flink version (GET /config)",
+                                "give the JobManager's REST address", path=label)
+    major, minor = (int(x) for x in version.split(".")[:2])
+    if (major, minor) < ADAPTIVE_SINCE:
+        raise InputError.single(f"Flink {version} cannot change a running job's parallelism "
+                                "with lower bounds", "upgrade to 1.18 or later, or apply the "
+                                "plan by export --to flink and a restart", path=label)
+    listed = get_json(where.at("/jobmanager/config"), label)
+    settings = {e.get("key"): e.get("value") for e in listed if isinstance(e, dict)} \
+        if isinstance(listed, list) else {}
+    scheduler = str(settings.get("jobmanager.scheduler", "default")).strip().lower()
+    if str(settings.get("scheduler-mode", "")).strip().lower() == "reactive":
+        raise InputError.single("the cluster runs the adaptive scheduler in reactive mode, "
+                                "which gives every vertex the whole cluster", "drop "
+                                "scheduler-mode: reactive from the cluster's configuration",
+                                path=label)
+    if scheduler != "adaptive":
+        raise InputError.single(f"the cluster runs the {scheduler} scheduler: only the "
+                                "adaptive one changes a running job's parallelism",
+                                "set jobmanager.scheduler: adaptive in the cluster's "
+                                "config.yaml and restart it", path=label)
+    return version
+
+
+def free_slots(where: JobAddress, running: int, label: str = "JOB") -> int | None:
+    """Slots the job could hold: those free, and those its own widest vertex holds (one
+    slot-sharing group: a slot holds one subtask of every vertex)."""
+    overview = get_json(where.at("/overview"), label)
+    free = overview.get("slots-available") if isinstance(overview, dict) else None
+    return free + running if isinstance(free, int) and free >= 0 else None
+
+
+def put_parallelism(where: JobAddress, body: dict[str, Any], label: str = "JOB") -> None:
+    """Send the resource requirements once; an error answer is an EngineError (exit 3)."""
+    status, reason, answer = put_json(where.at(f"{where.job}/resource-requirements"), body,
+                                      label)
+    if status not in (200, 202):
+        raise EngineError(f"PUT {where.job}/resource-requirements answered {status} "
+                          f"{reason}: {_first_error(answer)}")
+
+
+def running(job: Any) -> dict[str, int]:
+    """Each vertex id's parallelism in the JSON of ``GET /jobs/:jobid``."""
+    return {v["id"]: v["parallelism"] for v in job.get("vertices", [])
+            if isinstance(v, dict) and isinstance(v.get("id"), str)
+            and isinstance(v.get("parallelism"), int)} if isinstance(job, dict) else {}
+
+
+def settled(job: Any, wanted: dict[str, int]) -> bool:
+    return isinstance(job, dict) and job.get("state") == "RUNNING" and \
+        running(job) == wanted and all(isinstance(v, dict) and v.get("status") == "RUNNING"
+                                       for v in job.get("vertices", []))
+
+
+def wait_for(where: JobAddress, wanted: dict[str, int], seconds: float,
+             label: str = "JOB", sleep: Callable[[float], None] = time.sleep) -> Any:
+    """The job's JSON once every vertex runs ``wanted``; an EngineError (exit 3) saying
+    what runs when the job ends or ``seconds`` pass first."""
+    ends = time.monotonic() + seconds
+    while True:
+        job = get_json(where.at(where.job), label)
+        if settled(job, wanted):
+            return job
+        state = job.get("state") if isinstance(job, dict) else None
+        if state in ENDED:
+            raise EngineError(f"the job is {state} while it was rescaled: " + runs(job))
+        if time.monotonic() >= ends:
+            raise EngineError(f"the job does not run the plan {seconds:g} s after the "
+                              f"change was sent: {runs(job)}")
+        sleep(POLL)
+
+
+def runs(job: Any) -> str:
+    """What the job runs, as errors say it."""
+    if not isinstance(job, dict):
+        return "the job's state is unknown"
+    parts = [f"{v.get('name')} {v.get('parallelism')} ({str(v.get('status')).lower()})"
+             for v in job.get("vertices", []) if isinstance(v, dict)]
+    return f"it is {job.get('state')}, running " + ", ".join(parts)
+
+
+def _first_error(answer: Any) -> str:
+    errors = answer.get("errors") if isinstance(answer, dict) else None
+    lines = [str(e) for e in errors] if isinstance(errors, list) else []
+    for line in lines:  # the server's exception, its first line
+        found = re.search(r"Exception on server side:\s*\n?([^\n]+)", line)
+        if found:
+            return found.group(1).strip()[:300]
+    return lines[0][:300] if lines else "no reason given"

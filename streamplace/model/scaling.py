@@ -1,0 +1,71 @@
+"""When a running job is rescaled, and DS2's rule for how far (``autoscale``).
+
+The triggers are the Flink Kubernetes operator autoscaler's: a vertex whose busy share
+leaves ``target ± boundary`` (``job.autoscaler.target.utilization`` and its
+``.boundary``), or one back-pressured. DS2 (Kalavri et al., OSDI '18, eq. 3 as the Flink
+autoscaler applies it) gives each operator ceil(λ / (μ · target)) instances, where μ is the
+true processing rate of one instance (records per second of busy time) and λ the rate it
+must take in; it decides parallelism only, with no placement, cost or availability.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from streamplace.model.application import Application
+from streamplace.model.graph import build_graph
+
+PRESSED = 0.10
+SATURATED = 0.95  # a busy share at which a vertex takes all it can: its queue may grow
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One operator of the running job over the metrics window."""
+
+    op: str
+    parallelism: int
+    busy: float | None
+    pressed: float
+    source: bool
+
+
+def triggers(seen: list[Seen], target: float, boundary: float) -> list[str]:
+    """Why the job should be rescaled; empty when it should be left alone."""
+    out = []
+    for s in seen:
+        if s.pressed >= PRESSED:
+            out.append(f"{s.op} is back-pressured {s.pressed:.0%} of the time")
+        elif s.busy is not None and not s.source and \
+                s.busy > min(target + boundary, SATURATED):
+            out.append(f"{s.op} is busy {s.busy:.2f}, above "
+                       + (f"{target:g} + {boundary:g}" if target + boundary < SATURATED
+                          else f"{SATURATED:g}: at its capacity"))
+        elif s.busy is not None and not s.source and s.busy < target - boundary and \
+                s.parallelism > 1:
+            out.append(f"{s.op} is busy {s.busy:.2f}, below {target:g} - {boundary:g}, on "
+                       f"{s.parallelism} subtasks")
+    return out
+
+
+def ds2(app: Application, current: dict[str, int], target: float) -> dict[str, int]:
+    """Each operator's parallelism by DS2's rule; a source, or an operator without a
+    service rate, keeps its own.
+
+    >>> from streamplace.model.application import Application
+    >>> app = Application.model_validate({"name": "a", "operators": [
+    ...     {"id": "s"}, {"id": "w", "service_rate": 100, "max_replicas": 8}],
+    ...     "streams": [{"from": "s", "to": "w", "rate": 200}]})
+    >>> ds2(app, {"s": 1, "w": 1}, 0.7)
+    {'s': 1, 'w': 3}
+    """
+    graph = build_graph(app)
+    out = {}
+    for op in app.operators:
+        if op.id in graph.sources or op.service_rate is None:
+            out[op.id] = current[op.id]
+            continue
+        wanted = math.ceil(graph.input_rates[op.id] / (op.service_rate * target) - 1e-9)
+        out[op.id] = max(1, min(wanted, op.replica_cap))
+    return out

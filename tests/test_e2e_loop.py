@@ -1,0 +1,190 @@
+"""Closing the loop on real Flink session clusters (1.20 and 2.2 from PyPI): the loaded job
+of tests/flink_job/LoadedJob.java (events offered at RATE/s, work whose subtask takes
+1e6 / WORK_MICROS records/s, a keyed tally, a sink; records of PAYLOAD bytes) starts at
+parallelism 1, back-pressured, and is brought to its target utilisation by observe, solve
+and apply, or by autoscale; the drift check then holds the plan to what the job does.
+
+Every wait is on a condition the cluster reports (a hang guard bounds it); the windows the
+commands read are the job's own counters, so no check depends on this machine's speed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from .flink_cluster import FlinkCluster, flink_cluster
+from .test_e2e_flink import RUN_TIMEOUT, until
+
+pytestmark = pytest.mark.e2e
+
+RATE, WORK_MICROS, PAYLOAD = 200, 10_000, 1000
+TARGET = 0.7
+WINDOW = "10"
+RESULTS = Path(os.environ.get("STREAMPLACE_LOOP_RESULTS", "out"))  # numbers for the docs
+ADAPTIVE = {"jobmanager.scheduler": "adaptive", "taskmanager.numberOfTaskSlots": "4",
+            "metrics.fetcher.update-interval": "1000",
+            # 1.20's names, then 2.x's: rescale at once, as a test needs
+            "jobmanager.adaptive-scheduler.resource-stabilization-timeout": "0 s",
+            "jobmanager.adaptive-scheduler.scaling-interval.min": "0 s",
+            "jobmanager.adaptive-scheduler.submission.resource-stabilization-timeout": "0 s",
+            "jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling": "0 s",
+            "jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout": "1 s"}
+
+
+@pytest.fixture(scope="module", params=["1.20.3", "2.2.1"])
+def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+            ) -> Iterator[FlinkCluster]:
+    with flink_cluster(request.param, tmp_path_factory.mktemp(f"loop-{request.param}"),
+                       ADAPTIVE) as started:
+        yield started
+
+
+def streamplace(*args: str, env: dict[str, str] | None = None,
+                ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "streamplace", *args], capture_output=True,
+                          text=True, timeout=RUN_TIMEOUT, env={**os.environ, **(env or {})})
+
+
+def loaded_job(cluster: FlinkCluster, flag: Path | None = None) -> str:
+    """The loaded job at parallelism 1, once its work vertex holds the source back."""
+    job = cluster.run(job="LoadedJob", args=(str(RATE), str(WORK_MICROS), str(PAYLOAD),
+                                             str(flag or "")))
+
+    def pressed() -> float:
+        source = cluster.get(f"/jobs/{job}")["vertices"][0]["metrics"]
+        return float(source.get("accumulated-backpressured-time", 0))
+
+    assert until(pressed, lambda ms: ms > 0) > 0
+    return job
+
+
+@pytest.fixture
+def job(cluster: FlinkCluster) -> Iterator[str]:
+    started = loaded_job(cluster)
+    yield started
+    cluster.cancel(started)
+
+
+def drift_check(cluster: FlinkCluster, job: str, files: dict[str, Path]) -> dict[str, Any]:
+    done = streamplace("observe", f"{cluster.rest}/jobs/{job}", "--window", WINDOW,
+                       "--against", str(files["plan"]), "--application", str(files["app"]),
+                       "--infrastructure", str(files["infra"]), "--json", "-q")
+    assert done.returncode in (0, 1), done.stderr
+    doc = json.loads(done.stdout)
+    doc["exit"] = done.returncode
+    return doc
+
+
+def assert_converged(drift: dict[str, Any]) -> None:
+    """No vertex back-pressured 10% or more, the sink within 2% of the source, each busy
+    share within 0.1 of the plan's utilisation."""
+    assert drift["exit"] == 0, drift["drift"]["broken"]
+    rows = drift["drift"]["operators"]
+    assert all(r["pressed"] < 0.10 for r in rows), rows
+    app = drift["drift"]["application"]
+    assert abs(app["sink_rate"] - app["source_rate"]) <= 0.02 * app["source_rate"], app
+    for r in rows:
+        if r["predicted_utilization"] is not None:
+            assert abs(r["busy"] - r["predicted_utilization"]) <= 0.1, r
+
+
+def test_one_step_at_the_offered_load(cluster: FlinkCluster, job: str, tmp_path: Path):
+    url = f"{cluster.rest}/jobs/{job}"
+    files = {k: tmp_path / f"{k}.yaml" for k in ("app", "infra", "current", "plan")}
+    seen = streamplace("observe", url, "--window", WINDOW, "--source-rate", f"events={RATE}",
+                       "-o", str(files["app"]), "--infrastructure-out", str(files["infra"]),
+                       "--plan-out", str(files["current"]), "-q")
+    assert seen.returncode == 0, seen.stderr
+    app = yaml.safe_load(files["app"].read_text())
+    assert {s["from"]: s["rate"] for s in app["streams"]}["events"] == pytest.approx(RATE)
+    solved = streamplace("solve", str(files["app"]), str(files["infra"]), "--current",
+                         str(files["current"]), "--target-utilization", str(TARGET),
+                         "--time-limit", "20", "-o", str(files["plan"]), "-q")
+    assert solved.returncode == 0, solved.stderr
+    before = streamplace("apply", str(files["app"]), str(files["infra"]), str(files["plan"]),
+                         url, "--dry-run", "--json", "-q")
+    assert before.returncode == 0, before.stderr
+    assert not json.loads(before.stdout)["applied"]
+    applied = streamplace("apply", str(files["app"]), str(files["infra"]),
+                          str(files["plan"]), url, "--yes", "--json", "-q")
+    assert applied.returncode == 0, applied.stderr
+    work = json.loads(applied.stdout)["parallelism"]["work"]
+    running = {v["name"]: v["parallelism"] for v in cluster.get(f"/jobs/{job}")["vertices"]}
+    assert running["work"] == work >= 2
+    drift = drift_check(cluster, job, files)
+    _record(cluster, "one step", drift)
+    assert_converged(drift)
+
+
+@pytest.mark.parametrize("method", ["odrp", "ds2"])
+def test_autoscale_converges_from_the_throughput_alone(cluster: FlinkCluster, job: str,
+                                                        method: str, tmp_path: Path):
+    done = streamplace("autoscale", f"{cluster.rest}/jobs/{job}", "--method", method,
+                       "--yes", "--metrics-window", WINDOW, "--stabilization-interval", "3",
+                       "--target-utilization", str(TARGET), "--max-steps", "4", "-q")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    rescales = [line for line in lines if line["decision"] == "rescale"]
+    assert 1 <= len(rescales) <= 3, lines
+    assert lines[-1]["decision"] == "no change", lines[-1]
+    steps = [line["to"]["work"] for line in rescales]
+    assert steps == sorted(steps) and max(steps) == lines[-1]["from"]["work"], steps  # no overshoot
+    seen = lines[-1]["seen"]
+    assert all(v["backpressured"] < 0.10 for v in seen.values()), seen
+    assert abs(seen["work"]["busy"] - lines[-1]["predicted"]["work"]) <= 0.1, lines[-1]
+    _record(cluster, f"autoscale {method}", {"steps": len(rescales), "work": steps,
+                                             "slots": max(lines[-1]["from"].values()),
+                                             "last": lines[-1]})
+
+
+def test_apply_refuses_what_it_cannot_do_and_sends_nothing(cluster: FlinkCluster, job: str,
+                                                          tmp_path: Path):
+    url = f"{cluster.rest}/jobs/{job}"
+    files = {k: tmp_path / f"{k}.yaml" for k in ("app", "infra", "current")}
+    seen = streamplace("observe", url, "-o", str(files["app"]), "--infrastructure-out",
+                       str(files["infra"]), "--plan-out", str(files["current"]), "-q")
+    assert seen.returncode == 0, seen.stderr
+    current = yaml.safe_load(files["current"].read_text())
+    node = next(iter(current["placement"]["work"]))
+    wide = tmp_path / "wide.yaml"  # 6 subtasks of work, on a cluster of 4 slots
+    infra = yaml.safe_load(files["infra"].read_text())
+    for n in infra["nodes"]:  # the model allows it; the cluster has not the slots
+        n["resources"]["slots.work"] = 8
+    files["infra"].write_text(yaml.safe_dump(infra))
+    app = yaml.safe_load(files["app"].read_text())
+    for op in app["operators"]:
+        op["max_replicas"] = 8
+    files["app"].write_text(yaml.safe_dump(app))
+    wide.write_text(yaml.safe_dump({**current, "placement": {**current["placement"],
+                                                             "work": {node: 6}}}))
+    refused = streamplace("apply", str(files["app"]), str(files["infra"]), str(wide), url,
+                          "--yes")
+    assert refused.returncode == 3, refused.stderr
+    assert "nothing was sent" in refused.stderr and "work 1" in refused.stderr
+    fits = tmp_path / "fits.yaml"
+    fits.write_text(yaml.safe_dump({**current, "placement": {**current["placement"],
+                                                             "work": {node: 2}}}))
+    ci = streamplace("apply", str(files["app"]), str(files["infra"]), str(fits), url,
+                     env={"CI": "true"})
+    assert ci.returncode == 2 and "--yes" in ci.stderr
+    other = streamplace("apply", str(files["app"]), str(files["infra"]), str(wide),
+                        f"{cluster.rest}/jobs/{'0' * 32}", "--yes")
+    assert other.returncode == 2, other.stderr
+    running = {v["name"]: v["parallelism"] for v in cluster.get(f"/jobs/{job}")["vertices"]}
+    assert running["work"] == 1  # nothing was half-applied
+
+
+def _record(cluster: FlinkCluster, what: str, numbers: dict[str, Any]) -> None:
+    """The run's numbers, for docs/engines.md's table (out/closing-the-loop.jsonl)."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    version = cluster.home.name.removeprefix("flink-")
+    with (RESULTS / "closing-the-loop.jsonl").open("a") as out:
+        out.write(json.dumps({"flink": version, "what": what, **numbers}) + "\n")
