@@ -129,7 +129,7 @@ def test_autoscale_converges_from_the_throughput_alone(cluster: FlinkCluster, jo
                                                         method: str, tmp_path: Path):
     done = streamplace("autoscale", f"{cluster.rest}/jobs/{job}", "--method", method,
                        "--yes", "--metrics-window", WINDOW, "--stabilization-interval", "3",
-                       "--target-utilization", str(TARGET), "--max-steps", "4", "-q")
+                       "--target-utilization", str(TARGET), "--max-steps", "3", "-q")
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     rescales = [line for line in lines if line["decision"] == "rescale"]

@@ -82,8 +82,7 @@ def autoscale_command(
     """Autoscale: observe, re-plan and apply, step by step, on a running Flink job; one
     JSON line per decision."""
     _check(method, target_utilization, boundary, metrics_window, stabilization, max_steps,
-           until, time_limit, min_improvement if max_moves is None else min(max_moves,
-                                                                          min_improvement))
+           until, time_limit, min_improvement, max_moves)
     rates = parse_rates(source_rate)
     if not dry_run:
         confirm(yes)
@@ -237,7 +236,7 @@ def _round(value: float | None) -> float | None:
 
 def _check(method: str, target: float, boundary: float, window: float, stabilization: float,
            max_steps: int, until: float | None, time_limit: float,
-           min_improvement: float) -> None:
+           min_improvement: float, max_moves: float | None) -> None:
     problems = []
     if method not in METHODS:
         problems.append(("--method", f"{method!r} is not an autoscaling method",
@@ -250,7 +249,8 @@ def _check(method: str, target: float, boundary: float, window: float, stabiliza
                          "give e.g. 0.3"))
     for label, value in (("--stabilization-interval", stabilization),
                          ("--time-limit", time_limit), ("--min-improvement", min_improvement),
-                         ("--until", 0.0 if until is None else until)):
+                         ("--until", 0.0 if until is None else until),
+                         ("--max-moves", 0.0 if max_moves is None else max_moves)):
         if not (math.isfinite(value) and value >= 0):
             problems.append((label, f"{value:g} is not a number >= 0", "give e.g. 30"))
     if max_steps < 1:
