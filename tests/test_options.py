@@ -39,7 +39,7 @@ READS_AN_APPLICATION = sorted(n for n in COMMANDS if "application" in arguments(
 
 
 def test_the_commands_that_read_an_application_are_the_ones_expected():
-    assert READS_AN_APPLICATION == ["compare", "diff", "evaluate", "explain", "export",
+    assert READS_AN_APPLICATION == ["apply", "compare", "diff", "evaluate", "explain", "export",
                                     "render", "report", "solve", "validate"]
 
 
@@ -123,7 +123,8 @@ def test_a_bad_flag_fails_before_any_file_is_read(name, tmp_path):
     """The opening checks the flags' values first: the missing files are not what is said."""
     extra = {"diff": ["cur.yaml", "new.yaml"], "report": ["p.yaml", "-o", "r.html"],
              "render": ["p.yaml", "-o", "p.svg"], "export": ["p.yaml", "--to", "spark"],
-             "compare": [], "solve": []}.get(name, ["p.yaml"])
+             "compare": [], "solve": [],
+             "apply": ["p.yaml", "http://127.0.0.1:9/jobs/" + "0" * 32]}.get(name, ["p.yaml"])
     result = run(name, str(tmp_path / "app.yaml"), str(tmp_path / "infra.yaml"), *extra,
                  "--target-utilization", "1.5")
     assert result.exit_code == 2

@@ -13,7 +13,15 @@ from rich.console import Console
 from rich.markup import escape
 
 from streamplace.cli import options as opts
-from streamplace.cli.args import AppArg, IgnoreNamesOpt, InfraArg, JsonOpt, PlanArg, QuietOpt
+from streamplace.cli.args import (
+    AppArg,
+    IgnoreNamesOpt,
+    InfraArg,
+    JsonOpt,
+    PlanArg,
+    QuietOpt,
+    TargetUtilizationOpt,
+)
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, emit
 from streamplace.cli.opening import open_inputs
@@ -52,12 +60,13 @@ WaitOpt = Annotated[float, typer.Option(
 def apply_command(
     application: AppArg, infrastructure: InfraArg, plan: PlanArg, job: JobArg,
     dry_run: DryRunOpt = False, yes: YesOpt = False, wait: WaitOpt = WAIT,
-    ignore_names: IgnoreNamesOpt = False, json_: JsonOpt = False, quiet: QuietOpt = False,
+    ignore_names: IgnoreNamesOpt = False, target_utilization_: TargetUtilizationOpt = None,
+    json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Apply PLAN to the running Flink job JOB (adaptive scheduler): show the change, send
     it, wait until every vertex runs it. Exit 1: the plan breaks a constraint; 2: bad input
     or a job that cannot take it; 3: the job did not get there."""
-    opened = open_inputs(application, infrastructure)
+    opened = open_inputs(application, infrastructure, target_utilization=target_utilization_)
     plan_ = opts.read_plan(plan, opened.app, opened.infra, not ignore_names)
     broken = _broken(opened.app, opened.infra, plan_)
     if broken:

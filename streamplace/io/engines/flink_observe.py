@@ -34,7 +34,7 @@ from streamplace.io.engines.flink_values import (
     totals,
     unique_id,
 )
-from streamplace.io.engines.flink_window import Window, vertex_window
+from streamplace.io.engines.flink_window import Window, windowed
 
 METER_SECONDS = 75.0
 """How long a vertex runs before its meters hold a full window: Flink's MeterView averages
@@ -161,33 +161,13 @@ def observe(snapshot: Any, file: str) -> Observation:
                             "operator all of them; lower its slots.* to what each may use")
     before = snapshot.get("before")
     if isinstance(before, dict):
-        obs.window = _windowed(vertices, before, details)
+        obs.window = windowed(vertices, before, details)
     for v in vertices:
         _service(v, obs.warnings)
     obs.streams = _streams(vertices, obs.warnings)
     if obs.window is None:
         _age(vertices, obs.warnings)
     return obs
-
-
-def _windowed(vertices: list[ObservedVertex], before: dict[str, Any],
-              details: dict[str, Any]) -> float:
-    """Every vertex's counters and shares over the window (flink_window), put where the
-    meters and the life-long counters were: the rest of the reading is the same."""
-    earlier = before.get("vertices")
-    earlier = earlier if isinstance(earlier, dict) else {}
-    for v in vertices:
-        w = vertex_window(v.name, earlier.get(v.id), details.get(v.id))
-        p = len(w.busy)
-        rates = {"numRecordsInPerSecond": w.rate("read-records"),
-                 "numRecordsOutPerSecond": w.rate("write-records"),
-                 "busyTimeMsPerSecond": 1000 * sum(w.busy) / p,
-                 "backPressuredTimeMsPerSecond": 1000 * sum(w.pressed) / p}
-        v.meters = {k: (r if k.startswith("num") else r * p, r / p if k.startswith("num")
-                        else r) for k, r in rates.items()}
-        v.totals = {**w.counts, "accumulated-busy-time": w.busy_ms}
-        v.window = w
-    return sum(v.window.seconds for v in vertices if v.window) / max(1, len(vertices))
 
 
 def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, Any],
