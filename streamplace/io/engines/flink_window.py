@@ -87,7 +87,8 @@ def windowed(vertices: list[Any], before: dict[str, Any],
                         else r) for k, r in rates.items()}
         v.totals = {**w.counts, "accumulated-busy-time": w.busy_ms}
         v.window = w
-    return sum(v.window.seconds for v in vertices if v.window) / max(1, len(vertices))
+    spans: list[float] = [v.window.seconds for v in vertices]
+    return sum(spans) / max(1, len(spans))
 
 
 def _subtasks(details: Any) -> dict[int, dict[str, float]]:
