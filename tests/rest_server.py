@@ -12,10 +12,24 @@ from typing import Any
 
 
 @contextmanager
-def rest_server(answers: dict[str, Any]) -> Iterator[str]:
-    """``http://127.0.0.1:PORT`` answering each path (with its query) of ``answers``."""
+def rest_server(answers: dict[str, Any],
+                puts: dict[str, tuple[int, Any]] | None = None,
+                received: list[tuple[str, Any]] | None = None) -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` answering each path (with its query) of ``answers``; a
+    PUT to a path of ``puts`` gets its (status, JSON) and is added to ``received``."""
 
     class Handler(BaseHTTPRequestHandler):
+        def do_PUT(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length) or b"null")
+            status, answer = (puts or {}).get(self.path, (404, {"errors": ["Not found"]}))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(json.dumps(answer).encode())
+            if received is not None:
+                received.append((self.path, body))
+
         def do_GET(self) -> None:
             body = answers.get(self.path)
             self.send_response(200 if body is not None else 404)

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import copy
 import json
+import signal
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -121,11 +125,17 @@ def closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_apply_refuses_without_sending(observed_files: dict[str, Path], tmp_path: Path):
+def with_headroom(observed_files: dict[str, Path]) -> None:
+    """The paced vertex sleeps, busy all the time: its observed replicas are at capacity,
+    and a plan that keeps them breaks stability. Ten times its service rate leaves room."""
     app = yaml.safe_load(observed_files["app"].read_text())
-    for op in app["operators"]:  # the paced vertex sleeps: busy all the time, at capacity
+    for op in app["operators"]:
         op["service_rate"] *= 10
     observed_files["app"].write_text(yaml.safe_dump(app))
+
+
+def test_apply_refuses_without_sending(observed_files: dict[str, Path], tmp_path: Path):
+    with_headroom(observed_files)
     files = [str(observed_files[k]) for k in ("app", "infra", "plan")]
     snapshot = json.loads(Path(SNAPSHOT).read_text())
     jid = snapshot["job"]["jid"]
@@ -178,3 +188,76 @@ def test_observe_against_the_plan_the_job_runs(observed_files):
         assert row["running"] == row["planned"]
         if row["predicted_utilization"] is not None and row["busy"] is not None:
             assert row["predicted_utilization"] == pytest.approx(row["busy"], abs=0.1)
+
+
+def adaptive_job() -> tuple[dict[str, Any], str]:
+    """The sample job's answers, on a cluster of the adaptive scheduler with 4 free slots."""
+    snapshot = json.loads(Path(SNAPSHOT).read_text())
+    return ({**answers(snapshot), **cluster_answers("2.2.1", {"jobmanager.scheduler":
+                                                              "adaptive"}),
+             "/overview": {"slots-total": 8, "slots-available": 4}}, snapshot["job"]["jid"])
+
+
+@pytest.fixture
+def wider(observed_files: dict[str, Path], tmp_path: Path) -> list[str]:
+    """APP INFRA PLAN where one vertex runs 3 subtasks instead of 2."""
+    with_headroom(observed_files)
+    plan = yaml.safe_load(observed_files["plan"].read_text())
+    op = next(iter(plan["placement"]))
+    node = next(iter(plan["placement"][op]))
+    plan["placement"][op] = {node: 3}
+    path = tmp_path / "wider.yaml"
+    path.write_text(yaml.safe_dump(plan))
+    return [str(observed_files["app"]), str(observed_files["infra"]), str(path)]
+
+
+def test_apply_sends_once_and_says_what_runs_when_the_job_does_not_follow(wider):
+    got, jid = adaptive_job()
+    sent: list[tuple[str, Any]] = []
+    path = f"/jobs/{jid}/resource-requirements"
+    with rest_server(got, {path: (200, {})}, sent) as rest:
+        dry = run("apply", *wider, f"{rest}/jobs/{jid}", "--dry-run", "--json")
+        assert dry.exit_code == 0 and sent == []
+        assert [c["to"] for c in json.loads(dry.stdout)["changes"]] == [3]
+        late = run("apply", *wider, f"{rest}/jobs/{jid}", "--yes", "--wait", "1")
+    assert late.exit_code == 3 and "does not run the plan 1 s after" in late.output
+    assert "running" in late.output
+    assert len(sent) == 1 and sorted(b["parallelism"]["upperBound"]
+                                     for b in sent[0][1].values()) == [2, 2, 2, 3]
+    with rest_server(got, {path: (500, {"errors": ["Internal server error.",
+                                                   "<Exception on server side:\norg.Boom: "
+                                                   "no\n\tat x>"]})}, sent) as rest:
+        failed = run("apply", *wider, f"{rest}/jobs/{jid}", "--yes")
+    assert failed.exit_code == 3 and "answered 500" in failed.output
+    assert "org.Boom: no" in failed.output and len(sent) == 2
+
+
+def test_a_plan_for_another_job_is_refused(observed_files: dict[str, Path], wider):
+    app = yaml.safe_load(Path(wider[0]).read_text())
+    app["operators"][0]["engine_id"] = "f" * 32
+    Path(wider[0]).write_text(yaml.safe_dump(app))
+    got, jid = adaptive_job()
+    sent: list[tuple[str, Any]] = []
+    with rest_server(got, {f"/jobs/{jid}/resource-requirements": (200, {})}, sent) as rest:
+        other = run("apply", *wider, f"{rest}/jobs/{jid}", "--yes")
+    assert other.exit_code == 2 and "matches no vertex" in other.output and sent == []
+
+
+def test_an_interrupt_while_apply_waits_says_the_change_was_sent(wider):
+    got, jid = adaptive_job()
+    sent: list[tuple[str, Any]] = []
+    with rest_server(got, {f"/jobs/{jid}/resource-requirements": (200, {})}, sent) as rest:
+        waiting = subprocess.Popen([sys.executable, "-m", "streamplace", "apply", *wider,
+                                    f"{rest}/jobs/{jid}", "--yes", "--wait", "600"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            guard = time.monotonic() + 120  # a hang guard: the PUT is the signal to go on
+            while not sent and waiting.poll() is None and time.monotonic() < guard:
+                time.sleep(0.05)
+            assert sent, waiting.communicate(timeout=60)
+            waiting.send_signal(signal.SIGINT)
+            _, err = waiting.communicate(timeout=60)
+        finally:
+            waiting.kill()
+    assert waiting.returncode == 130, err
+    assert "the change was sent" in err and "Traceback" not in err

@@ -22,11 +22,11 @@ from rich.markup import escape
 
 from streamplace.cli import options as opts
 from streamplace.cli.apply import WaitOpt, YesOpt, confirm, prepare
-from streamplace.cli.args import MaxMovesOpt, QuietOpt
+from streamplace.cli.args import MaxMovesOpt, ObjectiveOpt, QuietOpt
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.flink_args import SourceRateOpt, check_window, parse_rates, read_job
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
-from streamplace.errors import InputError, Problem
+from streamplace.errors import EngineError, InputError, Problem
 from streamplace.io.engines.flink_control import WAIT
 from streamplace.io.engines.flink_documents import documents
 from streamplace.io.engines.flink_observe import Observation
@@ -35,6 +35,7 @@ from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
 from streamplace.model.graph import build_graph
 from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
 from streamplace.model.scaling import Seen, ds2, triggers
@@ -43,6 +44,11 @@ from streamplace.solve.budget import StopRequest
 from streamplace.solve.registry import applicable
 
 METHODS = ("odrp", "ds2")
+AUTOSCALE_WEIGHTS = "cost=0.9,response_time=0.05,availability=0.05"
+"""Slots first: an observed replica costs its one slot, so that F lands at the target
+utilisation with the fewest slots, as the Flink autoscaler does; response time and
+availability choose among such plans (solve's balanced weights spend free slots on
+response time instead)."""
 
 
 @handle_errors
@@ -72,6 +78,9 @@ def autoscale_command(
                                            "most.")] = 10,
     until: Annotated[float | None, typer.Option(
         "--until", help="Seconds after which no step begins.")] = None,
+    objective: ObjectiveOpt = None, weights: Annotated[str | None, typer.Option(
+        "--weights", help="odrp: the weights of F, e.g. cost=1 (default: slots first, "
+                          f"{AUTOSCALE_WEIGHTS}).")] = None,
     source_rate: SourceRateOpt = None, max_moves: MaxMovesOpt = None,
     time_limit: Annotated[float, typer.Option(
         "--time-limit", help="Seconds for each re-plan (odrp).")] = 20.0,
@@ -84,6 +93,8 @@ def autoscale_command(
     _check(method, target_utilization, boundary, metrics_window, stabilization, max_steps,
            until, time_limit, min_improvement, max_moves)
     rates = parse_rates(source_rate)
+    goal = opts.build_objective(objective, weights or (None if objective else AUTOSCALE_WEIGHTS),
+                                None)
     if not dry_run:
         confirm(yes)
     started = time.monotonic()
@@ -95,24 +106,30 @@ def autoscale_command(
                 break
             if _sleep(pause, stop):
                 break
-            line = _step(step, job, method, rates, target_utilization, boundary,
+            line = _step(step, job, method, goal, rates, target_utilization, boundary,
                          metrics_window, min_improvement, max_moves, time_limit, dry_run,
                          wait, stop)
             line["seconds"] = round(time.monotonic() - started, 1)
             _say(line, quiet)
             if stop:
                 break
-            pause = stabilization if line["decision"] == "rescale" else 0.0
+            pause = stabilization if line["decision"] == "rescale" or not line["from"] \
+                else 0.0
     if stop:
         _say({"decision": "stopped", "why": [f"signal {stop.signum}"],
               "seconds": round(time.monotonic() - started, 1)}, quiet)
         raise typer.Exit(signal_exit_code(stop))
 
 
-def _step(step: int, job: str, method: str, rates: dict[str, float], target: float,
+def _step(step: int, job: str, method: str, goal: Objective, rates: dict[str, float],
+          target: float,
           boundary: float, window: float, min_improvement: float, max_moves: float | None,
           time_limit: float, dry_run: bool, wait: float, stop: StopRequest) -> dict[str, Any]:
-    _, obs = read_job(job, window, rates)
+    try:
+        _, obs = read_job(job, window, rates)
+    except EngineError as exc:  # restarted or rescaled during the window: read again
+        return {"step": step, "method": method, "decision": "no change", "from": {},
+                "why": [f"no reading: {exc}"]}
     app, infra, now = _instance(obs, target)
     running = {op: sum(now.replicas(op).values()) for op in app.operator_ids}
     seen = [Seen(v.op, v.parallelism, v.busy, v.pressed, v.source) for v in obs.vertices]
@@ -122,6 +139,7 @@ def _step(step: int, job: str, method: str, rates: dict[str, float], target: flo
                         "busy_max": _round(max(v.window.busy)) if v.window else None,
                         "backpressured": _round(v.pressed),
                         "records_in": _round(v.meter("numRecordsInPerSecond")),
+                        "records_out": _round(v.meter("numRecordsOutPerSecond")),
                         "service_rate": _round(v.service_rate)} for v in obs.vertices},
         "offered": "given" if rates else "observed (a lower bound under backpressure)",
         "warnings": obs.warnings}
@@ -129,8 +147,8 @@ def _step(step: int, job: str, method: str, rates: dict[str, float], target: flo
     if method == "ds2":
         plan = _placed(app, infra, ds2(app, running, target)) if why else None
     else:
-        plan, why = _replan(app, infra, now, why, max_moves, time_limit, min_improvement,
-                            stop, line)
+        plan, why = _replan(app, infra, now, goal, why, max_moves, time_limit,
+                            min_improvement, stop, line)
     wanted = {op: sum(plan.replicas(op).values()) for op in app.operator_ids} if plan \
         else running
     line |= {"from": running, "to": wanted, "why": why or [
@@ -150,17 +168,19 @@ def _step(step: int, job: str, method: str, rates: dict[str, float], target: flo
     return line
 
 
-def _replan(app: Application, infra: Infrastructure, now: Plan, why: list[str],
-            max_moves: float | None, time_limit: float, min_improvement: float,
-            stop: StopRequest, line: dict[str, Any]) -> tuple[Plan | None, list[str]]:
+def _replan(app: Application, infra: Infrastructure, now: Plan, objective: Objective,
+            why: list[str], max_moves: float | None, time_limit: float,
+            min_improvement: float, stop: StopRequest,
+            line: dict[str, Any]) -> tuple[Plan | None, list[str]]:
     """solve --current on the observed instance; the plan, and why it is taken."""
-    objective = opts.build_objective(None, None, None)
     current = Current({op: now.replicas(op) for op in app.operator_ids}, max_moves,
                       source="the plan the job runs")
     instance = Instance(app, infra, objective, current, None)
     result = applicable("odrp", instance).solve(instance, SolveOptions(
         time_limit=time_limit, stop=stop))
-    held = evaluate(app, infra, now, objective)
+    # what runs is held to its constraints at full utilisation: between target and the
+    # boundary the job is left alone (hysteresis), not re-planned for running above target
+    held = evaluate(app.with_target_utilization(1.0), infra, now, objective, current)
     before = held.utility.value if held.utility is not None else None
     line["F"] = {"running": _round(before), "plan": _round(result.objective),
                  "status": result.status.value}
