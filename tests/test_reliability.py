@@ -510,3 +510,50 @@ def test_a_process_ends_cleanly_with_a_solve_left_behind(tmp_path: Path, how: st
                           timeout=300, check=False)
     assert (done.returncode, done.stdout) == (code, "abandoned\n"), done.stderr
     assert "terminate" not in done.stderr
+
+
+class Ended(BaseException):
+    """What a signal raises to end the command at once (cli.signals.Interrupted)."""
+
+
+def test_a_solve_ended_by_an_exception_is_cancelled_not_left_running():
+    """A hard multi-dimensional knapsack in HiGHS; the budget raises while HiGHS runs, as
+    a second signal does: the solve is cancelled and kept for the exit to wait on (left
+    running, it would call into a finalising interpreter: a C++ abort)."""
+    import random
+
+    import highspy
+    import numpy as np
+
+    from streamplace.solve.budget import Budget
+    from streamplace.solve.mip.highs import thread
+
+    rng = random.Random(7)
+    n, m = 80, 6
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    thread.own_locks(h)
+    h.addVars(n, np.zeros(n), np.ones(n))
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                            np.array([highspy.HighsVarType.kInteger] * n))
+    h.changeColsCost(n, np.arange(n, dtype=np.int32),
+                     np.array([-rng.randint(10, 100) for _ in range(n)], dtype=float))
+    for _ in range(m):
+        weights = np.array([rng.randint(5, 60) for _ in range(n)], dtype=float)
+        h.addRow(-highspy.kHighsInf, float(weights.sum() / 3), n,
+                 np.arange(n, dtype=np.int32), weights)
+
+    class Raising(Budget):
+        calls = 0
+
+        def expired(self) -> bool:
+            Raising.calls += 1
+            if Raising.calls > 3:  # HiGHS has started: it is running when this raises
+                raise Ended
+            return False
+
+    with pytest.raises(Ended):
+        thread.solve_in_thread(h, Raising(None, StopRequest()))
+    assert h in thread._ABANDONED or not h.is_solver_running()
+    thread.wait_for_abandoned()  # returns: the cancelled solve stopped at its next check
+    assert not h.is_solver_running()

@@ -54,18 +54,31 @@ def _solve(h: Any, budget: Budget) -> bool:
     h.HandleUserInterrupt = True  # HiGHS's callbacks then honour cancelSolve()
     h.startSolve()
     cancelled_at = None
-    while not h.wait(POLL)[0]:
-        if cancelled_at is None and budget.expired():
-            h.cancelSolve()
-            cancelled_at = time.perf_counter()
-        elif cancelled_at is not None and time.perf_counter() - cancelled_at > GRACE:
-            # kept alive while its thread runs (a long sweep lets go of those done)
-            _ABANDONED[:] = [other for other in _ABANDONED if other.is_solver_running()]
-            if not _ABANDONED:
-                atexit.register(wait_for_abandoned)  # once per batch; it skips finished ones
-            _ABANDONED.append(h)
-            return False
+    try:
+        while not h.wait(POLL)[0]:
+            if cancelled_at is None and budget.expired():
+                h.cancelSolve()
+                cancelled_at = time.perf_counter()
+            elif cancelled_at is not None and time.perf_counter() - cancelled_at > GRACE:
+                _abandon(h)
+                return False
+    except BaseException:
+        # a signal that ends the command at once (Interrupted) while HiGHS runs: a solve
+        # left running would call back into a finalising interpreter, and the process
+        # would abort ("terminate called without an active exception")
+        h.cancelSolve()
+        _abandon(h)
+        raise
     return True
+
+
+def _abandon(h: Any) -> None:
+    """Keep ``h`` alive while its thread runs, for wait_for_abandoned at exit (a long sweep
+    lets go of those done)."""
+    _ABANDONED[:] = [other for other in _ABANDONED if other.is_solver_running()]
+    if not _ABANDONED:
+        atexit.register(wait_for_abandoned)  # once per batch; it skips finished ones
+    _ABANDONED.append(h)
 
 
 @contextmanager
