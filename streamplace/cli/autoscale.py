@@ -22,7 +22,7 @@ from rich.markup import escape
 
 from streamplace.cli import options as opts
 from streamplace.cli.apply import WaitOpt, YesOpt, confirm, prepare
-from streamplace.cli.args import MaxMovesOpt, ObjectiveOpt, QuietOpt
+from streamplace.cli.args import MaxMovesOpt, MetricOpt, ObjectiveOpt, QuietOpt
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.flink_args import SourceRateOpt, check_window, parse_rates, read_job
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
@@ -81,6 +81,7 @@ def autoscale_command(
     objective: ObjectiveOpt = None, weights: Annotated[str | None, typer.Option(
         "--weights", help="odrp: the weights of F, e.g. cost=1 (default: slots first, "
                           f"{AUTOSCALE_WEIGHTS}).")] = None,
+    network_metric: MetricOpt = None,
     source_rate: SourceRateOpt = None, max_moves: MaxMovesOpt = None,
     time_limit: Annotated[float, typer.Option(
         "--time-limit", help="Seconds for each re-plan (odrp).")] = 20.0,
@@ -94,13 +95,14 @@ def autoscale_command(
            until, time_limit, min_improvement, max_moves)
     rates = parse_rates(source_rate)
     goal = opts.build_objective(objective, weights or (None if objective else AUTOSCALE_WEIGHTS),
-                                None)
+                                network_metric)
     if not dry_run:
         confirm(yes)
     started = time.monotonic()
     stop = StopRequest()
     with stop_on_signals(stop):
         pause = stabilization
+        planned: dict[str, Any] | None = None  # the running plan's prediction, when ours
         for step in range(1, max_steps + 1):
             if until is not None and time.monotonic() - started >= until:
                 break
@@ -110,6 +112,9 @@ def autoscale_command(
                          metrics_window, min_improvement, max_moves, time_limit, dry_run,
                          wait, stop)
             line["seconds"] = round(time.monotonic() - started, 1)
+            line["planned"] = planned
+            if line["decision"] == "rescale":
+                planned = line["predicted"]
             _say(line, quiet)
             if stop:
                 break
