@@ -148,12 +148,16 @@ def converged(lines: list[dict[str, Any]], most: int, held_to_plan: bool = True,
     return steps
 
 
-def test_autoscale_ds2_converges_from_the_throughput_alone(cluster: FlinkCluster, job: str):
+def test_autoscale_ds2_converges_from_the_throughput_alone(cluster: FlinkCluster):
     """On 2.2 only, for the tier's time: the odrp loop runs on both versions."""
     if cluster.home.name.endswith("1.20.3"):
         pytest.skip("DS2's loop runs on Flink 2.2 (the tier's time); odrp's on both")
-    done = streamplace("autoscale", f"{cluster.rest}/jobs/{job}", "--method", "ds2",
-                       "--max-steps", "3", *AUTOSCALE)
+    job = loaded_job(cluster)
+    try:
+        done = streamplace("autoscale", f"{cluster.rest}/jobs/{job}", "--method", "ds2",
+                           "--max-steps", "3", *AUTOSCALE)
+    finally:
+        cluster.cancel(job)
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     steps = converged(lines, 3)
