@@ -11,7 +11,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,7 +20,7 @@ import yaml
 
 from streamplace.io.engines.flink_observe import METER_SECONDS
 
-from .flink_cluster import FlinkCluster, flink_cluster
+from .flink_cluster import ClusterPool, FlinkCluster
 from .test_observe import assert_what_the_job_was_made_to_do
 
 pytestmark = pytest.mark.e2e  # the end-to-end tier (Makefile: make test)
@@ -85,30 +85,22 @@ ONES = dict.fromkeys(VERTEX, 1)
 
 
 @pytest.fixture(scope="module")
-def flink_1_20(tmp_path_factory: pytest.TempPathFactory):
-    adaptive = {"jobmanager.scheduler": "adaptive",  # for the rest body; the overrides too
-                "jobmanager.adaptive-scheduler.resource-stabilization-timeout": "0 s",
-                "jobmanager.adaptive-scheduler.scaling-interval.min": "0 s"}
-    with flink_cluster("1.20.3", tmp_path_factory.mktemp("flink-1.20"), adaptive,
-                       taskmanagers=2) as cluster:
-        yield cluster
+def flink_1_20(flink_pool: ClusterPool) -> FlinkCluster:
+    return flink_pool.get("1.20.3")
 
 
 @pytest.fixture(scope="module")
-def observed_1_20(flink_1_20: FlinkCluster) -> str:
+def observed_1_20(flink_1_20: FlinkCluster) -> Iterator[str]:
     """A paced job at parallelism 2 for observe, started with the cluster so that Flink's
     rate meters fill while the other tests run."""
-    return flink_1_20.run("-p", "2")
+    job = flink_1_20.run("-p", "2")
+    yield job
+    flink_1_20.cancel(job)
 
 
 @pytest.fixture(scope="module")
-def flink_2_2(tmp_path_factory: pytest.TempPathFactory):
-    adaptive = {"jobmanager.scheduler": "adaptive",
-                "jobmanager.adaptive-scheduler.submission.resource-stabilization-timeout": "0 s",
-                "jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling": "0 s",
-                "jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout": "1 s"}
-    with flink_cluster("2.2.1", tmp_path_factory.mktemp("flink-2.2"), adaptive) as cluster:
-        yield cluster
+def flink_2_2(flink_pool: ClusterPool) -> FlinkCluster:
+    return flink_pool.get("2.2.1")
 
 
 @pytest.mark.usefixtures("observed_1_20")
@@ -125,6 +117,7 @@ def test_on_flink_1_20_the_rest_body_and_the_overrides_run_the_plan(
     second = flink_1_20.run("-D", f"pipeline.jobvertex-parallelism-overrides={overrides}")
     assert runs_at(flink_1_20, second, VERTEX) == VERTEX
     assert ids(flink_1_20, second) == ids(flink_1_20, first)  # stable across submissions
+    flink_1_20.cancel(second)  # the slots go back to the tier
 
 
 def test_on_flink_2_2_the_rest_body_rescales_and_the_overrides_do_nothing(
@@ -141,6 +134,7 @@ def test_on_flink_2_2_the_rest_body_rescales_and_the_overrides_do_nothing(
     assert ids(flink_2_2, second) == ids(flink_2_2, first)
     assert flink_2_2.put(f"/jobs/{second}/resource-requirements", artifacts["rest"]) == 200
     assert runs_at(flink_2_2, second, VERTEX) == VERTEX
+    flink_2_2.cancel(second)  # the slots go back to the tier
 
 
 def metered(cluster: FlinkCluster, job: str) -> float:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .flink_cluster import FlinkCluster, flink_cluster
+from .flink_cluster import ClusterPool, FlinkCluster
 from .test_e2e_flink import RUN_TIMEOUT, until
 
 pytestmark = pytest.mark.e2e
@@ -30,22 +30,12 @@ TARGET = 0.7
 WINDOW = "6"
 RESULTS = Path(os.environ.get("STREAMPLACE_LOOP_RESULTS", "out"))  # numbers for the docs
 WEIGHTS = "cost=0.9,response_time=0.05,availability=0.05"  # autoscale's: slots first
-ADAPTIVE = {"jobmanager.scheduler": "adaptive", "taskmanager.numberOfTaskSlots": "4",
-            "metrics.fetcher.update-interval": "1000",
-            # 1.20's names, then 2.x's: rescale at once, as a test needs
-            "jobmanager.adaptive-scheduler.resource-stabilization-timeout": "0 s",
-            "jobmanager.adaptive-scheduler.scaling-interval.min": "0 s",
-            "jobmanager.adaptive-scheduler.submission.resource-stabilization-timeout": "0 s",
-            "jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling": "0 s",
-            "jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout": "1 s"}
 
 
 @pytest.fixture(scope="module", params=["1.20.3", "2.2.1"])
-def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-            ) -> Iterator[FlinkCluster]:
-    with flink_cluster(request.param, tmp_path_factory.mktemp(f"loop-{request.param}"),
-                       ADAPTIVE, taskmanagers=2) as started:  # 8 slots: room for 2 x RATE
-        yield started
+def cluster(request: pytest.FixtureRequest, flink_pool: ClusterPool) -> FlinkCluster:
+    """8 slots (two TaskManagers of 4): room for twice RATE, beside the other tests' jobs."""
+    return flink_pool.get(request.param)
 
 
 def streamplace(*args: str, env: dict[str, str] | None = None,
