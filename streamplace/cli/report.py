@@ -57,7 +57,7 @@ def report_command(
                          network_metric=network_metric, target_utilization=target_utilization_)
     app_, infra = opened.app, opened.infra
     plans = [(path, opts.read_plan(path, app_, infra)) for path in plan_files]
-    with watching_what_ifs(time_limit, quiet) as (watch, stop):
+    with watching_what_ifs(time_limit, quiet, graceful=False) as (watch, stop):
         text = report_html(app_, infra, plans, opened.objective, sweeps=sweeps, title=title,
                            watch=watch)
     written = [f"report written to {output} ({len(text) / 1024:.0f} KiB, "

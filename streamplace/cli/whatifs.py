@@ -14,12 +14,14 @@ from streamplace.solve.budget import StopRequest
 
 
 @contextlib.contextmanager
-def watching_what_ifs(time_limit: float | None, quiet: bool,
+def watching_what_ifs(time_limit: float | None, quiet: bool, graceful: bool = True,
                       ) -> Iterator[tuple[Watch, StopRequest]]:
     """While explain or report try what-ifs: progress on stderr, signals caught, and what
     the what-ifs look at to stop (:func:`watch_for`); the stop request tells the command
-    whether a signal came (its exit code: :func:`signal_exit_code`)."""
+    whether a signal came (its exit code: :func:`signal_exit_code`). Not ``graceful``
+    (report, which writes nothing once signalled), a signal ends the command at once, in
+    the middle of a drawing too, rather than after it."""
     stop = StopRequest()
     with count_progress(console(), "what-ifs (operators)", enabled=not quiet) as progress, \
-            stop_on_signals(stop):
+            (stop_on_signals(stop) if graceful else contextlib.nullcontext()):
         yield watch_for(stop, time_limit, progress), stop
