@@ -33,12 +33,11 @@ from streamplace.io.engines.flink_observe import Observation
 from streamplace.io.readers import application_from, infrastructure_from, plan_from
 from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
-from streamplace.model.graph import build_graph
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
-from streamplace.model.scaling import Seen, ds2, triggers
+from streamplace.model.scaling import Seen, ds2, predicted, spread, triggers
 from streamplace.solve import Instance, SolveOptions
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.registry import applicable
@@ -150,7 +149,7 @@ def _step(step: int, job: str, method: str, goal: Objective, rates: dict[str, fl
         "warnings": obs.warnings}
     why = triggers(seen, target, boundary)
     if method == "ds2":
-        plan = _placed(app, infra, ds2(app, running, target)) if why else None
+        plan = spread(app, infra, ds2(app, running, target)) if why else None
     else:
         plan, why = _replan(app, infra, now, goal, why, max_moves, time_limit,
                             min_improvement, stop, line)
@@ -158,7 +157,7 @@ def _step(step: int, job: str, method: str, goal: Objective, rates: dict[str, fl
         else running
     line |= {"from": running, "to": wanted, "why": why or [
         f"every vertex is busy within {target:g} +- {boundary:g}, none back-pressured"],
-        "predicted": _predicted(app, wanted)}
+        "predicted": predicted(app, wanted)}
     if plan is None or wanted == running or stop:
         line["decision"] = "no change"
         if why and wanted == running:
@@ -208,33 +207,6 @@ def _instance(obs: Observation, target: float) -> tuple[Application, Infrastruct
     infra = infrastructure_from(docs["infrastructure"], f"<observed {obs.address}>")
     plan = plan_from(docs["plan"], f"<observed {obs.address}>", app, infra)
     return app.with_target_utilization(target), infra, plan
-
-
-def _placed(app: Application, infra: Infrastructure, wanted: dict[str, int]) -> Plan:
-    """DS2's parallelism on the TaskManagers, as Flink's slot sharing fills them: each
-    operator's subtasks on the nodes with room for them, in turn."""
-    placement: dict[str, dict[str, int]] = {}
-    for op in app.operators:
-        left, where = wanted[op.id], {}
-        for node in infra.nodes:
-            if left == 0:
-                break
-            room = min((node.resources or {}).get(d, math.inf) // amount
-                       for d, amount in op.resources.items()) if op.resources else left
-            take = int(min(left, room))
-            if take > 0:
-                where[node.id] = take
-                left -= take
-        placement[op.id] = where or {infra.nodes[0].id: wanted[op.id]}
-    return Plan.model_validate({"application": app.name, "infrastructure": infra.name,
-                                "method": "ds2", "placement": placement})
-
-
-def _predicted(app: Application, wanted: dict[str, int]) -> dict[str, float | None]:
-    graph = build_graph(app)
-    return {op.id: _round(graph.input_rates[op.id] / (wanted[op.id] * op.service_rate))
-            if op.service_rate and op.id not in graph.sources else None
-            for op in app.operators}
 
 
 def _sleep(seconds: float, stop: StopRequest) -> bool:

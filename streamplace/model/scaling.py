@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from streamplace.model.application import Application
 from streamplace.model.graph import build_graph
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.plan import Plan
 
 PRESSED = 0.10
 SATURATED = 0.95  # a busy share at which a vertex takes all it can: its queue may grow
@@ -69,3 +71,30 @@ def ds2(app: Application, current: dict[str, int], target: float) -> dict[str, i
         wanted = math.ceil(graph.input_rates[op.id] / (op.service_rate * target) - 1e-9)
         out[op.id] = max(1, min(wanted, op.replica_cap))
     return out
+
+
+def spread(app: Application, infra: Infrastructure, wanted: dict[str, int]) -> Plan:
+    """DS2's parallelism on the TaskManagers, as Flink's slot sharing fills them: each
+    operator's subtasks on the nodes with room for them, in turn."""
+    placement: dict[str, dict[str, int]] = {}
+    for op in app.operators:
+        left, where = wanted[op.id], {}
+        for node in infra.nodes:
+            if left == 0:
+                break
+            room = min((node.resources or {}).get(d, math.inf) // amount
+                       for d, amount in op.resources.items()) if op.resources else left
+            take = int(min(left, room))
+            if take > 0:
+                where[node.id] = take
+                left -= take
+        placement[op.id] = where or {infra.nodes[0].id: wanted[op.id]}
+    return Plan.model_validate({"application": app.name, "infrastructure": infra.name,
+                                "method": "ds2", "placement": placement})
+
+
+def predicted(app: Application, wanted: dict[str, int]) -> dict[str, float | None]:
+    graph = build_graph(app)
+    return {op.id: float(f"{graph.input_rates[op.id] / (wanted[op.id] * op.service_rate):.4g}")
+            if op.service_rate and op.id not in graph.sources else None
+            for op in app.operators}
