@@ -119,7 +119,6 @@ class Change:
         self.wanted = {vid: b["parallelism"]["upperBound"] for vid, b in body.items()}
         self.moves = {vid: (self.before.get(vid), k) for vid, k in self.wanted.items()
                       if self.before.get(vid) != k}
-        self.after: Any = None
 
     def show(self, con: Console) -> None:
         rows = table(con, f"{self.job.get('name')} ({self.where.jid}, Flink {self.version})",
@@ -135,7 +134,7 @@ class Change:
         started = time.monotonic()
         put_parallelism(self.where, self.body)
         try:
-            self.after = wait_for(self.where, self.wanted, wait)
+            wait_for(self.where, self.wanted, wait)
         except Interrupted:
             console().print("[yellow]interrupted:[/] the change was sent and Flink carries "
                             "it out: observe the job to see where it stands")

@@ -157,7 +157,7 @@ def _step(step: int, job: str, method: str, goal: Objective, rates: dict[str, fl
         else running
     line |= {"from": running, "to": wanted, "why": why or [
         f"every vertex is busy within {target:g} +- {boundary:g}, none back-pressured"],
-        "predicted": predicted(app, wanted)}
+        "predicted": predicted(app, infra, plan or now)}
     if plan is None or wanted == running or stop:
         line["decision"] = "no change"
         if why and wanted == running:

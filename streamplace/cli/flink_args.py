@@ -11,7 +11,8 @@ import typer
 from streamplace.errors import InputError, Problem
 from streamplace.io.engines.flink_observe import Observation, observe
 from streamplace.io.engines.flink_offered import offer
-from streamplace.io.engines.flink_rest import fetch_snapshot, fetch_window
+from streamplace.io.engines.flink_rest import fetch_snapshot
+from streamplace.io.engines.flink_window import fetch_window
 from streamplace.io.http import is_url, without_credentials
 from streamplace.io.loader import load_path
 

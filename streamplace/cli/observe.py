@@ -23,6 +23,7 @@ from streamplace.io.http import is_url
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.io.writers import dumps, format_for
 from streamplace.model.application import Application
+from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
 
 
@@ -72,7 +73,7 @@ def observe_command(
     report: dict[str, Any] = {"status": "ok", **docs, "report": obs.report()}
     found = None
     if held is not None:
-        found = drift(obs, held[0], held[1], against or "--against", tolerance)
+        found = drift(obs, *held, against or "--against", tolerance)
         report["drift"] = found.to_json()
 
     def show(con: Console) -> None:
@@ -101,7 +102,7 @@ def observe_command(
 
 
 def _against(plan: str | None, application: str | None, infrastructure: str | None,
-             tolerance: float) -> tuple[Application, Plan] | None:
+             tolerance: float) -> tuple[Application, Infrastructure, Plan] | None:
     """The application and plan to hold the job to, read before the job is."""
     given = {"--application": application, "--infrastructure": infrastructure}
     if plan is None:
@@ -119,5 +120,5 @@ def _against(plan: str | None, application: str | None, infrastructure: str | No
         raise InputError.single(f"--tolerance {tolerance:g} is not in (0, 1)",
                                 "give e.g. 0.1", path="--tolerance")
     opened = open_inputs(application or "", infrastructure or "")
-    return opened.app, opts.read_plan(plan, opened.app, opened.infra)
+    return opened.app, opened.infra, opts.read_plan(plan, opened.app, opened.infra)
 

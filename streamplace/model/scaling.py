@@ -14,12 +14,14 @@ import math
 from dataclasses import dataclass
 
 from streamplace.model.application import Application
+from streamplace.model.evaluate import evaluate
+from streamplace.model.explain import roles
 from streamplace.model.graph import build_graph
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
 
-PRESSED = 0.10
-SATURATED = 0.95  # a busy share at which a vertex takes all it can: its queue may grow
+PRESSED = 0.10    # a back-pressured share at which a vertex's rates are held back
+SATURATED = 0.95  # a busy share at which a vertex runs at its capacity: its queue may grow
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,10 @@ def spread(app: Application, infra: Infrastructure, wanted: dict[str, int]) -> P
                                 "method": "ds2", "placement": placement})
 
 
-def predicted(app: Application, wanted: dict[str, int]) -> dict[str, float | None]:
-    graph = build_graph(app)
-    return {op.id: float(f"{graph.input_rates[op.id] / (wanted[op.id] * op.service_rate):.4g}")
-            if op.service_rate and op.id not in graph.sources else None
-            for op in app.operators}
+def predicted(app: Application, infra: Infrastructure, plan: Plan) -> dict[str, float | None]:
+    """Each operator's utilisation under ``plan``, as the evaluator puts it (load per
+    replica over service rate), to four figures."""
+    ev = evaluate(app, infra, plan)
+    assert ev.odrp is not None  # a complete plan: observed, solved or spread
+    return {r.id: None if r.utilisation is None else float(f"{r.utilisation:.4g}")
+            for r in roles(app, ev)}

@@ -22,10 +22,14 @@ from typing import Any
 
 from streamplace.io.engines.common import components
 from streamplace.io.engines.flink import Vertex, match
-from streamplace.io.engines.flink_observe import PRESSED, SATURATED, Observation, ObservedVertex
+from streamplace.io.engines.flink_observe import Observation, ObservedVertex
 from streamplace.model.application import Application
+from streamplace.model.evaluate import evaluate
+from streamplace.model.explain import roles
 from streamplace.model.graph import build_graph
+from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
+from streamplace.model.scaling import PRESSED, SATURATED
 
 TOLERANCE = 0.1
 
@@ -77,29 +81,32 @@ class Drift:
                 "notes": list(self.notes)}
 
 
-def drift(obs: Observation, app: Application, plan: Plan, file: str,
+def drift(obs: Observation, app: Application, infra: Infrastructure, plan: Plan, file: str,
           tolerance: float = TOLERANCE) -> Drift:
-    """Predicted against measured, per operator of ``app`` (matched to the job's vertices
-    as export matches them: engine_id, else name)."""
+    """Predicted (by the evaluator) against measured, per operator of ``app`` (matched to
+    the job's vertices as export matches them: engine_id, else name)."""
     graph = build_graph(app)
     vertices = {v.id: v for v in obs.vertices}
     matched = match(components(app, plan), [Vertex(v.id, v.name, v.parallelism,
                                                    v.max_parallelism)
                                             for v in obs.vertices], file)
-    out_rate = {op.id: sum(s.rate for s in graph.streams if s.source == op.id)
+    ev = evaluate(app, infra, plan)
+    assert ev.odrp is not None  # a complete plan (components checked it)
+    predicted = {m.id: m for m in ev.odrp.operators}
+    out_rate = {op.id: sum(s.rate for s in ev.odrp.streams if s.source == op.id)
                 for op in app.operators}
+    utilisation = {r.id: r.utilisation for r in roles(app, ev)}
     rows = []
     for op in app.operators:
-        v = vertices[matched[op.id].id]
-        k = sum(plan.replicas(op.id).values())
+        v, m = vertices[matched[op.id].id], predicted[op.id]
         source = op.id in graph.sources
-        predicted_rate = out_rate[op.id] if source else graph.input_rates[op.id]
         mu = op.service_rate
-        rho = None if mu is None or source else graph.input_rates[op.id] / (k * mu)
         rate = v.meter("numRecordsOutPerSecond" if source else "numRecordsInPerSecond")
-        row = DriftRow(op.id, v.name, k, v.parallelism, rho, v.busy,
-                       max(v.window.busy) if v.window else None, predicted_rate, rate,
-                       None if mu is None else k * mu,
+        row = DriftRow(op.id, v.name, m.count, v.parallelism,
+                       None if source else utilisation[op.id], v.busy,
+                       max(v.window.busy) if v.window else None,
+                       out_rate[op.id] if source else m.input_rate, rate,
+                       None if mu is None else m.count * mu,
                        None if v.service_rate is None else v.service_rate * v.parallelism,
                        v.pressed)
         _judge(row, v, source, mu, tolerance)
@@ -110,7 +117,7 @@ def drift(obs: Observation, app: Application, plan: Plan, file: str,
                    _total(sources, "numRecordsOutPerSecond"),
                    sum(out_rate[o] for o in graph.sources),
                    _total(sinks, "numRecordsInPerSecond"),
-                   sum(graph.input_rates[o] for o in graph.sinks))
+                   sum(predicted[o].input_rate for o in graph.sinks))
     if obs.window is None:
         result.notes.append("read from Flink's 60 s meters, which read up to 8% high on a "
                             "loaded machine: give --window SECONDS for exact counters")

@@ -35,12 +35,11 @@ from streamplace.io.engines.flink_values import (
     unique_id,
 )
 from streamplace.io.engines.flink_window import Window, windowed
+from streamplace.model.scaling import PRESSED, SATURATED
 
 METER_SECONDS = 75.0
 """How long a vertex runs before its meters hold a full window: Flink's MeterView averages
 the last 60 s, updated every 5 s, and the JobManager's metric fetcher adds up to 10 s."""
-SATURATED = 0.95   # a busy share at which a vertex is said to run at its capacity
-PRESSED = 0.10     # a back-pressured share at which its rates are said to be held back
 
 
 @dataclass

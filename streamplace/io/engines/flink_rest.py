@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,59 +75,6 @@ def fetch_snapshot(url: str, label: str = "JOB") -> dict[str, Any]:
         "metrics": {vid: get_json(address.at(
             f"{prefix}/{vid}/subtasks/metrics?get={','.join(METERS)}"), label) for vid in ids},
         "taskmanagers": get_json(address.at(f"{base}/taskmanagers"), label)}
-
-
-STALE_SECONDS = 15.0
-"""How long past the window a second reading may wait for Flink's metrics to move: the
-JobManager fetches them every ``metrics.fetcher.update-interval`` (10 s by default)."""
-
-
-def fetch_window(url: str, seconds: float, label: str = "JOB",
-                 wait: Callable[[float], None] = time.sleep) -> dict[str, Any]:
-    """Two snapshots about ``seconds`` apart, the first under ``before``: the accumulated
-    counters differenced over the window are exact, where Flink's 60 s meters read a
-    stretched window on a loaded machine.
-
-    The JobManager answers from a metric cache that a request refreshes in the background
-    (at most every ``metrics.fetcher.update-interval``): each end of the window is read
-    again until its counters have moved, so that it holds what the subtasks counted after
-    that end began, for at most STALE_SECONDS each."""
-    first = _fresh(url, label, wait)
-    wait(seconds)
-    second = _fresh(url, label, wait)
-    second["before"] = {k: first[k] for k in ("taken", "job", "vertices")}
-    return second
-
-
-def _fresh(url: str, label: str, wait: Callable[[float], None]) -> dict[str, Any]:
-    asked = fetch_snapshot(url, label)
-    waited = 0.0
-    while waited < STALE_SECONDS:
-        wait(0.5)
-        waited += 0.5
-        answer = fetch_snapshot(url, label)
-        if _moved(asked, answer):
-            return answer
-    return asked
-
-
-def _moved(first: dict[str, Any], second: dict[str, Any]) -> bool:
-    """Whether every vertex's subtasks counted more time in ``second``: each vertex's
-    metrics reach the JobManager's cache on their own."""
-    before, after = _times(first), _times(second)
-    return bool(after) and all(after[vid] > before.get(vid, 0.0) for vid in after)
-
-
-def _times(snapshot: dict[str, Any]) -> dict[str, float]:
-    out = {}
-    for vid, details in snapshot["vertices"].items():
-        subtasks = details.get("subtasks") if isinstance(details, dict) else None
-        out[vid] = sum(float(s.get("metrics", {}).get(k) or 0.0) for s in subtasks or []
-                       if isinstance(s, dict) and isinstance(s.get("metrics"), dict)
-                       for k in ("accumulated-busy-time", "accumulated-idle-time",
-                                 "accumulated-backpressured-time")
-                       if isinstance(s["metrics"].get(k), int | float))
-    return out
 
 
 def split_job_url(url: str, label: str) -> tuple[Address, str, str]:

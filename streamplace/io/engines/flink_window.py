@@ -2,8 +2,9 @@
 (``GET /jobs/:jobid/vertices/:vertexid``, its ``subtasks[].metrics``) at the window's two
 ends, differenced (``observe --window``).
 
-Flink's 60 s rate meters read up to 8% high on a loaded machine (a late update tick
-stretches their window while the divisor stays 60 s). The counters are exact, and their
+Flink's 60 s rate meters were seen to read up to 8% high on a loaded machine (217/s for a
+200/s stream: a late update tick stretches their window while the divisor stays 60 s).
+The counters are exact, and their
 time needs no clock of ours: a subtask's busy, idle and back-pressured milliseconds add up
 to the time it ran, so the window's length is what the subtasks themselves counted, and the
 JobManager's metric cache (up to ``metrics.fetcher.update-interval`` stale) cannot skew it.
@@ -11,10 +12,13 @@ JobManager's metric cache (up to ``metrics.fetcher.update-interval`` stale) cann
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from streamplace.errors import EngineError
+from streamplace.io.engines.flink_rest import fetch_snapshot
 from streamplace.io.engines.flink_values import as_list, totals
 
 TIMES = ("accumulated-busy-time", "accumulated-idle-time", "accumulated-backpressured-time")
@@ -97,3 +101,50 @@ def _subtasks(details: Any) -> dict[int, dict[str, float]]:
         if isinstance(s, dict) and isinstance(s.get("subtask"), int):
             out[s["subtask"]] = totals(s.get("metrics"))
     return out
+
+
+STALE_SECONDS = 15.0
+"""How long past the window a second reading may wait for Flink's metrics to move: the
+JobManager fetches them every ``metrics.fetcher.update-interval`` (10 s by default)."""
+
+
+def fetch_window(url: str, seconds: float, label: str = "JOB",
+                 wait: Callable[[float], None] = time.sleep) -> dict[str, Any]:
+    """Two snapshots about ``seconds`` apart, the first under ``before``: the accumulated
+    counters differenced over the window are exact, where Flink's 60 s meters read a
+    stretched window on a loaded machine.
+
+    The JobManager answers from a metric cache that a request refreshes in the background
+    (at most every ``metrics.fetcher.update-interval``): each end of the window is read
+    again until its counters have moved, so that it holds what the subtasks counted after
+    that end began, for at most STALE_SECONDS each."""
+    first = _fresh(url, label, wait)
+    wait(seconds)
+    second = _fresh(url, label, wait)
+    second["before"] = {k: first[k] for k in ("taken", "job", "vertices")}
+    return second
+
+
+def _fresh(url: str, label: str, wait: Callable[[float], None]) -> dict[str, Any]:
+    asked = fetch_snapshot(url, label)
+    waited = 0.0
+    while waited < STALE_SECONDS:
+        wait(0.5)
+        waited += 0.5
+        answer = fetch_snapshot(url, label)
+        if _moved(asked, answer):
+            return answer
+    return asked
+
+
+def _moved(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Whether every vertex's subtasks counted more time in ``second``: each vertex's
+    metrics reach the JobManager's cache on their own."""
+    before, after = _times(first), _times(second)
+    return bool(after) and all(after[vid] > before.get(vid, 0.0) for vid in after)
+
+
+def _times(snapshot: dict[str, Any]) -> dict[str, float]:
+    return {vid: sum(counts.get(k, 0.0) for counts in _subtasks(details).values()
+                     for k in TIMES)
+            for vid, details in snapshot["vertices"].items()}
