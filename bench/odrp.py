@@ -8,22 +8,26 @@ writing the plan; median of three after a first run that compiles the modules), 
 its ratio against the baseline and the optimum it proves (they must agree). Goal: the whole
 process >= 25x the baseline.
 
-Part 2, odrp at scale on edge + cloud clusters (two thirds small edge nodes, a cloud of
-16-slot nodes 20-50 ms away; bench/scenarios.py), balanced weights with the network-usage
-metric, per size and seed: odrp's F (scored by the evaluator), bound, gap and wall time at
-the time limit; the best F of every other catalog method that applies, each run for
-``--others-time``; the best plan ever found on the instance (kept in bench/best_known/,
-replaced whenever a run beats it) and odrp's distance to it; the goals beside each (gap
-<= 1% at 30 x 20, <= 5% at 50 x 40; never below the best other method and within 0.5% of
-the best known).
+Part 2, odrp at scale on four instance families (bench/families.py: today's uniform edge +
+cloud clusters, pinned operators spread out, heterogeneous data and nodes, real routed
+backbones from topohub), each reported on its own, balanced weights with the network-usage
+metric, per family, size and seed: odrp's F (scored by the evaluator), its bound and where
+the bound came from (proven: the optimum; highs: branch and bound; share_cut, relaxation:
+docs/models.md sec. 2), the gap and wall time at the time limit; the best F of every other
+catalog method that applies, each run for ``--others-time``; the best plan ever found on the
+instance (kept in bench/best_known/, replaced whenever a run beats it) and odrp's distance
+to it; the goals beside each (gap <= 1% small, <= 2% medium, <= 5% and a bound large; never
+below the best other method and within 0.5% of the best known); last, the worst gap per
+family, the worst family first.
 
 Part 3 (``--root``, on its own), the share cuts at the root (docs/models.md sec. 2) on the
 30 x 20 and 50 x 40 instances, without a time limit: the LP relaxation's optimum before and
 after the rounds, their number, the cuts added and their seconds, beside the best known
 plan.
 
-Run: ``python bench/odrp.py [--time-limit 60] [--seeds 3] [--others-time 20] [--skip-cbc]
-[--only-debs] [--only-scale] [--root]``.
+Run: ``python bench/odrp.py [--time-limit 60] [--seeds 2] [--others-time 20] [--skip-cbc]
+[--only-debs] [--only-scale] [--families uniform,spread-pins,heterogeneous,routed]
+[--sizes small,medium,large] [--root]``.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from streamplace.solve import (
 from streamplace.solve.mip.highs.thread import wait_for_abandoned
 
 sys.path.insert(0, str(Path(__file__).parent))
+from families import GENERATED, NETWORKS, SIZES, cases
 from known import keep_best, kept
 from scenarios import edge_cloud_instance
 
@@ -139,8 +144,8 @@ def debs(time_limit: float, skip_cbc: bool) -> None:
 
 OTHERS = ("hybrid", "hill-climbing", "ant-system", "resource-aware", "first-fit-decreasing",
           "round-robin", "ds2")
-GOALS = {  # (nodes, operators, k): the gap goal and F's goal against the best known plan
-    (30, 20, 4): (0.01, 0.005), (50, 40, 4): (0.05, 0.005), (100, 60, 4): (None, None)}
+# per size: the gap goal (None: a bound, whatever it is) and F's goal against the best known
+GOALS = {"small": (0.01, 0.005), "medium": (0.02, 0.005), "large": (0.05, 0.005)}
 
 
 def balanced() -> Objective:
@@ -168,48 +173,61 @@ def best_known(name: str, found: list[tuple[float | None, SolveResult]]) -> floa
         for f, r in found if r.plan is not None), maximize=True)
 
 
-def scale(time_limit: float, seeds: int, others_time: float) -> None:
-    print(f"\nodrp at scale, edge + cloud clusters (bench/scenarios.py), balanced weights, "
-          f"network usage; odrp {time_limit:g} s, every other method {others_time:g} s")
-    print(f"{'instance':>14} {'seed':>4} {'F':>7} {'bound':>7} {'gap':>7} {'goal':>6} "
-          f"{'wall s':>7} {'best other':>22} {'best known':>10} {'to it':>7} {'goal':>6}")
-    for (n_nodes, n_ops, k), (gap_goal, known_goal) in GOALS.items():
-        for seed in range(1, seeds + 1):
-            app, infra = edge_cloud_instance(n_nodes, n_ops, k, seed)
-            inst = Instance(app, infra, balanced())
-            started = time.perf_counter()
-            result = run(inst, "compact", "highs", time_limit)
-            wall = time.perf_counter() - started
-            # a HiGHS solve left behind at the limit would take a core from what runs next
-            # here; a command-line run ends its process instead
-            wait_for_abandoned()
-            f = true_f(inst, result)
-            others = []
-            for method in OTHERS:
-                other = get_method(method).solve(inst, SolveOptions(time_limit=others_time,
-                                                                    seed=0))
-                others.append((true_f(inst, other), other))
-            scored = [(g, r.method) for g, r in others if g is not None]
-            top = max(scored, default=(None, "-"))
-            name = f"edge-cloud-{n_nodes}x{n_ops}x{k}-s{seed}"
-            known = best_known(name, [(f, result), *others])
-            gap = 0.0 if result.status.value == "optimal" else result.gap
-            bound = "-" if result.bound is None else f"{result.bound:.4f}"
-            gap_text = "-" if gap is None else f"{gap:.1%}"
-            ok_gap = "" if gap_goal is None else (
-                "met" if gap is not None and gap <= gap_goal else "NOT")
-            to_known = None if f is None else (known - f) / abs(known)
-            ok_known = "" if known_goal is None or to_known is None else (
-                "met" if to_known <= known_goal and (top[0] is None or f >= top[0])
-                else "NOT")
-            other_text = "-" if top[0] is None else f"{top[1]} {top[0]:.4f}"
-            f_text = "-" if f is None else f"{f:.4f}"
-            to_text = "-" if to_known is None else f"{to_known:.2%}"
-            print(f"{n_nodes:>4} x {n_ops:>3} x {k} {seed:>4} {f_text:>7} {bound:>7} "
-                  f"{gap_text:>7} {ok_gap:>6} {wall:>7.1f} {other_text:>22} {known:>10.4f} "
-                  f"{to_text:>7} {ok_known:>6}", flush=True)
-    print("goals: gap <= 1% (30 x 20), <= 5% (50 x 40); F never below the best other method "
-          "and within 0.5% of the best known plan; 100 x 60: a plan within the limit")
+def scale(time_limit: float, others_time: float, families: list[str], sizes: list[str],
+          seeds: int) -> None:
+    print(f"\nodrp at scale, per family (bench/families.py), balanced weights, network "
+          f"usage; odrp {time_limit:g} s, every other method {others_time:g} s")
+    header = (f"{'size':<6} {'instance':<30} {'F':>7} {'bound':>7} {'from':>10} {'gap':>7} "
+              f"{'goal':>9} {'wall s':>6} {'best other':>25} {'best known':>10} {'to it':>6} "
+              f"{'goal':>4}")
+    summary: dict[str, list[float]] = {}
+    family = None
+    for case in cases(families, sizes, seeds):
+        if case.family != family:
+            family = case.family
+            print(f"\n{family}\n{header}")
+        inst = Instance(case.app, case.infra, balanced())
+        started = time.perf_counter()
+        result = run(inst, "compact", "highs", time_limit)
+        wall = time.perf_counter() - started
+        # a HiGHS solve left behind at the limit would take a core from what runs next
+        # here; a command-line run ends its process instead
+        wait_for_abandoned()
+        f = true_f(inst, result)
+        others = []
+        for method in OTHERS:
+            other = get_method(method).solve(inst, SolveOptions(time_limit=others_time, seed=0))
+            others.append((true_f(inst, other), other))
+        top = max(((g, r.method) for g, r in others if g is not None), default=(None, "-"))
+        known = best_known(case.name, [(f, result), *others])
+        gap = 0.0 if result.status.value == "optimal" else result.gap
+        gap_goal, known_goal = GOALS[case.size]
+        summary.setdefault(case.family, []).append(float("inf") if gap is None else gap)
+        ok_gap = "met" if gap is not None and gap <= gap_goal else "NOT"
+        to_known = None if f is None else (known - f) / abs(known)
+        ok_known = "met" if to_known is not None and to_known <= known_goal and (
+            top[0] is None or (f is not None and f >= top[0])) else "NOT"
+        origin = "-" if result.bound is None else (
+            "proven" if result.status.value == "optimal"
+            else str(result.solver.get("bound_from", "highs")))
+        print(f"{case.size:<6} {case.label:<30} {_num(f):>7} {_num(result.bound):>7} "
+              f"{origin:>10} {_pct(gap):>7} {f'<={gap_goal:.0%} ' + ok_gap:>9} {wall:>6.1f} "
+              f"{top[1] + ' ' + _num(top[0]):>25} {known:>10.4f} {_pct(to_known):>6} "
+              f"{ok_known:>4}", flush=True)
+    print("\ngoals: gap <= 1% (small), <= 2% (medium), <= 5% and a bound (large); F never "
+          "below the best other method and within 0.5% of the best known plan")
+    print("worst gap per family, worst first:")
+    for name, gaps in sorted(summary.items(), key=lambda kv: -max(kv[1])):
+        worst = max(gaps)
+        print(f"  {name:<14} {'no bound' if worst == float('inf') else f'{worst:.1%}'}")
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4f}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1%}"
 
 
 def root(seeds: int) -> None:
@@ -237,12 +255,16 @@ def root(seeds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--skip-cbc", action="store_true")
     parser.add_argument("--only-debs", action="store_true")
     parser.add_argument("--only-scale", action="store_true")
     parser.add_argument("--others-time", type=float, default=20.0)
     parser.add_argument("--root", action="store_true")
+    parser.add_argument("--families", default=",".join([*GENERATED, "routed"]),
+                        help="comma-separated, of: " + ", ".join([*GENERATED, "routed"]))
+    parser.add_argument("--sizes", default=",".join(SIZES),
+                        help="comma-separated, of: " + ", ".join(NETWORKS))
     args = parser.parse_args()
     if args.root:
         root(args.seeds)
@@ -250,7 +272,8 @@ def main() -> None:
     if not args.only_scale:
         debs(max(args.time_limit, 300.0), args.skip_cbc)
     if not args.only_debs:
-        scale(args.time_limit, args.seeds, args.others_time)
+        scale(args.time_limit, args.others_time, args.families.split(","),
+              args.sizes.split(","), args.seeds)
 
 
 if __name__ == "__main__":
