@@ -112,6 +112,7 @@ def test_without_time_for_the_program_the_search_has_it_and_the_bound_holds(monk
     from streamplace.solve.odrp.methods import _baseline_start
 
     monkeypatch.setattr(relaxation_bound, "BOUND_FIRST_FROM", 0)
+    monkeypatch.setattr(relaxation_bound, "PROGRAM_FROM", 0)
     monkeypatch.setattr(relaxation_bound, "PROGRAM_FACTOR", 1e9)
     seen = 0
     for instance in BATTERY[:6]:
@@ -133,6 +134,36 @@ def test_without_time_for_the_program_the_search_has_it_and_the_bound_holds(monk
     assert seen >= 3
 
 
+def test_where_highs_could_not_get_through_its_root_the_root_lp_bounds_the_search(
+        monkeypatch):
+    """The root LP solved before HiGHS (root.py) tells how long HiGHS's own root would take;
+    where the time left is shorter, HiGHS never starts: the primal search's plan, with the
+    root LP's bound (never below brute force), a status that is not optimal, and the
+    reason given."""
+    from streamplace.solve import get_method
+    from streamplace.solve.odrp import root
+
+    monkeypatch.setattr(root, "ROOT_FACTOR", 1e9)
+    seen = 0
+    for instance in BATTERY:
+        expected = best_utility(instance)
+        if expected is None:
+            continue
+        result = get_method("odrp").solve(instance, SolveOptions(time_limit=2))
+        if "root_lp_seconds" not in result.solver:  # no stream share to cut: no root LP
+            continue
+        assert result.status == SolveStatus.TIME_LIMIT, result.message
+        assert "not solved" in result.solver["program"]
+        assert "its root LP took" in result.message
+        assert result.solver["bound_from"] == "share_cut"
+        assert expected - 1e-7 <= result.bound
+        assert result.objective <= expected + 1e-7
+        seen += 1
+        if seen == 3:  # the search runs to the limit each time
+            break
+    assert seen == 3
+
+
 def test_an_interrupt_ends_the_search_running_alone(monkeypatch):
     """The workers' own stop request does not see an interrupt: the caller's thread
     watches for it. Without that, a Ctrl-C would wait for the time limit (here an hour)."""
@@ -141,6 +172,7 @@ def test_an_interrupt_ends_the_search_running_alone(monkeypatch):
     from streamplace.solve.odrp.primal.concurrent import PrimalSearch
 
     monkeypatch.setattr(relaxation_bound, "BOUND_FIRST_FROM", 0)
+    monkeypatch.setattr(relaxation_bound, "PROGRAM_FROM", 0)
     monkeypatch.setattr(relaxation_bound, "PROGRAM_FACTOR", 1e9)
     stop = StopRequest()
     both = PrimalSearch._both_workers

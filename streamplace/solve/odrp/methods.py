@@ -72,15 +72,10 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
         relaxed = relaxation.bound if relaxation is not None else None
         if relaxation is not None and primal is not None and \
                 not relaxation.time_for_program(budget):
-            start_plan, searched = PrimalSearch.finish(primal, start_plan, alone=True)
-            result = _stopped(method, instance, budget, [start_plan], SolverReport(
-                method, counters={"formulation": formulation.value, **searched,
-                                  "program": "not solved: its root LP would outlast the "
-                                             "time left"}))
-            return replace(_bounded(result, relaxed), message=(
-                f"the whole program was not solved: its relaxation alone took "
-                f"{relaxation.seconds:.1f} s, and its root LP would outlast the time left; "
-                "the primal search had that time"))
+            took = "took" if relaxation.bound is not None else "did not end in"
+            return _bounded(_search_alone(method, instance, budget, primal, start_plan, {
+                "formulation": formulation.value}, f"its relaxation alone {took} "
+                f"{relaxation.seconds:.1f} s"), relaxed)
         try:
             built = build_compact(data, budget, _DELAY_ROWS.of(options)) \
                 if formulation == FormulationName.COMPACT else build_multiset(data, budget)
@@ -90,6 +85,13 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
                 method, build_seconds=round(budget.elapsed(), 3),
                 counters={"formulation": formulation.value, **searched})), relaxed)
         root = cut_root(data, built, budget) if isinstance(built, CompactModel) else None
+        if root is not None and primal is not None and not root.time_for_program(budget):
+            result = _search_alone(method, instance, budget, primal, start_plan, {
+                "formulation": formulation.value, **root.counters()}, (
+                f"its root LP took {root.first_seconds:.1f} s" if root.first is not None
+                else f"its root LP did not end in {root.first_seconds:.1f} s"))
+            return replace(_bounded(tightened(result, root.bound, "share_cut", maximize=True),
+                                    relaxed), program=built.model)
         result = _solve_built(instance, options, method, budget, built, start_plan, primal)
         if root is not None:
             result = tightened(replace(result, solver=result.solver.counting(
@@ -158,6 +160,21 @@ def _solve_built(instance: Instance, options: SolveOptions, method: str, budget:
         # the gap of the plan's true value (a plan that won on it has none of its own)
         result = replace(result, plan=result.plan.model_copy(update={"gap": result.gap}))
     return result
+
+
+def _search_alone(method: str, instance: Instance, budget: Budget, primal: PrimalSearch,
+                  start_plan: Plan | None, counters: dict[str, object],
+                  why: str) -> SolveResult:
+    """The primal search's plan, HiGHS never started: ``why`` says that the program's root
+    would outlast the time left, so HiGHS would end with neither a bound nor a plan, left
+    behind on the core the search's second worker has instead."""
+    start_plan, searched = PrimalSearch.finish(primal, start_plan, alone=True)
+    result = _stopped(method, instance, budget, [start_plan], SolverReport(
+        method, counters={**counters, **searched,
+                          "program": "not solved: its root LP would outlast the time left"}))
+    return replace(result, message=f"the whole program was not solved: {why}, and its "
+                                   "root would outlast the time left; the primal search "
+                                   "had that time")
 
 
 def _bounded(result: SolveResult, relaxed: float | None) -> SolveResult:

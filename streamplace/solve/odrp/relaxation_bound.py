@@ -1,14 +1,18 @@
-"""A bound for ``odrp`` where the whole program's root LP would outlast the time limit.
+"""A bound for ``odrp`` that a time limit leaves it even where the whole program's root LP
+would not end in time.
 
 The relaxation is the compact formulation without the traffic products and without the
 stream-delay pair rows (eq. 4): each stream's share of the network term is bounded by the
 landmark rows alone, each delay by the landmark and transport rows. Leaving rows out of a
 maximisation can only raise its optimum, so the LP optimum of what is left bounds F from
-above for every plan. At 100 nodes x 60 operators it has 57,000 columns against the whole
-program's 137,000 and HiGHS's interior point method solves it in about 11 s, where the whole
-root LP takes 211 s (measured with bench/odrp.py's instances). Where even the relaxation
-took more than a tenth of what is left, the whole program is not handed to HiGHS at all
-and the primal search has the time.
+above for every plan. It is solved first on every model past a few thousand columns, and
+the tighter of its bound and the program's is kept. Measured on bench/odrp.py's families
+(2 cores): at 50 nodes x 40 operators it takes 3.6-4.8 s, where the whole program's root
+LP takes 20 s (uniform edge + cloud, the same bound to 4 decimals) to more than 120 s
+(spread-out pins, whose relaxation bound 0.940 lies 0.3% above the root LP's 0.937); at
+100 x 60, 22-28 s, where the whole root LP takes over 200 s. Where even the relaxation
+took more than a tenth of what is left, or did not end within its share of the time, the
+whole program is not handed to HiGHS at all and the primal search has the time.
 """
 
 from __future__ import annotations
@@ -21,29 +25,39 @@ from streamplace.solve.odrp.compact import build_compact
 from streamplace.solve.odrp.data import OdrpData, compact_columns
 from streamplace.solve.result import SolveOptions, SolveStatus
 
-BOUND_FIRST_FROM = 60_000  # estimated columns (50 x 40: 34,000; 100 x 60: 100,000)
-BOUND_SHARE = 0.5  # of what is left of a time limit, at most
+BOUND_FIRST_FROM = 4_000  # estimated columns (30 x 20: 7,800-9,900; 50 x 40: 30,000-34,000)
+PROGRAM_FROM = 60_000  # estimated columns from which its time decides the program's fate
+BOUND_SHARE = 0.6  # of what is left of a time limit, at most
 PROGRAM_FACTOR = 10  # the whole root LP took 10-17 times the relaxation's (100 x 60)
 
 
 @dataclass(frozen=True)
 class Relaxation:
-    bound: float
+    bound: float | None  # None: the relaxation did not end within its share of the time
     seconds: float
+    columns: int  # the whole program's, estimated
 
     def time_for_program(self, budget: Budget) -> bool:
         """Whether what is left of the time could see the whole program's root LP end;
-        where it could not, HiGHS would only burn a core past the limit, left behind."""
+        where it could not, HiGHS would only burn a core past the limit, left behind.
+        Below PROGRAM_FROM columns the root LP's own first solve decides (root.py): there
+        the ratio of the two LPs' times varies from 5 to over 25 between families."""
         left = budget.remaining()
-        return left is None or left >= PROGRAM_FACTOR * self.seconds
+        if left is None:
+            return True
+        if self.bound is None:
+            return False
+        return self.columns < PROGRAM_FROM or left >= PROGRAM_FACTOR * self.seconds
 
 
 def relaxation_bound(data: OdrpData, budget: Budget) -> Relaxation | None:
-    """The relaxation's LP optimum, or None where the model is small enough for the whole
-    program's own bound, or the LP did not finish within its share of the time."""
+    """The relaxation's LP optimum; None where the model is small enough for the whole
+    program's own bound, or the LP ended without one (not for lack of time: the whole
+    program's solve then says why); a bound of None where its share of the time ran out."""
     from streamplace.solve.mip.solve import solve_mip
 
-    if compact_columns(data) < BOUND_FIRST_FROM:
+    columns = compact_columns(data)
+    if columns < BOUND_FIRST_FROM:
         return None
     started = time.perf_counter()
     left = budget.remaining()
@@ -51,10 +65,11 @@ def relaxation_bound(data: OdrpData, budget: Budget) -> Relaxation | None:
     try:
         model = build_compact(data, phase, "lazy", products=False).model
     except Stopped:
-        return None
+        return Relaxation(None, time.perf_counter() - started, columns)
     outcome = solve_mip(model, SolveOptions(
         time_limit=phase.time_limit, threads=1,
         highs={"solve_relaxation": True, "solver": "ipm"}), None, phase)
-    if outcome.status != SolveStatus.OPTIMAL or outcome.objective is None:
-        return None
-    return Relaxation(outcome.objective, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    if outcome.status == SolveStatus.OPTIMAL and outcome.objective is not None:
+        return Relaxation(outcome.objective, seconds, columns)
+    return Relaxation(None, seconds, columns) if phase.expired() else None

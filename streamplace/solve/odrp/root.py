@@ -22,7 +22,9 @@ from streamplace.solve.odrp.compact import CompactModel
 from streamplace.solve.odrp.data import OdrpData
 from streamplace.solve.odrp.share_cuts import ShareCut, ShareCuts
 
-CUT_SHARE = 0.3   # of the time left, at most
+CUT_SHARE = 0.3   # of the time left, at most, for the rounds after the first LP
+FIRST_SHARE = 0.6  # of the time left, at most, for the first LP: the bound itself
+ROOT_FACTOR = 2.0  # HiGHS's own root (presolve, the LP again, its cuts) against the first LP
 MAX_ROUNDS = 60
 STALL_ROUNDS = 3  # rounds in a row that move the bound by less than STALL end the rounds
 STALL = 1e-7      # relative
@@ -35,10 +37,20 @@ class RootCuts:
     rounds: int
     cuts: int
     seconds: float
+    first_seconds: float  # the first LP's, or as long as it ran unsolved
 
     def counters(self) -> dict[str, object]:
         return {"share_cut_rounds": self.rounds, "share_cuts": self.cuts,
-                "share_cut_seconds": round(self.seconds, 3)}
+                "share_cut_seconds": round(self.seconds, 3),
+                "root_lp_seconds": round(self.first_seconds, 3)}
+
+    def time_for_program(self, budget: Budget) -> bool:
+        """Whether what is left of the time could see HiGHS through its own root, which
+        solves this LP again from scratch; where it could not, HiGHS would end with
+        neither a bound nor a plan of its own, and the core is the primal search's."""
+        left = budget.remaining()
+        return left is None or (self.first is not None and
+                                left >= ROOT_FACTOR * self.first_seconds)
 
 
 def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | None:
@@ -49,14 +61,22 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
         return None
     started = time.perf_counter()
     left = budget.remaining()
-    phase = budget if left is None else budget.until(started + CUT_SHARE * left)
+    phase = budget if left is None else budget.until(started + FIRST_SHARE * left)
     lp = PersistentModel(threads=1, relaxation=True)
     lp.load(built.model)
     first: float | None = None
     bound: float | None = None
     rounds = cuts = stalled = 0
+    first_seconds = 0.0
     while rounds < MAX_ROUNDS:
-        if lp.solve(phase) is not Ended.OPTIMAL:
+        solved = lp.solve(phase)
+        if rounds == 0:
+            first_seconds = time.perf_counter() - started
+            # the rounds after the first LP share a smaller part of the time: they only
+            # tighten a bound the first one already gave
+            if left is not None:
+                phase = budget.until(started + max(CUT_SHARE * left, first_seconds))
+        if solved is not Ended.OPTIMAL:
             break
         rounds += 1
         value = lp.objective
@@ -70,7 +90,7 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
             break
         _add(lp, built, found)
         cuts += len(found)
-    return RootCuts(first, bound, rounds, cuts, time.perf_counter() - started)
+    return RootCuts(first, bound, rounds, cuts, time.perf_counter() - started, first_seconds)
 
 
 def _add(lp: PersistentModel, built: CompactModel, found: list[ShareCut]) -> None:

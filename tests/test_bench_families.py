@@ -1,0 +1,59 @@
+"""The instance families bench/odrp.py reports on (bench/families.py), at sizes brute force
+covers: on each family odrp proves the brute-forced optimum under the bench's objective,
+so a figure the bench prints for a family rests on a model that is exact there too."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from streamplace.model.objective import Objective
+from streamplace.solve import Instance, SolveOptions, get_method
+
+from .conftest import ROOT, assert_exact, best_utility
+
+sys.path.insert(0, str(ROOT / "bench"))
+
+BENCH_OBJECTIVE = {"weights": {"response_time": 1, "availability": 1, "cost": 1, "network": 1},
+                   "network_metric": "network_usage"}
+
+
+def tiny(family: str, seed: int):
+    import families
+
+    if family == "routed":  # Abilene: 11 PoPs, 3 of them compute, the rest routers
+        return families.routed("topozoo/Abilene", 3, 5, 2, seed)
+    n_nodes, n_ops = (6, 6) if family == "spread-pins" else (5, 4)
+    return families.GENERATED[family](n_nodes, n_ops, 2, seed)
+
+
+@pytest.mark.parametrize("family", ["uniform", "spread-pins", "heterogeneous", "routed"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_odrp_proves_the_brute_forced_optimum_on_every_bench_family(family, seed):
+    app, infra = tiny(family, seed)
+    instance = Instance(app, infra, Objective.model_validate(BENCH_OBJECTIVE))
+    result = get_method("odrp").solve(instance, SolveOptions(gap=0.0, time_limit=300))
+    assert assert_exact(result, best_utility(instance), (family, seed))
+    routers = {n.id for n in infra.nodes if n.role == "router"}
+    assert family != "routed" or routers, "the routed family lost its routers"
+    used = {u for reps in result.plan.placement.values() for u in reps}
+    assert not used & routers
+
+
+def test_the_families_differ_where_the_bench_says_they_do():
+    """Spread-out pins: two sources and several sinks, each on its own node; heterogeneous:
+    tuple sizes, resources and speed-ups vary; routed: shortest-path routes over routers."""
+    import families
+
+    app, _ = families.spread_pins(30, 20, 4, 1)
+    pinned = {op.id: op.candidates for op in app.operators if op.candidates}
+    assert sum(op.startswith("sink") for op in pinned) >= 2
+    assert sum(op.startswith("source") for op in pinned) == 2
+    assert len({tuple(c) for c in pinned.values()}) == len(pinned)
+    app, infra = families.heterogeneous(30, 20, 4, 1)
+    assert len({s.tuple_size for s in app.streams}) > 1
+    assert {n.speedup for n in infra.nodes} == {1.0, 2.0}
+    _, infra = families.routed("topozoo/Geant2012", 15, 20, 4, 1)
+    assert infra.routing == "shortest-path"
+    assert sum(n.role != "router" for n in infra.nodes) == 15
