@@ -87,8 +87,9 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
         root = cut_root(data, built, budget) if isinstance(built, CompactModel) else None
         if root is not None and primal is not None and not root.time_for_program(budget):
             result = _search_alone(method, instance, budget, primal, start_plan, {
-                "formulation": formulation.value, **root.counters()},
-                f"its root LP took {root.first_seconds:.1f} s")
+                "formulation": formulation.value, **root.counters()}, (
+                f"its root LP took {root.first_seconds:.1f} s" if root.first is not None
+                else f"its root LP did not end in {root.first_seconds:.1f} s"))
             return replace(_bounded(tightened(result, root.bound, "share_cut", maximize=True),
                                     relaxed), program=built.model)
         result = _solve_built(instance, options, method, budget, built, start_plan, primal)

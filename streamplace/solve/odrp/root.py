@@ -22,8 +22,9 @@ from streamplace.solve.odrp.compact import CompactModel
 from streamplace.solve.odrp.data import OdrpData
 from streamplace.solve.odrp.share_cuts import ShareCut, ShareCuts
 
-CUT_SHARE = 0.3   # of the time left, at most
-ROOT_FACTOR = 1.0  # HiGHS's own root solves the first LP again, after its presolve
+CUT_SHARE = 0.3   # of the time left, at most, for the rounds after the first LP
+FIRST_SHARE = 0.6  # of the time left, at most, for the first LP: the bound itself
+ROOT_FACTOR = 2.0  # HiGHS's own root (presolve, the LP again, its cuts) against the first LP
 MAX_ROUNDS = 60
 STALL_ROUNDS = 3  # rounds in a row that move the bound by less than STALL end the rounds
 STALL = 1e-7      # relative
@@ -45,12 +46,11 @@ class RootCuts:
 
     def time_for_program(self, budget: Budget) -> bool:
         """Whether what is left of the time could see HiGHS through its own root, which
-        solves this LP again; where it could not, HiGHS would end with neither a bound nor
-        a plan of its own, and the core is the primal search's. An LP that did not end in
-        its share says nothing: HiGHS's presolve, which knows the integer columns, has got
-        through the root of routed backbones where the plain LP did not."""
+        solves this LP again from scratch; where it could not, HiGHS would end with
+        neither a bound nor a plan of its own, and the core is the primal search's."""
         left = budget.remaining()
-        return left is None or self.first is None or left >= ROOT_FACTOR * self.first_seconds
+        return left is None or (self.first is not None and
+                                left >= ROOT_FACTOR * self.first_seconds)
 
 
 def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | None:
@@ -61,7 +61,7 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
         return None
     started = time.perf_counter()
     left = budget.remaining()
-    phase = budget if left is None else budget.until(started + CUT_SHARE * left)
+    phase = budget if left is None else budget.until(started + FIRST_SHARE * left)
     lp = PersistentModel(threads=1, relaxation=True)
     lp.load(built.model)
     first: float | None = None
@@ -72,6 +72,10 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
         solved = lp.solve(phase)
         if rounds == 0:
             first_seconds = time.perf_counter() - started
+            # the rounds after the first LP share a smaller part of the time: they only
+            # tighten a bound the first one already gave
+            if left is not None:
+                phase = budget.until(started + max(CUT_SHARE * left, first_seconds))
         if solved is not Ended.OPTIMAL:
             break
         rounds += 1
