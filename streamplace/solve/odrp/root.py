@@ -24,7 +24,10 @@ from streamplace.solve.odrp.share_cuts import ShareCut, ShareCuts
 
 CUT_SHARE = 0.3   # of the time left, at most, for the rounds after the first LP
 FIRST_SHARE = 0.6  # of the time left, at most, for the first LP: the bound itself
-ROOT_FACTOR = 2.0  # HiGHS's own root (presolve, the LP again, its cuts) against the first LP
+# HiGHS's own root (presolve, the LP again, its cuts) against the first LP. Where HiGHS had
+# less, at 50 x 40 it was abandoned with neither bound nor plan, and the search beside it
+# reached F 0.835-0.892 where two searches alone reached 0.940 (docs/models.md sec. 2)
+ROOT_FACTOR = 2.0
 MAX_ROUNDS = 60
 STALL_ROUNDS = 3  # rounds in a row that move the bound by less than STALL end the rounds
 STALL = 1e-7      # relative
