@@ -213,3 +213,20 @@ def test_a_program_proven_infeasible_gets_no_bound(monkeypatch):
         assert result.bound is None and "relaxation_bound" not in result.solver
         seen += 1
     assert seen > 0
+
+
+def test_a_root_lp_proven_infeasible_leaves_the_proof_to_highs():
+    """A response-time limit below any operator's latency makes the root LP infeasible:
+    that is no LP running out of time, so HiGHS still gets the program and proves it has no
+    plan, within a time limit too (the primal search alone could only run to the limit)."""
+    from dataclasses import replace
+
+    from streamplace.model.metrics import Metric, MetricLimits
+    from streamplace.model.objective import Objective
+    from streamplace.solve import get_method
+
+    instance = replace(BATTERY[0], objective=Objective.model_validate(
+        {"weights": {"response_time": 1, "network": 1}, "network_metric": "network_usage"}),
+        limits=MetricLimits({Metric.RESPONSE_TIME: 1e-9}))
+    result = get_method("odrp").solve(instance, SolveOptions(time_limit=600))
+    assert result.status == SolveStatus.INFEASIBLE, result.message

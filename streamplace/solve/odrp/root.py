@@ -23,6 +23,7 @@ from streamplace.solve.odrp.data import OdrpData
 from streamplace.solve.odrp.share_cuts import ShareCut, ShareCuts
 
 CUT_SHARE = 0.3   # of the time left, at most, for the rounds after the first LP
+TIME_SLACK = 0.1  # seconds: a solve that ended this close to its phase's end ran out of it
 FIRST_SHARE = 0.6  # of the time left, at most, for the first LP: the bound itself
 # HiGHS's own root (presolve, the LP again, its cuts) against the first LP. Where HiGHS had
 # less, at 50 x 40 it was abandoned with neither bound nor plan, and the search beside it
@@ -41,6 +42,7 @@ class RootCuts:
     cuts: int
     seconds: float
     first_seconds: float  # the first LP's, or as long as it ran unsolved
+    first_stopped: bool  # the first LP ran out of its share of the time
 
     def counters(self) -> dict[str, object]:
         return {"share_cut_rounds": self.rounds, "share_cuts": self.cuts,
@@ -52,8 +54,11 @@ class RootCuts:
         solves this LP again from scratch; where it could not, HiGHS would end with
         neither a bound nor a plan of its own, and the core is the primal search's."""
         left = budget.remaining()
-        return left is None or (self.first is not None and
-                                left >= ROOT_FACTOR * self.first_seconds)
+        if left is None or self.first is None:
+            # an LP that ended without an optimum (infeasible: so is the program) is
+            # HiGHS's to prove; one that ran out of time is not
+            return left is None or not self.first_stopped
+        return left >= ROOT_FACTOR * self.first_seconds
 
 
 def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | None:
@@ -71,10 +76,14 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
     bound: float | None = None
     rounds = cuts = stalled = 0
     first_seconds = 0.0
+    first_stopped = False
     while rounds < MAX_ROUNDS:
         solved = lp.solve(phase)
         if rounds == 0:
             first_seconds = time.perf_counter() - started
+            # HiGHS's own time limit (set to the phase's end) gives OTHER
+            first_stopped = solved is Ended.STOPPED or (
+                solved is Ended.OTHER and (phase.remaining() or 0.0) < TIME_SLACK)
             # the rounds after the first LP share a smaller part of the time: they only
             # tighten a bound the first one already gave
             if left is not None:
@@ -93,7 +102,8 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
             break
         _add(lp, built, found)
         cuts += len(found)
-    return RootCuts(first, bound, rounds, cuts, time.perf_counter() - started, first_seconds)
+    return RootCuts(first, bound, rounds, cuts, time.perf_counter() - started, first_seconds,
+                    first_stopped)
 
 
 def _add(lp: PersistentModel, built: CompactModel, found: list[ShareCut]) -> None:
