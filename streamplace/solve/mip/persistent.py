@@ -28,7 +28,8 @@ class Ended(Enum):
     OPTIMAL = "optimal"        # proven, within the model's gap
     INFEASIBLE = "infeasible"  # proven
     STOPPED = "stopped"        # not solved: the budget had run out, or HiGHS was left behind
-    OTHER = "other"            # any other status (a limit among them): read has_solution
+    TIME_LIMIT = "time_limit"  # HiGHS's own time limit, the budget's end: read has_solution
+    OTHER = "other"            # any other status (another limit among them): read has_solution
 
 
 class PersistentModel:
@@ -143,6 +144,8 @@ class PersistentModel:
             return Ended.OPTIMAL
         if status == statuses.kInfeasible:
             return Ended.INFEASIBLE
+        if status == statuses.kTimeLimit:
+            return Ended.TIME_LIMIT
         return Ended.OTHER
 
     @property

@@ -23,7 +23,6 @@ from streamplace.solve.odrp.data import OdrpData
 from streamplace.solve.odrp.share_cuts import ShareCut, ShareCuts
 
 CUT_SHARE = 0.3   # of the time left, at most, for the rounds after the first LP
-TIME_SLACK = 0.1  # seconds: a solve that ended this close to its phase's end ran out of it
 FIRST_SHARE = 0.6  # of the time left, at most, for the first LP: the bound itself
 # HiGHS's own root (presolve, the LP again, its cuts) against the first LP. Where HiGHS had
 # less, at 50 x 40 it was abandoned with neither bound nor plan, and the search beside it
@@ -54,10 +53,10 @@ class RootCuts:
         solves this LP again from scratch; where it could not, HiGHS would end with
         neither a bound nor a plan of its own, and the core is the primal search's."""
         left = budget.remaining()
-        if left is None or self.first is None:
-            # an LP that ended without an optimum (infeasible: so is the program) is
-            # HiGHS's to prove; one that ran out of time is not
-            return left is None or not self.first_stopped
+        if left is None:
+            return True
+        if self.first is None:  # infeasible (so is the program: HiGHS proves it), or no time
+            return not self.first_stopped
         return left >= ROOT_FACTOR * self.first_seconds
 
 
@@ -81,9 +80,7 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
         solved = lp.solve(phase)
         if rounds == 0:
             first_seconds = time.perf_counter() - started
-            # HiGHS's own time limit (set to the phase's end) gives OTHER
-            first_stopped = solved is Ended.STOPPED or (
-                solved is Ended.OTHER and (phase.remaining() or 0.0) < TIME_SLACK)
+            first_stopped = solved in (Ended.STOPPED, Ended.TIME_LIMIT)
             # the rounds after the first LP share a smaller part of the time: they only
             # tighten a bound the first one already gave
             if left is not None:
