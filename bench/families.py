@@ -19,18 +19,15 @@ stands for its size), the name under which bench/best_known/ keeps its best plan
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from scenarios import dag, edge_cloud
+from scenarios import build, edge_cloud, edge_cloud_instance, layered
 
-from streamplace.io.readers import build_document
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.source import SourceMap
 
 FIBRE_SECONDS_PER_KM = 5e-6
 HOP_SECONDS = 1e-4
@@ -46,60 +43,9 @@ class Case:
     infra: Infrastructure
 
 
-def _build(app: dict[str, Any], infra: dict[str, Any]) -> tuple[Application, Infrastructure]:
-    return (build_document(Application, app, SourceMap("generated")),
-            build_document(Infrastructure, infra, SourceMap("generated")))
-
-
-def layered(n_ops: int, k: int, seed: int, *, sources: list[list[str]],
-            sinks: list[list[str]], heterogeneous: bool = False,
-            rate: float = 80.0) -> dict[str, Any]:
-    """A layered DAG with pinned sources and sinks (their candidate nodes given) and layers
-    of 1-3 replicable operators between them; every operator feeds the next layer, and every
-    sink is fed. ``heterogeneous``: tuples of 100-1000 B, one or two slots, costs 1-3."""
-    rng = random.Random(seed)
-    ops: list[dict[str, Any]] = [
-        {"id": f"source{i}", "service_rate": 4 * rate, "candidates": where}
-        for i, where in enumerate(sources)]
-    layers: list[list[str]] = [[op["id"] for op in ops]]
-    made = len(sources)
-    inner = n_ops - len(sources) - len(sinks)
-    while made < len(sources) + inner:
-        width = min(rng.choice([1, 1, 2, 3]), len(sources) + inner - made)
-        layer = []
-        for _ in range(width):
-            op: dict[str, Any] = {"id": f"op{made}", "max_replicas": k,
-                                  "service_rate": round(rng.uniform(0.6, 2.5) * rate, 1)}
-            if heterogeneous:
-                op["resources"] = rng.choice([1, 1, 2])
-                op["cost"] = rng.choice([1, 2, 3])
-            ops.append(op)
-            layer.append(op["id"])
-            made += 1
-        layers.append(layer)
-    sink_ids = [f"sink{i}" for i in range(len(sinks))]
-    ops += [{"id": s, "service_rate": 3 * rate, "candidates": where}
-            for s, where in zip(sink_ids, sinks, strict=True)]
-    layers.append(sink_ids)
-
-    def size() -> int:
-        return rng.choice([100, 250, 500, 1000]) if heterogeneous else 100
-
-    streams: list[dict[str, Any]] = []
-    for upper, lower in itertools.pairwise(layers):
-        for target in lower:
-            froms = rng.sample(upper, k=min(len(upper), rng.choice([1, 2])))
-            streams += [{"from": f, "to": target, "rate": round(rate / len(froms), 2),
-                         "tuple_size": size()} for f in froms]
-        for source in upper:
-            if not any(s["from"] == source for s in streams):
-                streams.append({"from": source, "to": rng.choice(lower), "rate": rate,
-                                "tuple_size": size()})
-    return {"name": f"dag-{n_ops}-k{k}", "operators": ops, "streams": streams}
-
-
-def uniform(n_nodes: int, n_ops: int, k: int, seed: int) -> tuple[Application, Infrastructure]:
-    return _build(dag(n_ops, k, seed), edge_cloud(n_nodes, seed))
+def pinned(prefix: str, nodes: list[str]) -> dict[str, list[str]]:
+    """Operators ``<prefix>0``, ``<prefix>1``, ... each pinned to its own node."""
+    return {f"{prefix}{i}": [node] for i, node in enumerate(nodes)}
 
 
 def spread_pins(n_nodes: int, n_ops: int, k: int,
@@ -108,9 +54,10 @@ def spread_pins(n_nodes: int, n_ops: int, k: int,
     n_edge = max(1, (2 * n_nodes) // 3)
     edge = rng.sample(range(n_edge), 4)
     cloud = rng.randrange(n_edge, n_nodes)
-    sinks = [[f"n{edge[2]}"], [f"n{cloud}"]] + ([[f"n{edge[3]}"]] if seed % 2 else [])
-    app = layered(n_ops, k, seed, sources=[[f"n{edge[0]}"], [f"n{edge[1]}"]], sinks=sinks)
-    return _build(app, edge_cloud(n_nodes, seed))
+    sinks = [f"n{edge[2]}", f"n{cloud}"] + ([f"n{edge[3]}"] if seed % 2 else [])
+    app = layered(n_ops, k, seed, sources=pinned("source", [f"n{edge[0]}", f"n{edge[1]}"]),
+                  sinks=pinned("sink", sinks))
+    return build(app, edge_cloud(n_nodes, seed))
 
 
 def heterogeneous(n_nodes: int, n_ops: int, k: int,
@@ -125,9 +72,9 @@ def heterogeneous(n_nodes: int, n_ops: int, k: int,
             node["availability"] = rng.choice([0.98, 0.99, 0.995, 0.999])
     n_edge = max(1, (2 * n_nodes) // 3)
     source, sink = rng.sample(range(n_edge), 2)
-    app = layered(n_ops, k, seed, sources=[[f"n{source}"]], sinks=[[f"n{sink}"]],
-                  heterogeneous=True)
-    return _build(app, infra)
+    app = layered(n_ops, k, seed, sources=pinned("source", [f"n{source}"]),
+                  sinks=pinned("sink", [f"n{sink}"]), heterogeneous=True)
+    return build(app, infra)
 
 
 def backbone(network: str, compute: int, seed: int) -> dict[str, Any]:
@@ -163,12 +110,12 @@ def routed(network: str, compute: int, n_ops: int, k: int,
     processors = [n["id"] for n in infra["nodes"] if n.get("role") != "router"]
     rng = random.Random(seed * 15485863)
     a, b, c = rng.sample(processors, 3)
-    app = layered(n_ops, k, seed, sources=[[a]], sinks=[[b], [c]])
-    return _build(app, infra)
+    app = layered(n_ops, k, seed, sources=pinned("source", [a]), sinks=pinned("sink", [b, c]))
+    return build(app, infra)
 
 
 GENERATED: dict[str, Callable[[int, int, int, int], tuple[Application, Infrastructure]]] = {
-    "uniform": uniform, "spread-pins": spread_pins, "heterogeneous": heterogeneous}
+    "uniform": edge_cloud_instance, "spread-pins": spread_pins, "heterogeneous": heterogeneous}
 SIZES = {"small": (30, 20), "medium": (50, 40), "large": (100, 60)}
 # (network, compute PoPs, operators) per size: two networks each, from two collections
 NETWORKS = {"small": [("topozoo/Geant2012", 15, 20), ("sndlib/cost266", 15, 20)],

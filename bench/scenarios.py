@@ -1,7 +1,7 @@
 """Random ODRP instances for the benchmarks: a layered DAG on a geographic-like cluster.
 
 Nodes sit at random points; delays grow with distance (2-40 ms); each node has 4-8 slots.
-The DAG has a pinned source and sink and layers of 1-3 operators between them, every
+The DAG has pinned sources and sinks and layers of 1-3 operators between them, every
 operator replicable up to k, with M/M/1 service rates chosen so that some need replicas.
 """
 
@@ -32,43 +32,68 @@ def cluster(n_nodes: int, seed: int) -> dict[str, Any]:
     return {"name": f"cluster-{n_nodes}", "nodes": nodes, "links": links}
 
 
-def dag(n_ops: int, k: int, seed: int, rate: float = 80.0) -> dict[str, Any]:
+def layered(n_ops: int, k: int, seed: int, *, sources: dict[str, list[str]],
+            sinks: dict[str, list[str]], heterogeneous: bool = False,
+            rate: float = 80.0) -> dict[str, Any]:
+    """A layered DAG: the pinned ``sources`` and ``sinks`` (id: candidate nodes) and layers
+    of 1-3 operators between them, every operator replicable up to k and feeding the next
+    layer, every sink fed. ``heterogeneous``: tuples of 100-1000 B (else 100 B), operators
+    of one or two slots at costs 1-3 (else one at cost 1)."""
     rng = random.Random(seed)
-    ops: list[dict[str, Any]] = [{"id": "source", "service_rate": 4 * rate,
-                                  "candidates": ["n0"]}]
-    layers: list[list[str]] = [["source"]]
-    made = 1
-    while made < n_ops - 1:
-        width = min(rng.choice([1, 1, 2, 3]), n_ops - 1 - made)
+    ops: list[dict[str, Any]] = [{"id": name, "service_rate": 4 * rate, "candidates": where}
+                                 for name, where in sources.items()]
+    layers: list[list[str]] = [list(sources)]
+    inner = n_ops - len(sources) - len(sinks)
+    made = 0
+    while made < inner:
+        width = min(rng.choice([1, 1, 2, 3]), inner - made)
         layer = []
         for _ in range(width):
-            name = f"op{made}"
-            ops.append({"id": name, "service_rate": round(rng.uniform(0.6, 2.5) * rate, 1),
-                        "max_replicas": k})
-            layer.append(name)
+            op: dict[str, Any] = {"id": f"op{made + len(sources)}",
+                                  "service_rate": round(rng.uniform(0.6, 2.5) * rate, 1),
+                                  "max_replicas": k}
+            if heterogeneous:
+                op["resources"] = rng.choice([1, 1, 2])
+                op["cost"] = rng.choice([1, 2, 3])
+            ops.append(op)
+            layer.append(op["id"])
             made += 1
         layers.append(layer)
-    ops.append({"id": "sink", "service_rate": 3 * rate, "candidates": ["n0"]})
-    layers.append(["sink"])
-    streams = []
+    ops += [{"id": name, "service_rate": 3 * rate, "candidates": where}
+            for name, where in sinks.items()]
+    layers.append(list(sinks))
+
+    def size() -> int:
+        return rng.choice([100, 250, 500, 1000]) if heterogeneous else 100
+
+    streams: list[dict[str, Any]] = []
     for upper, lower in itertools.pairwise(layers):
         for target in lower:
-            sources = rng.sample(upper, k=min(len(upper), rng.choice([1, 2])))
-            for source in sources:
-                streams.append({"from": source, "to": target,
-                                "rate": round(rate / len(sources), 2), "tuple_size": 100})
+            froms = rng.sample(upper, k=min(len(upper), rng.choice([1, 2])))
+            streams += [{"from": f, "to": target, "rate": round(rate / len(froms), 2),
+                         "tuple_size": size()} for f in froms]
         for source in upper:  # every operator feeds the next layer
             if not any(s["from"] == source for s in streams):
                 streams.append({"from": source, "to": rng.choice(lower), "rate": rate,
-                                "tuple_size": 100})
+                                "tuple_size": size()})
     return {"name": f"dag-{n_ops}-k{k}", "operators": ops, "streams": streams}
+
+
+def dag(n_ops: int, k: int, seed: int, rate: float = 80.0) -> dict[str, Any]:
+    """:func:`layered` with one source and one sink, both pinned to n0."""
+    return layered(n_ops, k, seed, sources={"source": ["n0"]}, sinks={"sink": ["n0"]},
+                   rate=rate)
+
+
+def build(app: dict[str, Any], infra: dict[str, Any]) -> tuple[Application, Infrastructure]:
+    """The documents as models, as a file's would be read."""
+    return (build_document(Application, app, SourceMap("generated")),
+            build_document(Infrastructure, infra, SourceMap("generated")))
 
 
 def instance(n_nodes: int, n_ops: int, k: int, seed: int = 0) -> tuple[Application,
                                                                          Infrastructure]:
-    app = build_document(Application, dag(n_ops, k, seed), SourceMap("generated"))
-    infra = build_document(Infrastructure, cluster(n_nodes, seed), SourceMap("generated"))
-    return app, infra
+    return build(dag(n_ops, k, seed), cluster(n_nodes, seed))
 
 
 def edge_cloud(n_nodes: int, seed: int) -> dict[str, Any]:
@@ -99,6 +124,4 @@ def edge_cloud(n_nodes: int, seed: int) -> dict[str, Any]:
 def edge_cloud_instance(n_nodes: int, n_ops: int, k: int,
                         seed: int = 0) -> tuple[Application, Infrastructure]:
     """A layered DAG whose source and sink are pinned to edge node n0, on :func:`edge_cloud`."""
-    app = build_document(Application, dag(n_ops, k, seed), SourceMap("generated"))
-    infra = build_document(Infrastructure, edge_cloud(n_nodes, seed), SourceMap("generated"))
-    return app, infra
+    return build(dag(n_ops, k, seed), edge_cloud(n_nodes, seed))
