@@ -10,7 +10,7 @@ the tighter of its bound and the program's is kept. Measured on bench/odrp.py's 
 (2 cores): at 50 nodes x 40 operators it takes 3.6-4.8 s, where the whole program's root
 LP takes 20 s (uniform edge + cloud, the same bound to 4 decimals) to more than 120 s
 (spread-out pins, whose relaxation bound 0.940 lies 0.3% above the root LP's 0.937); at
-100 x 60, 22-28 s, where the whole root LP takes over 200 s. Where even the relaxation
+100 x 60, 22-28 s, where the whole root LP took 211 s (uniform). Where even the relaxation
 took more than a tenth of what is left, or did not end within its share of the time, the
 whole program is not handed to HiGHS at all and the primal search has the time.
 """
@@ -39,9 +39,10 @@ class Relaxation:
 
     def time_for_program(self, budget: Budget) -> bool:
         """Whether what is left of the time could see the whole program's root LP end;
-        where it could not, HiGHS would only burn a core past the limit, left behind.
-        Below PROGRAM_FROM columns the root LP's own first solve decides (root.py): there
-        the ratio of the two LPs' times varies from 5 to over 25 between families."""
+        where it could not, HiGHS would only burn a core past the limit, left behind. A
+        relaxation that ran out of its share says it could not, at any size; below
+        PROGRAM_FROM columns its time does not decide, the root LP's does (root.py): the
+        ratio of the two LPs' times varies from 5 to over 25 between families there."""
         left = budget.remaining()
         if left is None:
             return True
