@@ -30,6 +30,10 @@ IgnoreNamesOpt = Annotated[bool, typer.Option(
 MaxMovesOpt = Annotated[float | None, typer.Option(
     "--max-moves", help="With --current: the most a plan may cost in replicas started where "
                         "none runs now (0: start none).")]
+OccupiedOpt = Annotated[list[str] | None, typer.Option(
+    "--occupied", help="What other applications hold (repeatable): an occupied-load file, or "
+                       "APP:PLAN (another application and the plan it runs). Plans use what "
+                       "is left.")]
 TimeLimitOpt = Annotated[float | None, typer.Option(
     help="Seconds for the whole command; the best plan so far is written with status "
          "time_limit.")]

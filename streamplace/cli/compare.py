@@ -16,6 +16,7 @@ from streamplace.cli.args import (
     JsonOpt,
     MetricOpt,
     ObjectiveOpt,
+    OccupiedOpt,
     QuietOpt,
     TargetUtilizationOpt,
     WeightsOpt,
@@ -27,6 +28,7 @@ from streamplace.cli.progress import live_progress
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
 from streamplace.cli.views.plans import render_comparison
 from streamplace.errors import InputError
+from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import Output
 from streamplace.io.writers import csv_text
 from streamplace.model.checks import application_warnings
@@ -48,10 +50,12 @@ def compare_command(
     csv: Annotated[str | None, typer.Option("--csv", help="Also write the table as CSV.")] =
     None, current: CurrentOpt = None, ignore_names: IgnoreNamesOpt = False,
     target_utilization_: TargetUtilizationOpt = None,
+    occupied: OccupiedOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Run several methods and show one table: every metric, time, status, gap to the bound."""
-    check_outputs([csv], [application, infrastructure, objective, current], json_)
+    check_outputs([csv], [application, infrastructure, objective, current,
+                   *occupied_files(occupied)], json_)
     opts.check_settings(time_limit, None, None, seed)
     names = [m.strip() for m in methods_.split(",") if m.strip()]
     if not names:
@@ -64,7 +68,8 @@ def compare_command(
         raise InputError([replace(p, path="--methods") for p in exc.problems]) from None
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
-                         current=current, ignore_names=ignore_names)
+                         current=current, ignore_names=ignore_names,
+                         occupied=occupied or ())
     app_, infra = opened.app, opened.infra
     instance = Instance(app_, infra, opened.objective, opened.current)
     chosen = [get_method(name, instance) for name in names]
@@ -82,5 +87,5 @@ def compare_command(
     emit(Emission(
         document=[r.values for r in rows],
         outputs=[Output(csv, csv_text(rows))] if csv else [],
-        show=lambda c: render_comparison(c, rows, f"{app_.name} on {infra.name}"),
+        show=lambda c: render_comparison(c, rows, f"{opened.heading}"),
         warnings=application_warnings(app_), code=code), json_=json_, quiet=quiet)

@@ -14,6 +14,7 @@ from streamplace.cli.args import (
     JsonOpt,
     MetricOpt,
     ObjectiveOpt,
+    OccupiedOpt,
     QuietOpt,
     TargetUtilizationOpt,
     WeightsOpt,
@@ -22,6 +23,7 @@ from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.diff import render_diff
+from streamplace.io.occupied import occupied_files
 from streamplace.model.plandiff import diff_plans
 
 
@@ -35,13 +37,16 @@ def diff_command(
     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
     network_metric: MetricOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
+    occupied: OccupiedOpt = None,
     ignore_names: IgnoreNamesOpt = False, json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Per operator, the replicas NEW adds and removes against CURRENT; the metric deltas
     and the constraints that bind differently."""
-    check_outputs([], [application, infrastructure, current, new, objective])
+    check_outputs([], [application, infrastructure, current, new, objective,
+                   *occupied_files(occupied)])
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
-                         network_metric=network_metric, target_utilization=target_utilization_)
+                         network_metric=network_metric, target_utilization=target_utilization_,
+                         occupied=occupied or ())
     app_, infra = opened.app, opened.infra
     before, after = (opts.read_plan(path, app_, infra, not ignore_names)
                      for path in (current, new))
@@ -49,6 +54,6 @@ def diff_command(
     emit(Emission(
         document={"command": "diff", "application": app_.name, "infrastructure": infra.name,
                   **diff.to_json()},
-        show=lambda con: render_diff(con, diff, f"{app_.name} on {infra.name}: {current} -> "
+        show=lambda con: render_diff(con, diff, f"{opened.heading}: {current} -> "
                                                 f"{new}"),
         code=EXIT_NO if fail_on_change and diff.changed else 0), json_=json_, quiet=quiet)

@@ -11,6 +11,7 @@ from streamplace.cli.args import (
     JsonOpt,
     MetricOpt,
     ObjectiveOpt,
+    OccupiedOpt,
     PlanArg,
     QuietOpt,
     TargetUtilizationOpt,
@@ -20,6 +21,7 @@ from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.plans import render_evaluation
+from streamplace.io.occupied import occupied_files
 from streamplace.io.writers import plan_document
 from streamplace.model.checks import application_warnings
 from streamplace.model.evaluate import evaluate
@@ -31,12 +33,15 @@ def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanAr
                      network_metric: MetricOpt = None, current: CurrentOpt = None,
                      ignore_names: IgnoreNamesOpt = False,
                      target_utilization_: TargetUtilizationOpt = None,
+    occupied: OccupiedOpt = None,
                      json_: JsonOpt = False, quiet: QuietOpt = False) -> None:
     """Compute every metric of PLAN and every constraint it violates."""
-    check_outputs([], [application, infrastructure, plan, objective, current])
+    check_outputs([], [application, infrastructure, plan, objective, current,
+                   *occupied_files(occupied)])
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
-                         current=current, ignore_names=ignore_names)
+                         current=current, ignore_names=ignore_names,
+                         occupied=occupied or ())
     app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, opened.objective, opened.current)
@@ -46,5 +51,5 @@ def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanAr
                   "feasible": ev.feasible, "complete": ev.complete, "metrics": ev.metrics(),
                   "violations": [v.to_json() for v in ev.violations], "warnings": warnings,
                   "evaluation": ev.to_json(), "plan": plan_document(plan_, ev)},
-        show=lambda con: render_evaluation(con, ev, f"{app_.name} on {infra.name}: plan {plan}"),
+        show=lambda con: render_evaluation(con, ev, f"{opened.heading}: plan {plan}"),
         warnings=warnings), json_=json_, quiet=quiet)

@@ -16,6 +16,7 @@ from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.tables import table
 from streamplace.draw.scene import Scene, build_scene
 from streamplace.errors import InputError
+from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import Output
 from streamplace.model.evaluate import evaluate
 
@@ -32,6 +33,7 @@ def render_command(
     title: Annotated[str | None, typer.Option(help="The picture's title.")] = None,
     objective: args.ObjectiveOpt = None, weights: args.WeightsOpt = None,
     network_metric: args.MetricOpt = None, target_utilization_: args.TargetUtilizationOpt = None,
+    occupied: args.OccupiedOpt = None,
     quiet: args.QuietOpt = False,
 ) -> None:
     """Draw PLAN: nodes (by zone) with their use, replicas, flows, the critical path and
@@ -41,9 +43,11 @@ def render_command(
         raise InputError.single(f"cannot tell the picture format of {output!r}",
                                 "name the file *.svg, *.png or *.dot", path="-o")
     pixels = parse_size(size)
-    check_outputs([output], [application, infrastructure, plan, objective])
+    check_outputs([output], [application, infrastructure, plan, objective,
+                   *occupied_files(occupied)])
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
-                         network_metric=network_metric, target_utilization=target_utilization_)
+                         network_metric=network_metric, target_utilization=target_utilization_,
+                         occupied=occupied or ())
     app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, opened.objective)

@@ -13,6 +13,7 @@ from streamplace.cli.args import (
     InfraArg,
     MetricOpt,
     ObjectiveOpt,
+    OccupiedOpt,
     QuietOpt,
     TargetUtilizationOpt,
     WeightsOpt,
@@ -25,6 +26,7 @@ from streamplace.cli.runtime import signal_exit_code
 from streamplace.cli.whatifs import watching_what_ifs
 from streamplace.draw.report import report_html
 from streamplace.errors import InputError
+from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import Output
 from streamplace.sweep.store import MARKER
 
@@ -38,7 +40,8 @@ def report_command(
     title: Annotated[str | None, typer.Option(help="The report's title.")] = None,
     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
     network_metric: MetricOpt = None, time_limit: WhatIfTimeOpt = None,
-    target_utilization_: TargetUtilizationOpt = None, quiet: QuietOpt = False,
+    target_utilization_: TargetUtilizationOpt = None,
+    occupied: OccupiedOpt = None, quiet: QuietOpt = False,
 ) -> None:
     """One HTML file, self-contained: each plan's metrics, utility, drawing, binding
     constraints and best changes; a comparison of several plans; a sweep's plots."""
@@ -51,10 +54,12 @@ def report_command(
     plan_files = [p for p in inputs if not Path(p).is_dir()]
     if not plan_files and not sweeps:
         raise InputError.single("nothing to report", "give at least one plan or sweep folder")
-    check_outputs([output], [application, infrastructure, objective, *plan_files])
+    check_outputs([output], [application, infrastructure, objective, *plan_files,
+                   *occupied_files(occupied)])
     opts.check_settings(time_limit, None, None, None)
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
-                         network_metric=network_metric, target_utilization=target_utilization_)
+                         network_metric=network_metric, target_utilization=target_utilization_,
+                         occupied=occupied or ())
     app_, infra = opened.app, opened.infra
     plans = [(path, opts.read_plan(path, app_, infra)) for path in plan_files]
     with watching_what_ifs(time_limit, quiet, graceful=False) as (watch, stop):

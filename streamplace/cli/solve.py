@@ -23,6 +23,7 @@ from streamplace.cli.args import (
     MetricOpt,
     MinAvailabilityOpt,
     ObjectiveOpt,
+    OccupiedOpt,
     OutputOpt,
     QuietOpt,
     TargetUtilizationOpt,
@@ -36,6 +37,7 @@ from streamplace.cli.progress import live_progress
 from streamplace.cli.runtime import remaining, stop_on_signals
 from streamplace.cli.views.plans import render_solve
 from streamplace.errors import InputError
+from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.io.writers import dumps, format_for, plan_document
 from streamplace.model.checks import application_warnings
@@ -78,10 +80,12 @@ def solve_command(
                              "built, for any MIP solver: FILE.mps or FILE.lp.")] = None,
     output: OutputOpt = None, format_: FormatOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
+    occupied: OccupiedOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Solve: choose replicas and nodes for every operator, write the plan."""
-    check_outputs([output, dump_model], [application, infrastructure, objective, start, current],
+    check_outputs([output, dump_model], [application, infrastructure, objective, start, current,
+                   *occupied_files(occupied)],
                   json_)
     dump_format = opts.model_format(dump_model)
     opts.check_settings(time_limit, gap, threads, seed)
@@ -89,7 +93,8 @@ def solve_command(
                               max_network_usage, max_elastic_energy) or None
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
-                         current=current, max_moves=max_moves, ignore_names=ignore_names)
+                         current=current, max_moves=max_moves, ignore_names=ignore_names,
+                         occupied=occupied or ())
     app_, infra = opened.app, opened.infra
     instance = Instance(app_, infra, opened.objective, opened.current, limits)
     try:
@@ -146,6 +151,11 @@ def _emission(result: SolveResult, instance: Instance, tree: bool, output: str |
             emission.outputs.append(Output(output or STDOUT, text))
         if output and output != STDOUT:
             emission.notes.append(f"plan written to {output}")
+    held = instance.infra.holds.names
+    if held:
+        emission.document["occupied"] = list(held)
+        emission.notes.append(f"placed beside the occupied load of {', '.join(held)}: "
+                              "every capacity above is what they leave")
     emission.verdict = _closing(result, output)
     return emission
 

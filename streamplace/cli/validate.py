@@ -26,6 +26,7 @@ from streamplace.cli.args import (
     MetricOpt,
     MinAvailabilityOpt,
     ObjectiveOpt,
+    OccupiedOpt,
     PlanArg,
     QuietOpt,
     TargetUtilizationOpt,
@@ -36,6 +37,7 @@ from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.plans import render_checks
 from streamplace.io.junit import junit_xml
+from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import Output
 from streamplace.model.checks import application_warnings
 from streamplace.model.evaluate import evaluate
@@ -58,17 +60,20 @@ def validate_command(
     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
     network_metric: MetricOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
+    occupied: OccupiedOpt = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Check PLAN: every constraint, plus thresholds. Exit 0 if all pass, 1 if any fails."""
     started = time.perf_counter()
-    check_outputs([junit_xml_, html_], [application, infrastructure, plan, objective, current],
+    check_outputs([junit_xml_, html_], [application, infrastructure, plan, objective, current,
+                   *occupied_files(occupied)],
                   json_)
     limits = opts.limit_flags(max_response_time, min_availability, max_cost, max_traffic,
                               max_network_usage, max_elastic_energy)
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
-                         current=current, max_moves=max_moves, ignore_names=ignore_names)
+                         current=current, max_moves=max_moves, ignore_names=ignore_names,
+                         occupied=occupied or ())
     app_, infra, objective_ = opened.app, opened.infra, opened.objective
     plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, objective_, opened.current, limits)
@@ -84,10 +89,10 @@ def validate_command(
 
         outputs.append(Output(html_, report_html(
             app_, infra, [(plan, plan_)], objective_, checks=checks,
-            title=f"validate {Path(plan).name}: {app_.name} on {infra.name}")))
+            title=f"validate {Path(plan).name}: {opened.heading}")))
 
     def show(con: Console) -> None:
-        con.print(f"[bold]{app_.name} on {infra.name}: validate {plan}[/]")
+        con.print(f"[bold]{opened.heading}: validate {plan}[/]")
         render_checks(con, checks)
 
     emit(Emission(

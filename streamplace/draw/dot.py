@@ -27,7 +27,8 @@ def dot_text(scene: Scene) -> str:
             indent = "    "
         for node in nodes:
             share = node.utilisation
-            label = node.id + ("" if share is None else f" ({share:.0%})")
+            held = f", {node.held_share:.0%} held" if node.held_share > 0 else ""
+            label = node.id + ("" if share is None else f" ({share:.0%}{held})")
             colour = "#d84315" if node.violations else "#424242"
             lines += [f"{indent}subgraph {_quote('cluster_' + node.id)} {{",
                       f"{indent}  label={_quote(label)}; color={_quote(colour)};"]
@@ -58,7 +59,10 @@ def dot_text(scene: Scene) -> str:
 
 def _caption(scene: Scene) -> str:
     path = " -> ".join(scene.critical_path)
-    return f"{scene.title}: critical path {path}" if path else scene.title
+    caption = f"{scene.title}: critical path {path}" if path else scene.title
+    if scene.occupied:
+        caption += f"; beside the occupied load of {', '.join(scene.occupied)}"
+    return caption
 
 
 def _quote(text: str) -> str:

@@ -29,6 +29,7 @@ LOCAL = "#9e9e9e"
 BOX = "#e3f2fd"
 CRITICAL_BOX = "#ffebee"
 WARN = "#d84315"
+HELD = "#9e9e9e"  # the occupied load of other applications
 DPI = 100
 PIXELS_PER_UNIT = 42
 
@@ -109,6 +110,9 @@ def _nodes(ax: Axes, scene: Scene, layout: Layout) -> None:
             ax.add_patch(Rectangle((bar.x, bar.y), bar.w, bar.h, fc="#eeeeee", ec="none"))
             ax.add_patch(Rectangle((bar.x, bar.y), bar.w * min(share, 1.0), bar.h,
                                    fc=WARN if share > 1 + 1e-9 else "#66bb6a", ec="none"))
+            if node.held_share > 0:  # what other applications hold, first, in grey
+                ax.add_patch(Rectangle((bar.x, bar.y), bar.w * min(node.held_share, 1.0),
+                                       bar.h, fc=HELD, ec="none", gid=f"held:{node.id}"))
         hidden = layout.hidden.get(node.id)
         if hidden:
             ax.text(rect.x + rect.w / 2, rect.y + 0.12, f"+{hidden} more", fontsize=7,
@@ -199,6 +203,8 @@ def _legend(ax: Axes, scene: Scene, layout: Layout, width_px: int) -> None:
     lines = [f"critical path (red): {path}" if path else "no critical path",
              f"arrow width: bytes/s between replicas (widest {top:.4g} B/s); dashed grey: "
              "within a node; bar: fullest resource of the node",
+             *([f"grey in a bar: held by the occupied load of {', '.join(scene.occupied)}"]
+               if scene.occupied else []),
              *[f"! {note}" for note in scene.notes[:3]]]
     if not scene.detailed:
         lines[1] = "aggregated view (too many operators or nodes for boxes): arrows are " \

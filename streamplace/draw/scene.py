@@ -28,13 +28,30 @@ DETAIL_LIMIT = (50, 30, 150)  # operators, nodes, replica boxes: beyond, the vie
 class NodeArea:
     id: str
     zone: str | None
-    use: dict[str, tuple[float, float]]  # dimension -> (used, capacity)
+    use: dict[str, tuple[float, float]]  # dimension -> (used, capacity left to the plan)
     violations: list[str] = field(default_factory=list)
+    held: dict[str, float] = field(default_factory=dict)  # dimension -> other applications'
 
     @property
     def utilisation(self) -> float | None:
-        """The fullest dimension's share (None when every capacity is unbounded)."""
-        shares = [used / cap for used, cap in self.use.values() if 0 < cap < math.inf]
+        """The fullest dimension's share of the whole node, the occupied load included
+        (None when every capacity is unbounded)."""
+        fullest = self._fullest()
+        return fullest[0] if fullest else None
+
+    @property
+    def held_share(self) -> float:
+        """The share of the fullest dimension that other applications hold."""
+        fullest = self._fullest()
+        return fullest[1] if fullest else 0.0
+
+    def _fullest(self) -> tuple[float, float] | None:
+        """(share used, share held) of the whole node in its fullest dimension."""
+        shares = []
+        for dim, (used, cap) in self.use.items():
+            held = self.held.get(dim, 0.0)
+            if 0 < cap + held < math.inf:
+                shares.append(((used + held) / (cap + held), held / (cap + held)))
         return max(shares) if shares else None
 
 
@@ -72,6 +89,7 @@ class Scene:
     critical_path: list[str]  # operator ids, source to sink
     response_time: float | None
     notes: list[str] = field(default_factory=list)  # violations with no place to mark
+    occupied: tuple[str, ...] = ()  # the other applications whose load the nodes carry
 
     @property
     def detailed(self) -> bool:
@@ -97,8 +115,11 @@ def build_scene(app: Application, infra: Infrastructure, plan: Plan, ev: Evaluat
     critical_streams = set(itertools.pairwise(critical))
     used_nodes = {u for op in app.operator_ids for u in plan.replicas(op)}
     use = odrp.node_usage if odrp is not None else {}
+    holds = infra.holds
     nodes = [NodeArea(n.id, n.zone, dict(use.get(n.id) or {
-                 dim: (0.0, cap) for dim, cap in (n.resources or {}).items()}))
+                 dim: (0.0, cap) for dim, cap in (n.resources or {}).items()}),
+                 held={dim: sum(a for _, a in who) for (u, dim), who in holds.nodes.items()
+                       if u == n.id})
              for n in infra.nodes if n.role == "processor" or n.id in used_nodes]
     by_id = {n.id: n for n in nodes}
     boxes = [Box(op, u, count, levels[op], op in on_path)
@@ -120,7 +141,7 @@ def build_scene(app: Application, infra: Infrastructure, plan: Plan, ev: Evaluat
                                       rate * cu / total_src * cv / total_dst, u == v,
                                       (stream.source, stream.target) in critical_streams))
     return Scene(title or f"{app.name} on {infra.name}", nodes, boxes, flows, critical,
-                 odrp.response_time if odrp is not None else None, notes)
+                 odrp.response_time if odrp is not None else None, notes, holds.names)
 
 
 def _levels(graph: AppGraph) -> dict[str, int]:

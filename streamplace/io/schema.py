@@ -17,6 +17,7 @@ from streamplace.model.infrastructure import (
     Infrastructure,
 )
 from streamplace.model.objective import OBJECTIVE_SCHEMA, ObjectiveFile
+from streamplace.model.occupied import OCCUPIED_SCHEMA, OccupiedFile
 from streamplace.model.plan import PLAN_SCHEMA, Plan
 from streamplace.model.sweep import SWEEP_SCHEMA, SweepFile
 
@@ -27,6 +28,7 @@ KINDS: dict[str, tuple[type[Document], str]] = {
     "plan": (Plan, PLAN_SCHEMA),
     "sweep": (SweepFile, SWEEP_SCHEMA),
     "catalog": (CatalogFile, CATALOG_SCHEMA),
+    "occupied": (OccupiedFile, OCCUPIED_SCHEMA),
 }
 
 

@@ -25,6 +25,7 @@ from streamplace.model.fields import (
     Seconds,
     Speed,
 )
+from streamplace.model.holds import Holds
 
 INFRASTRUCTURE_SCHEMA = "streamplace/infrastructure/v1"
 T = TypeVar("T")
@@ -96,6 +97,8 @@ class Infrastructure(Document):
     routing: Literal["mesh", "shortest-path"] = "mesh"
     catalog: list[ProcessorClass] = Field(default_factory=list)
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
+    # what other applications hold, already taken out of the capacities (model/occupied.py)
+    _holds: Holds = PrivateAttr(default_factory=Holds)
 
     def without(self, nodes: Collection[str] = (),
                 links: Collection[tuple[str, str]] = ()) -> Infrastructure:
@@ -116,6 +119,14 @@ class Infrastructure(Document):
         if key not in self._derived:
             self._derived[key] = build()
         return self._derived[key]  # type: ignore[no-any-return]
+
+    @property
+    def holds(self) -> Holds:
+        return self._holds
+
+    @holds.setter
+    def holds(self, holds: Holds) -> None:
+        self._holds = holds
 
     @property
     def processors(self) -> list[Node]:

@@ -70,7 +70,8 @@ def placement_violations(graph: AppGraph, network: Network, plan: Plan) -> list[
         capacity = math.inf if resources is None else resources.get(dim, math.inf)
         if over(used, capacity):
             out.append(Violation("capacity", Subject("node", (u,)),
-                                 f"{u} uses {used:g} {dim}, has {capacity:g}", used - capacity))
+                                 f"{u} uses {used:g} {dim}, has {capacity:g}"
+                                 f"{network.infra.holds.on_node(u, dim)}", used - capacity))
     out += _route_violations(graph, network, plan)
     return out
 

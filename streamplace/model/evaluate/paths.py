@@ -80,7 +80,8 @@ def path_metrics(graph: AppGraph, network: Network, routed: dict[RouteKey, Logic
         if over(used, capacity):
             violations.append(Violation("bandwidth", Subject("link", (a, b)),
                                         f"dedicated link {a} -> {b} carries {used:g} B/s, "
-                                        f"has {capacity:g}", used - capacity))
+                                        f"has {capacity:g}{network.infra.holds.on_link(a, b)}",
+                                        used - capacity))
     uplinks = []
     for u, used in sorted(uplink.items()):
         capacity = network.nodes[u].bandwidth

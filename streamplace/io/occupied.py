@@ -1,0 +1,79 @@
+"""Reading ``--occupied``: an occupied-load file, or ``APP:PLAN`` (another application and the
+plan it runs), into what each running application holds (docs/formats.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from streamplace.errors import InputError, Problem
+from streamplace.io.readers import read_application, read_document, read_plan_for
+from streamplace.model.checks import check_compatible
+from streamplace.model.evaluate import evaluate
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.occupied import HeldBy, OccupiedFile, held_by_plan, problems_of
+
+FLAG = "--occupied"
+FIX = ("give an occupied-load file (schema streamplace/occupied/v1), or APP:PLAN: the other "
+       "application's file and the plan it runs, joined by a colon")
+
+
+def read_occupied(specs: Sequence[str], infra: Infrastructure, placing: str) -> list[HeldBy]:
+    """Every holder of every ``--occupied`` value, checked against ``infra``: unknown nodes
+    and links, an application given twice, and the application being placed (``placing``)
+    among them are input errors, all reported at once."""
+    holders: list[tuple[HeldBy, str]] = []
+    problems: list[Problem] = []
+    for spec in specs:
+        if os.path.isfile(spec):
+            doc = read_document(OccupiedFile, spec)
+            for i, held in enumerate(doc.applications):
+                problems += problems_of(held, infra, doc, f"applications[{i}]")
+                holders.append((held, f"{spec}: applications[{i}]"))
+        else:
+            holders.append((_from_plan(spec, infra), spec))
+    seen: dict[str, str] = {}
+    for held, where in holders:
+        if held.name == placing:
+            problems.append(Problem(
+                f"{where} is application {placing!r}, the one being placed",
+                "leave it out: the occupied load is what the other applications hold (to "
+                "re-plan a running application, pass its plan as --current)", path=FLAG))
+        elif held.name in seen:
+            problems.append(Problem(
+                f"application {held.name!r} is given twice ({seen[held.name]} and {where})",
+                "give each running application once", path=FLAG))
+        seen.setdefault(held.name, where)
+    if problems:
+        raise InputError(problems)
+    return [held for held, _ in holders]
+
+
+def _from_plan(spec: str, infra: Infrastructure) -> HeldBy:
+    app_path, colon, plan_path = spec.rpartition(":")
+    if not colon or not app_path or not plan_path:
+        raise InputError.single(f"no file {spec!r}", FIX, path=FLAG)
+    missing = [p for p in (app_path, plan_path) if not os.path.isfile(p)]
+    if missing:
+        raise InputError.single(f"{spec!r}: no file {missing[0]!r}", FIX, path=FLAG)
+    app = read_application(app_path)
+    wrong = check_compatible(app, infra)
+    if wrong:
+        raise InputError(wrong)
+    plan = read_plan_for(plan_path, app, infra)
+    paths = evaluate(app, infra, plan).paths
+    traffic = {(u.subject.ids[0], u.subject.ids[1]): u.used for u in paths.links} \
+        if paths is not None else {}
+    return held_by_plan(app, plan, traffic)
+
+
+def occupied_files(specs: Sequence[str] | None) -> list[str]:
+    """The files ``--occupied`` values read (an output may overwrite none of them)."""
+    out: list[str] = []
+    for spec in specs or ():
+        if os.path.isfile(spec) or ":" not in spec:
+            out.append(spec)
+        else:
+            app_path, _, plan_path = spec.rpartition(":")
+            out += [app_path, plan_path]
+    return out

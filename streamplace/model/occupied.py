@@ -1,0 +1,171 @@
+"""The load already there: what other applications hold on a shared infrastructure
+(docs/formats.md, ``streamplace/occupied/v1``; docs/models.md sec. 2).
+
+A plan made beside an occupied load is a plan on the *free* infrastructure: each node's
+resources less what the others hold, per dimension, and each dedicated link's bandwidth less
+the traffic they send over it, per direction. Every method, the evaluator and the checks read
+capacities from the infrastructure, so they all see the free one; :class:`Holds` keeps who
+holds what, so that a capacity message can say it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Literal
+
+from pydantic import Field
+
+from streamplace.errors import InfeasibleError, Problem
+from streamplace.model.application import Application
+from streamplace.model.base import Document, StrictModel
+from streamplace.model.fields import Bandwidth, Demand, Identifier
+from streamplace.model.holds import Holds
+from streamplace.model.infrastructure import Infrastructure, Link, Node
+from streamplace.model.plan import Plan
+
+OCCUPIED_SCHEMA = "streamplace/occupied/v1"
+ROUNDING = 1e-9  # relative: held amounts that sum to a capacity fit it
+
+
+class HeldLink(StrictModel):
+    source: Identifier = Field(alias="from")
+    target: Identifier = Field(alias="to")
+    bandwidth: Bandwidth = Field(description="Bytes/s the application sends from -> to.")
+
+
+class HeldBy(StrictModel):
+    """What one running application holds."""
+
+    name: Identifier
+    nodes: dict[Identifier, Demand] = Field(
+        default_factory=dict, description="node id -> resources held (a number or a map).")
+    links: list[HeldLink] = Field(default_factory=list)
+
+
+class OccupiedFile(Document):
+    schema_: Literal["streamplace/occupied/v1"] | None = Field(None, alias="schema")
+    applications: list[HeldBy] = Field(min_length=1)
+
+
+def held_by_plan(app: Application, plan: Plan, link_traffic: dict[tuple[str, str], float],
+                 ) -> HeldBy:
+    """What ``plan`` of ``app`` holds: each replica's resources on its node, and the traffic
+    its routes send over dedicated links (``link_traffic``, from its evaluation)."""
+    nodes: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for op in app.operators:
+        for u, count in plan.replicas(op.id).items():
+            for dim, amount in op.resources.items():
+                nodes[u][dim] += amount * count
+    links = [HeldLink.model_validate({"from": a, "to": b, "bandwidth": used})
+             for (a, b), used in sorted(link_traffic.items()) if used > 0]
+    return HeldBy(name=app.name, nodes={u: dict(d) for u, d in nodes.items()}, links=links)
+
+
+def problems_of(held: HeldBy, infra: Infrastructure, where: Document, path: str,
+                ) -> list[Problem]:
+    """Nodes and links the holder names that ``infra`` lacks (``path`` locates it)."""
+    known = {n.id for n in infra.nodes}
+    out = [where.problem(f"{path}.nodes.{u}", f"unknown node {u!r}",
+                         f"use a node of {infra.name}")
+           for u in held.nodes if u not in known]
+    for k, link in enumerate(held.links):
+        if _find_link(infra, link.source, link.target) is None:
+            out.append(where.problem(f"{path}.links[{k}]",
+                                     f"{infra.name} has no link {link.source} -> {link.target}",
+                                     "name a link of the infrastructure (its from and to)"))
+    return out
+
+
+def _find_link(infra: Infrastructure, a: str, b: str) -> int | None:
+    for i, link in enumerate(infra.links):
+        if (link.source, link.target) == (a, b) or \
+                (link.bidirectional and (link.target, link.source) == (a, b)):
+            return i
+    return None
+
+
+def beside(infra: Infrastructure, occupied: list[HeldBy]) -> Infrastructure:
+    """``infra`` with what ``occupied`` holds taken out of its capacities. Raises
+    InfeasibleError (exit 1) naming each node or link the holders already overfill."""
+    if not occupied:
+        return infra
+    assert not infra.holds.names, "an occupied load is taken out once, from the whole"
+    node_held: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    link_held: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for holder in occupied:
+        for u, demand in holder.nodes.items():
+            for dim, amount in demand.items():
+                if amount > 0:
+                    node_held[(u, dim)].append((holder.name, amount))
+        for link in holder.links:
+            if link.bandwidth > 0:
+                link_held[(link.source, link.target)].append((holder.name, link.bandwidth))
+    reasons: list[str] = []
+    nodes, capacity = _free_nodes(infra, node_held, reasons)
+    links, bandwidth = _free_links(infra, link_held, reasons)
+    if reasons:
+        raise InfeasibleError(reasons)
+    out = infra.model_copy(update={"nodes": nodes, "links": links})
+    out._derived = {}  # a copy would share the whole infrastructure's network view
+    out.attach_source(infra.source)
+    out.holds = Holds(dict(node_held), dict(link_held), capacity, bandwidth,
+                      tuple(h.name for h in occupied))
+    return out
+
+
+def _free_nodes(infra: Infrastructure, held: dict[tuple[str, str], list[tuple[str, float]]],
+                reasons: list[str]) -> tuple[list[Node], dict[tuple[str, str], float]]:
+    capacity: dict[tuple[str, str], float] = {}
+    nodes = []
+    for node in infra.nodes:
+        resources = dict(node.resources) if node.resources is not None else None
+        for (u, dim), holders in held.items():
+            if u != node.id:
+                continue
+            whole = math.inf if resources is None else resources.get(dim, math.inf)
+            capacity[(u, dim)] = whole
+            taken = sum(amount for _, amount in holders)
+            if _over(taken, whole):
+                reasons.append(f"node {u}: the occupied load holds {taken:g} {dim} "
+                               f"({_who(holders)}), it has {whole:g}")
+            elif resources is not None and math.isfinite(whole):
+                resources[dim] = max(0.0, whole - taken)
+        nodes.append(node.model_copy(update={"resources": resources}))
+    return nodes, capacity
+
+
+def _free_links(infra: Infrastructure, held: dict[tuple[str, str], list[tuple[str, float]]],
+                reasons: list[str]) -> tuple[list[Link], dict[tuple[str, str], float]]:
+    """The links, a bidirectional one split in its two directions where traffic is held on
+    it: the evaluator counts each direction against the link's bandwidth on its own."""
+    bandwidth: dict[tuple[str, str], float] = {}
+    default = infra.defaults.link.bandwidth
+    links: list[Link] = []
+    for link in infra.links:
+        ways = [(link.source, link.target)]
+        if link.bidirectional:
+            ways.append((link.target, link.source))
+        if not any(w in held for w in ways):
+            links.append(link)
+            continue
+        whole = link.bandwidth if link.bandwidth is not None else default
+        for a, b in ways:
+            holders = held.get((a, b), [])
+            taken = sum(amount for _, amount in holders)
+            bandwidth[(a, b)] = whole
+            if holders and _over(taken, whole):
+                reasons.append(f"link {a} -> {b}: the occupied load sends {taken:g} B/s "
+                               f"({_who(holders)}), it carries {whole:g}")
+            links.append(link.model_copy(update={
+                "source": a, "target": b, "bidirectional": False,
+                "bandwidth": max(0.0, whole - taken) if math.isfinite(whole) else whole}))
+    return links, bandwidth
+
+
+def _over(taken: float, whole: float) -> bool:
+    return taken > whole + ROUNDING * max(1.0, abs(whole))
+
+
+def _who(holders: list[tuple[str, float]]) -> str:
+    return ", ".join(f"{name} {amount:g}" for name, amount in holders)
