@@ -186,3 +186,79 @@ def test_several_slot_sharing_groups_are_said(tmp_path: Path):
     doc = observed(damaged(tmp_path, split))
     assert any("2 slot-sharing groups" in w for w in doc["report"]["warnings"])
     assert not any("slot-sharing" in w for w in observed(SNAPSHOT)["report"]["warnings"])
+
+
+SHARED = sample("flink", "shared-snapshot.json")
+"""Saved by scripts/make_sample_shared_snapshot.py from a real Flink 2.2.1 cluster: the loaded
+job at parallelism 1 beside the paced job at parallelism 3, with what every job holds."""
+
+
+def _held_by_others(snapshot: dict[str, Any]) -> dict[str, int]:
+    """TaskManager id -> slots held by jobs other than the observed one, from the answers."""
+    own = snapshot["job"]["jid"]
+    return {tm: sum(1 for s in details["allocatedSlots"] if s["jobId"] != own)
+            for tm, details in snapshot["load"]["taskmanagers"].items()}
+
+
+def test_observe_writes_what_the_other_jobs_hold(tmp_path):
+    held = tmp_path / "held.yaml"
+    doc = observed(SHARED, "--occupied-out", str(held), "--infrastructure-out",
+                   str(tmp_path / "infra.yaml"))
+    snapshot = json.loads(Path(SHARED).read_text())
+    expected = {tm: n for tm, n in _held_by_others(snapshot).items() if n}
+    assert sum(expected.values()) == 3  # the paced job, parallelism 3, one slot-sharing group
+    written = yaml.safe_load(held.read_text())
+    assert written == doc["occupied"]
+    [paced] = written["applications"]
+    assert paced["name"] == "paced"
+    nodes = {n["description"].split()[1].rstrip(":"): n["id"]
+             for n in yaml.safe_load((tmp_path / "infra.yaml").read_text())["nodes"]}
+    dims = {f"slots.{o['id']}" for o in doc["application"]["operators"]}
+    assert paced["nodes"] == {nodes[tm]: dict.fromkeys(dims, n) for tm, n in expected.items()}
+
+
+def test_a_plan_solved_beside_the_other_jobs_fits_the_slots_they_leave(tmp_path):
+    files = {k: str(tmp_path / f"{k}.yaml") for k in ("app", "infra", "now", "held", "plan")}
+    observed(SHARED, "--source-rate", "events=200", "-o", files["app"],
+             "--infrastructure-out", files["infra"], "--plan-out", files["now"],
+             "--occupied-out", files["held"])
+    solved = run("solve", files["app"], files["infra"], "--current", files["now"],
+                 "--occupied", files["held"], "--target-utilization", "0.7", "-o",
+                 files["plan"], "-q")
+    assert solved.exit_code == 0, solved.output
+    free = {u: 4 - min(dims.values()) for u, dims in
+            yaml.safe_load(Path(files["held"]).read_text())["applications"][0]["nodes"].items()}
+    for op, nodes in yaml.safe_load(Path(files["plan"]).read_text())["placement"].items():
+        for u, count in nodes.items():
+            assert count <= free.get(u, 4), (op, u)
+
+
+def test_the_occupied_load_needs_a_snapshot_that_holds_it(tmp_path):
+    r = run("observe", SNAPSHOT, "--occupied-out", str(tmp_path / "held.yaml"))
+    assert r.exit_code == 2 and "does not say what the other jobs hold" in r.output, r.output
+    assert not (tmp_path / "held.yaml").exists()
+
+
+def test_another_job_of_the_same_name_gets_a_name_of_its_own(tmp_path):
+    snapshot = json.loads(Path(SHARED).read_text())
+    for job in snapshot["load"]["overview"]["jobs"]:
+        job["name"] = snapshot["job"]["name"]
+    copy_ = tmp_path / "same-name.json"
+    copy_.write_text(json.dumps(snapshot))
+    files = {k: str(tmp_path / f"{k}.yaml") for k in ("app", "infra", "held")}
+    observed(str(copy_), "-o", files["app"], "--infrastructure-out", files["infra"],
+             "--occupied-out", files["held"])
+    names = [a["name"] for a in yaml.safe_load(Path(files["held"]).read_text())["applications"]]
+    assert names == ["loaded-2"]
+    r = run("solve", files["app"], files["infra"], "--occupied", files["held"], "-q")
+    assert r.exit_code == 0, r.output
+
+
+def test_a_cluster_that_does_not_say_who_holds_a_slot_is_refused(tmp_path):
+    snapshot = json.loads(Path(SHARED).read_text())
+    for details in snapshot["load"]["taskmanagers"].values():
+        del details["allocatedSlots"]
+    copy_ = tmp_path / "old.json"
+    copy_.write_text(json.dumps(snapshot))
+    r = run("observe", str(copy_), "--occupied-out", str(tmp_path / "held.yaml"))
+    assert r.exit_code == 2 and "allocatedSlots" in r.output and "Traceback" not in r.output

@@ -204,7 +204,9 @@ def test_a_load_that_already_overfills_a_node_names_it_and_its_holders(tmp_path)
      ["given twice"]),
     ({"applications": [{"name": "edge-analytics", "nodes": {"fog": 1}}]},
      ["the one being placed"]),
-    ({"applications": []}, ["held.yaml:", "applications"]),
+    ({"applications": [{"nodes": {"fog": 1}}]}, ["held.yaml:", "name"]),
+    ({"applications": [{"name": "etl", "nodes": {"fog": 1}, "slots": 2}]},
+     ["held.yaml:", "slots"]),
 ])
 def test_bad_occupied_loads_are_input_errors(tmp_path, document, words):
     r = run("solve", *EDGE, "--occupied", _write(tmp_path / "held.yaml", document))

@@ -144,3 +144,16 @@ def test_a_signal_stops_the_running_validate_and_leaves_no_child(repo, signum, c
     leftover = subprocess.run(["pgrep", "-f", f"streamplace validate .*{repo}"],
                               capture_output=True, text=True)
     assert leftover.stdout == ""
+
+
+def test_a_plan_that_does_not_fit_beside_what_runs_fails_ci(repo):
+    """validate's --occupied reaches every plan: the plan fills n1's 8 slots, which fit on
+    their own and not beside another application's 2."""
+    (repo / "held.yaml").write_text("schema: streamplace/occupied/v1\napplications:\n"
+                                    "  - {name: ingest, nodes: {n1: 2}}\n")
+    alone = wrapper(repo, "application.yaml", "infrastructure.yaml", "plan.yaml")
+    assert alone.returncode == 0, alone.stderr
+    beside = wrapper(repo, "application.yaml", "infrastructure.yaml", "--occupied",
+                     "held.yaml", "plan.yaml")
+    assert beside.returncode == 1, beside.stderr
+    assert "held: ingest 2" in (repo / "reports" / "plan.xml").read_text()

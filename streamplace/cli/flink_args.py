@@ -11,7 +11,7 @@ import typer
 from streamplace.errors import InputError, Problem
 from streamplace.io.engines.flink_observe import Observation, observe
 from streamplace.io.engines.flink_offered import offer
-from streamplace.io.engines.flink_rest import fetch_snapshot
+from streamplace.io.engines.flink_rest import fetch_load, fetch_snapshot
 from streamplace.io.engines.flink_window import fetch_window
 from streamplace.io.http import is_url, without_credentials
 from streamplace.io.loader import load_path
@@ -53,10 +53,11 @@ def check_window(window: float | None) -> None:
                                 path="--window")
 
 
-def read_job(job: str, window: float | None, rates: dict[str, float],
+def read_job(job: str, window: float | None, rates: dict[str, float], load: bool = False,
              ) -> tuple[Any, Observation]:
     """The snapshot (live, or a file saved earlier) and its observation, at the offered
-    load where ``rates`` give it."""
+    load where ``rates`` give it; with ``load``, a live snapshot holds what every job of the
+    cluster holds too (``fetch_load``)."""
     check_window(window)
     if window is not None and not is_url(job):
         raise InputError.single("--window reads a live job over time", "give the job's "
@@ -67,6 +68,8 @@ def read_job(job: str, window: float | None, rates: dict[str, float],
         snapshot = fetch_snapshot(job)
     else:
         snapshot = fetch_window(job, window)
+    if load and is_url(job):
+        snapshot["load"] = fetch_load(job, snapshot.get("taskmanagers"))
     obs = observe(snapshot, without_credentials(job) if is_url(job) else job)
     if rates:
         offer(obs, rates)

@@ -39,6 +39,10 @@ def observe_command(
     plan_out: Annotated[str | None, typer.Option(
         "--plan-out", help="Write the plan the job runs now here (for solve --current, "
                            "evaluate, diff).")] = None,
+    occupied_out: Annotated[str | None, typer.Option(
+        "--occupied-out", help="Write what the cluster's other jobs hold here (an occupied "
+                               "load, for --occupied): their slots on each "
+                               "TaskManager.")] = None,
     save: Annotated[str | None, typer.Option(
         "--save", help="Save what the REST API answered here (JSON), to observe again "
                        "offline.")] = None,
@@ -63,12 +67,12 @@ def observe_command(
     from streamplace.cli.views.observe import render_drift, render_observation
 
     live = is_url(job)
-    check_outputs([output, infrastructure_out, plan_out, save],
+    check_outputs([output, infrastructure_out, plan_out, occupied_out, save],
                   [None if live else job, against, application, infrastructure], json_)
     rates = parse_rates(source_rate)
     held = _against(against, application, infrastructure, tolerance)
-    snapshot, obs = read_job(job, window, rates)
-    docs = documents(obs)
+    snapshot, obs = read_job(job, window, rates, load=occupied_out is not None)
+    docs = documents(obs, snapshot.get("load", {}) if occupied_out else None)
     requested = format_.value if format_ else None
     report: dict[str, Any] = {"status": "ok", **docs, "report": obs.report()}
     found = None
@@ -89,7 +93,8 @@ def observe_command(
         emission.outputs.append(Output(save, dumps(snapshot, "json")))
         emission.notes.append(f"snapshot saved to {save}")
     for path, key, what in ((infrastructure_out, "infrastructure", "infrastructure skeleton"),
-                            (plan_out, "plan", "current plan")):
+                            (plan_out, "plan", "current plan"),
+                            (occupied_out, "occupied", "occupied load of the other jobs")):
         if path and key in docs:
             emission.outputs.append(Output(path, dumps(docs[key], format_for(path, requested))))
             emission.notes.append(f"{what} written to {path}")

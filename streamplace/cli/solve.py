@@ -138,9 +138,11 @@ def _emission(result: SolveResult, instance: Instance, tree: bool, output: str |
               format_: FormatOpt, json_: bool, stop: StopRequest) -> Emission:
     ev = result.evaluation
     document = plan_document(result.plan, ev) if result.plan is not None else None
+    held = instance.infra.holds.names
     emission = Emission(
         document={"command": "solve", **result.to_json(), "plan": document,
-                  "warnings": application_warnings(instance.app)},
+                  "warnings": application_warnings(instance.app),
+                  **({"occupied": list(held)} if held else {})},
         show=lambda con: render_solve(con, result, ev, Network(instance.infra).processors,
                                       tree=tree),
         warnings=application_warnings(instance.app),
@@ -151,9 +153,7 @@ def _emission(result: SolveResult, instance: Instance, tree: bool, output: str |
             emission.outputs.append(Output(output or STDOUT, text))
         if output and output != STDOUT:
             emission.notes.append(f"plan written to {output}")
-    held = instance.infra.holds.names
     if held:
-        emission.document["occupied"] = list(held)
         emission.notes.append(f"placed beside the occupied load of {', '.join(held)}: "
                               "every capacity above is what they leave")
     emission.verdict = _closing(result, output)

@@ -38,6 +38,7 @@ class HeldBy(StrictModel):
     """What one running application holds."""
 
     name: Identifier
+    description: str | None = None
     nodes: dict[Identifier, Demand] = Field(
         default_factory=dict, description="node id -> resources held (a number or a map).")
     links: list[HeldLink] = Field(default_factory=list)
@@ -45,7 +46,8 @@ class HeldBy(StrictModel):
 
 class OccupiedFile(Document):
     schema_: Literal["streamplace/occupied/v1"] | None = Field(None, alias="schema")
-    applications: list[HeldBy] = Field(min_length=1)
+    applications: list[HeldBy] = Field(description=(
+        "One entry per running application; none when nothing else runs."))
 
 
 def held_by_plan(app: Application, plan: Plan, link_traffic: dict[tuple[str, str], float],

@@ -7,17 +7,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from streamplace.io.engines.flink_load import occupied
 from streamplace.io.engines.flink_observe import Observation, ObservedVertex
 from streamplace.io.engines.flink_values import as_count, as_number, unique_id
-from streamplace.io.readers import application_from, infrastructure_from
+from streamplace.io.readers import application_from, build_document, infrastructure_from
 from streamplace.model.fields import MOST_REPLICAS
+from streamplace.model.occupied import OccupiedFile
+from streamplace.model.source import SourceMap
 
 SLOTS = "slots"  # the prefix of each operator's slot dimension: slots.<operator>
 
 
-def documents(obs: Observation) -> dict[str, dict[str, Any]]:
-    """``application``, ``infrastructure`` and, when every subtask runs on a TaskManager
-    the cluster lists, ``plan``."""
+def documents(obs: Observation, load: Any = None) -> dict[str, dict[str, Any]]:
+    """``application``, ``infrastructure``, when every subtask runs on a TaskManager the
+    cluster lists ``plan``, and with ``load`` (``fetch_load``'s answers) ``occupied``: what
+    the cluster's other jobs hold."""
     nodes = _node_ids(obs)
     app = _application(obs, nodes)
     infra = _infrastructure(obs, nodes)
@@ -25,6 +29,11 @@ def documents(obs: Observation) -> dict[str, dict[str, Any]]:
     application_from(app, f"<application observed from {obs.address}>")
     infrastructure_from(infra, f"<infrastructure observed from {obs.address}>")
     out = {"application": app, "infrastructure": infra}
+    if load is not None:
+        out["occupied"] = occupied(load, obs.job_id, app["name"], nodes,
+                                   [slot_dimension(v) for v in obs.vertices], obs.address)
+        build_document(OccupiedFile, out["occupied"],
+                       SourceMap(f"<occupied load observed from {obs.address}>"))
     plan = _plan(obs, nodes, app["name"], infra["name"])
     if plan is not None:
         out["plan"] = plan

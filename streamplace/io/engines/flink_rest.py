@@ -5,7 +5,10 @@ and a snapshot of everything ``streamplace observe`` builds an application from.
 Shapes from Flink's REST reference (rest_v1_dispatcher.yml), checked against 1.20.3 and
 2.2.1: ``/config`` answers a DashboardConfiguration whose ``flink-version`` is the cluster's
 version; ``/jobs/:jobid/vertices/:vertexid/subtasks/metrics?get=...`` answers, per metric,
-its ``min``, ``max``, ``avg`` and ``sum`` over the vertex's subtasks.
+its ``min``, ``max``, ``avg`` and ``sum`` over the vertex's subtasks; ``/jobs/overview``
+lists every job of the cluster (``jid``, ``name``, ``state``), and ``/taskmanagers/:id`` a
+TaskManager's ``allocatedSlots``, each with the ``jobId`` that holds it (TaskManagerDetailsInfo
+and SlotInfo in both versions).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from streamplace.io.http import Address, get_json
 
 JOB_PATH = re.compile(r"((?:/[^\s]*?)?)/jobs/([0-9a-fA-F]{32})/?")
 VERTEX_ID = re.compile(r"[0-9a-fA-F]{32}")
+TASKMANAGER_ID = re.compile(r"[A-Za-z0-9_.:-]{1,200}")  # host:port-suffix, a container name
 SNAPSHOT_SCHEMA = "streamplace/flink-snapshot/v1"
 METERS = ("numRecordsInPerSecond", "numRecordsOutPerSecond", "busyTimeMsPerSecond",
           "backPressuredTimeMsPerSecond")
@@ -75,6 +79,24 @@ def fetch_snapshot(url: str, label: str = "JOB") -> dict[str, Any]:
         "metrics": {vid: get_json(address.at(
             f"{prefix}/{vid}/subtasks/metrics?get={','.join(METERS)}"), label) for vid in ids},
         "taskmanagers": get_json(address.at(f"{base}/taskmanagers"), label)}
+
+
+def fetch_load(url: str, taskmanagers: Any, label: str = "JOB") -> dict[str, Any]:
+    """What every job of the cluster holds, for ``observe --occupied-out``: the answers of
+    ``GET /jobs/overview`` and of ``GET /taskmanagers/:id`` for each TaskManager listed in
+    ``taskmanagers`` (the answer of ``GET /taskmanagers``)."""
+    address, base, _ = split_job_url(url, label)
+    listed = taskmanagers.get("taskmanagers") if isinstance(taskmanagers, dict) else None
+    ids = [t["id"] for t in listed if isinstance(t, dict) and isinstance(t.get("id"), str)] \
+        if isinstance(listed, list) else []
+    for tm in ids:  # checked before any is put into an address
+        if not TASKMANAGER_ID.fullmatch(tm):
+            raise InputError.single(f"the cluster names a TaskManager {tm[:80]!r}, which is "
+                                    "not a TaskManager id", "check the address: it does not "
+                                    "answer as a JobManager does", path=label)
+    return {"overview": get_json(address.at(f"{base}/jobs/overview"), label),
+            "taskmanagers": {tm: get_json(address.at(f"{base}/taskmanagers/{tm}"), label)
+                             for tm in ids}}
 
 
 def split_job_url(url: str, label: str) -> tuple[Address, str, str]:
