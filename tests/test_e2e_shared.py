@@ -111,6 +111,16 @@ def test_a_second_job_is_planned_into_the_slots_the_first_leaves(cluster: FlinkC
                        for s in cluster.get(f"/taskmanagers/{tm['id']}")["allocatedSlots"]
                        )[str(other)] == OTHER  # the paced job kept its slots
 
+        # autoscale reads the other job's slots at every step, and plans within the rest
+        decided = streamplace("autoscale", url, "--dry-run", "--max-steps", "1",
+                              "--stabilization-interval", "0", "--metrics-window", WINDOW,
+                              "--source-rate", f"events={RATE}", "--target-utilization",
+                              _target_for(app, SLOTS - OTHER + 1), "-q")
+        assert decided.returncode == 0, decided.stderr
+        line = json.loads(decided.stdout.splitlines()[0])
+        assert line["occupied"] == {held[0]["name"]: OTHER}, line
+        assert all(k <= SLOTS - OTHER for k in line["to"].values()), line
+
         # a load the slots left cannot carry is refused beside the other job, where the
         # empty cluster's plan would ask for slots that the paced job holds
         tight = ("--target-utilization", _target_for(app, SLOTS - OTHER + 1),

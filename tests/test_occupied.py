@@ -230,3 +230,22 @@ def test_an_output_never_overwrites_an_occupied_input(tmp_path):
     r = run("solve", *EDGE, "--occupied", held, "-o", held)
     assert r.exit_code == 2 and "also an input" in r.output, r.output
     assert Path(held).read_text() == before
+
+
+def test_re_planning_one_application_while_the_others_stay(tmp_path):
+    """--current with --occupied: the running application is re-planned within its budget
+    of moves, the other one keeps its nodes and the two fit together."""
+    other = _other(tmp_path)
+    now, again = tmp_path / "now.yaml", tmp_path / "again.yaml"
+    first = run("solve", *EDGE, "--occupied", other, "--weights", "r=1", "-o", str(now), "-q")
+    assert first.exit_code == 0, first.output
+    r = run("solve", *EDGE, "--occupied", other, "--current", str(now), "--max-moves", "0",
+            "-o", str(again), "--json")
+    assert r.exit_code == 0, r.output
+    before = _yaml(str(now))["placement"]
+    after = _yaml(str(again))["placement"]
+    for op, nodes in after.items():
+        for u, count in nodes.items():
+            assert count <= before[op].get(u, 0), (op, u)  # no replica started
+    check = run("validate", *EDGE, str(again), "--occupied", other)
+    assert check.exit_code == 0, check.output
