@@ -262,3 +262,20 @@ def test_json_stays_one_document_where_stderr_shares_stdout(tmp_path):
         assert isinstance(json.loads(done.stdout), dict), done.stdout[:300]
     wrong = merged("solve", DEBS[0], "nope.yaml", "--json")
     assert wrong.returncode == 2 and "nope.yaml: file not found" in wrong.stdout
+
+
+def test_a_ci_log_shows_the_first_bound_at_once_then_a_line_every_ten_seconds():
+    """Off a terminal, progress lines are rate-limited; the first line with a bound (one
+    known before the solver's own root, say) is news and is shown at once."""
+    from rich.console import Console
+
+    from streamplace.cli.progress import live_progress
+    from streamplace.solve.progress import SolverProgress
+
+    con = Console(record=True, force_terminal=False, width=200)
+    with live_progress(con, "odrp", enabled=True) as progress:
+        for seconds, bound in [(1.0, None), (2.0, 0.99), (3.0, 0.98), (12.5, 0.97)]:
+            progress(SolverProgress(seconds, 0.5, bound, None, 0))
+    lines = con.export_text().splitlines()
+    assert [line.split(",")[0] for line in lines] == ["odrp: 1.0s", "odrp: 2.0s",
+                                                      "odrp: 12.5s"], lines

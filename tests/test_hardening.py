@@ -178,7 +178,7 @@ def _hard_instance(tmp_path: Path) -> list[str]:
 def test_a_signal_stops_the_solve_and_keeps_the_best_plan(tmp_path, sig, code):
     out = tmp_path / "plan.yaml"
     proc = cli("solve", *_hard_instance(tmp_path), "-o", str(out))
-    ready = _progress_line(proc)  # HiGHS is under way with a plan and a bound
+    ready = _progress_line(proc)  # under way with a plan and a bound
     while "gap" not in ready:
         assert ready.startswith("odrp: ") and "incumbent" in ready, ready
         ready = _progress_line(proc)

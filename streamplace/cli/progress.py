@@ -1,7 +1,8 @@
 """Progress on stderr: on a terminal a live line (a solver's incumbent, bound, gap, nodes
 and time; an event-log reading job's tasks); off a terminal (a CI log) a solver's progress
-as plain lines, the first when the solver has its first plan and then at most one every
-``PLAIN_EVERY`` seconds, so a log shows a long solve is alive without flooding. Where
+as plain lines, the first when the solver has its first plan, the first with a bound at
+once, and then at most one every ``PLAIN_EVERY`` seconds, so a log shows a long solve is
+alive without flooding. Where
 there is nothing to show the displays are functions that do nothing, so callers never
 check."""
 
@@ -64,11 +65,15 @@ PLAIN_EVERY = 10.0
 
 def _plain_lines(con: Console, method: str) -> ProgressFn:
     shown: list[float] = []
+    bounded = [False]  # whether a line with a bound was shown: the first one is news
 
     def show(p: SolverProgress) -> None:
-        if p.incumbent is None or (shown and p.seconds - shown[-1] < PLAIN_EVERY):
+        first_bound = p.bound is not None and not bounded[0]
+        if p.incumbent is None or (shown and p.seconds - shown[-1] < PLAIN_EVERY
+                                   and not first_bound):
             return
         shown.append(p.seconds)
+        bounded[0] = bounded[0] or p.bound is not None
         parts = [f"{method}: {p.seconds:.1f}s", f"incumbent {fmt.number(p.incumbent)}"]
         if p.bound is not None:
             parts.append(f"bound {fmt.number(p.bound)}")

@@ -7,6 +7,7 @@ kept in ``solver.model_objective`` and must agree with it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -28,12 +29,14 @@ from streamplace.solve.odrp.multiset import estimated_columns as estimate_multis
 from streamplace.solve.odrp.primal.concurrent import PrimalSearch
 from streamplace.solve.odrp.relaxation_bound import relaxation_bound
 from streamplace.solve.odrp.root import cut_root
+from streamplace.solve.progress import SolverProgress
 from streamplace.solve.result import (
     FormulationName,
     Instance,
     SolveOptions,
     SolveResult,
     SolveStatus,
+    relative_gap,
 )
 from streamplace.solve.solver_report import SolverReport
 
@@ -70,6 +73,7 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
         relaxation = relaxation_bound(data, budget) \
             if formulation == FormulationName.COMPACT else None
         relaxed = relaxation.bound if relaxation is not None else None
+        _say_bound(options, budget, primal, relaxed)
         if relaxation is not None and primal is not None and \
                 not relaxation.time_for_program(budget):
             took = "took" if relaxation.bound is not None else "did not end in"
@@ -85,6 +89,8 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
                 method, build_seconds=round(budget.elapsed(), 3),
                 counters={"formulation": formulation.value, **searched})), relaxed)
         root = cut_root(data, built, budget) if isinstance(built, CompactModel) else None
+        if root is not None and root.bound is not None:
+            _say_bound(options, budget, primal, min(root.bound, relaxed or math.inf))
         if root is not None and primal is not None and not root.time_for_program(budget):
             result = _search_alone(method, instance, budget, primal, start_plan, {
                 "formulation": formulation.value, **root.counters()}, (
@@ -175,6 +181,17 @@ def _search_alone(method: str, instance: Instance, budget: Budget, primal: Prima
     return replace(result, message=f"the whole program was not solved: {why}, and its "
                                    "root would outlast the time left; the primal search "
                                    "had that time")
+
+
+def _say_bound(options: SolveOptions, budget: Budget, primal: PrimalSearch | None,
+               bound: float | None) -> None:
+    """A bound known before HiGHS starts, said at once with the primal search's best F so
+    far: a long solve shows its gap from its first seconds, not from HiGHS's root."""
+    if bound is None:
+        return
+    incumbent = primal.value if primal is not None and math.isfinite(primal.value) else None
+    options.progress(SolverProgress(budget.elapsed(), incumbent, bound,
+                                    relative_gap(incumbent, bound), 0))
 
 
 def _bounded(result: SolveResult, relaxed: float | None) -> SolveResult:
