@@ -85,6 +85,12 @@ def run_sweep(sweep_path: str, folder: str, *, master: str | None = None,
         if store.drop_parquet():  # an earlier Spark run's, which no longer matches the CSV
             report.warnings.append("results.parquet of an earlier run on Spark removed: the "
                                    "python engine writes results.csv only")
+    elif not todo and store.parquet_current(rows := store.rows(scenarios, settings.columns),
+                                            settings.columns):
+        # a resumed sweep with nothing left to run: its tables are current, Spark idles
+        report.rows = rows
+        report.files += [store.write_csv(rows, settings.columns),
+                         store.root / "results.parquet"]
     else:
         from streamplace.io.spark import spark_session
         from streamplace.sweep.runner import run_on_spark

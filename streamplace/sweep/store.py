@@ -15,6 +15,7 @@ scenario counts as done exactly when its rows file exists.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import shutil
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 MARKER = "sweep.json"
+FINGERPRINT = "_streamplace_rows.sha256"  # in results.parquet/: the rows it was written from
 
 
 class Store:
@@ -153,7 +155,24 @@ class Store:
             raise EngineError(f"{path} holds no data: the executors wrote it where this "
                               "machine cannot see it — give -o a folder on storage every "
                               "executor and the driver share (NFS), or use --engine python")
+        write_outputs([Output(str(path / FINGERPRINT), _fingerprint(rows, columns))])
         return path
+
+    def parquet_current(self, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> bool:
+        """Whether results.parquet holds exactly ``rows``, as the run that wrote it
+        recorded: a resumed sweep with nothing left to run then needs no Spark."""
+        recorded = self.root / "results.parquet" / FINGERPRINT
+        try:
+            return recorded.read_text() == _fingerprint(rows, columns)
+        except OSError:
+            return False
+
+
+def _fingerprint(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    """A digest of the rows as written (Spark's readers skip files named ``_*``)."""
+    text = json.dumps([list(columns), [[row.get(c) for c in columns] for row in rows]],
+                      default=str)
+    return hashlib.sha256(text.encode()).hexdigest() + "\n"
 
 
 def _typed(value: Any, kind: str) -> Any:
