@@ -228,9 +228,32 @@ def test_a_plan_solved_beside_the_other_jobs_fits_the_slots_they_leave(tmp_path)
     assert solved.exit_code == 0, solved.output
     free = {u: 4 - min(dims.values()) for u, dims in
             yaml.safe_load(Path(files["held"]).read_text())["applications"][0]["nodes"].items()}
-    for op, nodes in yaml.safe_load(Path(files["plan"]).read_text())["placement"].items():
+    placement = yaml.safe_load(Path(files["plan"]).read_text())["placement"]
+    for op, nodes in placement.items():
         for u, count in nodes.items():
             assert count <= free.get(u, 4), (op, u)
+    # as the README's walk-through says: work takes every slot left, 4 + 1
+    assert sorted(placement["work"].values()) == [1, 4]
+
+
+def test_ds2_is_capped_at_the_slots_the_other_jobs_leave():
+    """autoscale --method ds2 spreads DS2's parallelism over the free TaskManagers: more
+    than the slots left is never asked for."""
+    from streamplace.io.engines.flink_documents import documents, other_jobs
+    from streamplace.io.engines.flink_observe import observe
+    from streamplace.io.readers import application_from, infrastructure_from
+    from streamplace.model.occupied import beside
+    from streamplace.model.scaling import spread
+
+    snapshot = json.loads(Path(SHARED).read_text())
+    obs = observe(snapshot, SHARED)
+    docs = documents(obs)
+    app = application_from(docs["application"], "app")
+    infra = infrastructure_from(docs["infrastructure"], "infra")
+    free = beside(infra, other_jobs(obs, snapshot["load"])[1].applications)
+    plan = spread(app, free, dict.fromkeys(app.operator_ids, 8))
+    left = 8 - sum(_held_by_others(snapshot).values())
+    assert all(sum(plan.replicas(op).values()) == left for op in app.operator_ids)
 
 
 def test_the_occupied_load_needs_a_snapshot_that_holds_it(tmp_path):

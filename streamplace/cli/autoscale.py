@@ -28,23 +28,17 @@ from streamplace.cli.flink_args import SourceRateOpt, check_window, parse_rates,
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
 from streamplace.errors import EngineError, InputError, Problem
 from streamplace.io.engines.flink_control import WAIT
-from streamplace.io.engines.flink_documents import documents
+from streamplace.io.engines.flink_documents import documents, other_jobs
 from streamplace.io.engines.flink_observe import Observation
-from streamplace.io.readers import (
-    application_from,
-    build_document,
-    infrastructure_from,
-    plan_from,
-)
+from streamplace.io.readers import application_from, infrastructure_from, plan_from
 from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.objective import Objective
-from streamplace.model.occupied import OccupiedFile, beside
+from streamplace.model.occupied import HeldBy, beside
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
 from streamplace.model.scaling import Seen, ds2, predicted, spread, triggers
-from streamplace.model.source import SourceMap
 from streamplace.solve import Instance, SolveOptions
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.registry import applicable
@@ -141,7 +135,7 @@ def _step(step: int, job: str, method: str, goal: Objective, rates: dict[str, fl
     except EngineError as exc:  # restarted or rescaled during the window: read again
         return {"step": step, "method": method, "decision": "no change", "from": {},
                 "why": [f"no reading: {exc}"]}
-    app, infra, now = _instance(obs, target, snapshot.get("load"))
+    app, infra, now, others = _instance(obs, target, snapshot.get("load"))
     running = {op: sum(now.replicas(op).values()) for op in app.operator_ids}
     seen = [Seen(v.op, v.parallelism, v.busy, v.pressed, v.source) for v in obs.vertices]
     line: dict[str, Any] = {
@@ -153,7 +147,7 @@ def _step(step: int, job: str, method: str, goal: Objective, rates: dict[str, fl
                         "records_out": _round(v.meter("numRecordsOutPerSecond")),
                         "service_rate": _round(v.service_rate)} for v in obs.vertices},
         "offered": "given" if rates else "observed (a lower bound under backpressure)",
-        "occupied": _others(infra),
+        "occupied": {held.name: _slots(held) for held in others},
         "warnings": obs.warnings}
     why = triggers(seen, target, boundary)
     if method == "ds2":
@@ -207,9 +201,9 @@ def _replan(app: Application, infra: Infrastructure, now: Plan, objective: Objec
 
 
 def _instance(obs: Observation, target: float, load: Any,
-              ) -> tuple[Application, Infrastructure, Plan]:
+              ) -> tuple[Application, Infrastructure, Plan, list[HeldBy]]:
     """The observed application, the TaskManagers less the slots the cluster's other jobs
-    hold (a session cluster is shared), and the plan the job runs."""
+    hold (a session cluster is shared), the plan the job runs, and those other jobs."""
     docs = documents(obs)
     if "plan" not in docs:
         raise InputError.single("where the job's subtasks run is not known (see the "
@@ -218,23 +212,16 @@ def _instance(obs: Observation, target: float, load: Any,
     infra = infrastructure_from(docs["infrastructure"], f"<observed {obs.address}>")
     plan = plan_from(docs["plan"], f"<observed {obs.address}>", app, infra)
     try:
-        others = documents(obs, load)["occupied"]
+        others = other_jobs(obs, load)[1].applications
     except InputError as exc:  # a cluster that does not say which job holds a slot
         obs.warnings.append(f"{exc} — planned as if every slot were this job's")
-    else:
-        held = build_document(OccupiedFile, others, SourceMap(f"<observed {obs.address}>"))
-        infra = beside(infra, held.applications)
-    return app.with_target_utilization(target), infra, plan
+        others = []
+    return app.with_target_utilization(target), beside(infra, others), plan, others
 
 
-def _others(infra: Infrastructure) -> dict[str, int]:
-    """Per other job, the slots it holds (a slot takes one unit of every dimension of a
-    TaskManager, so one dimension per TaskManager counts them)."""
-    on: dict[str, dict[str, float]] = {}
-    for (node, _dim), holders in infra.holds.nodes.items():
-        for name, amount in holders:
-            on.setdefault(name, {})[node] = amount
-    return {name: int(sum(nodes.values())) for name, nodes in on.items()}
+def _slots(held: HeldBy) -> int:
+    """The slots a job holds: a slot takes one unit of every dimension of a TaskManager."""
+    return int(sum(min(dims.values(), default=0.0) for dims in held.nodes.values()))
 
 
 def _sleep(seconds: float, stop: StopRequest) -> bool:

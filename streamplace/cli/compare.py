@@ -69,7 +69,7 @@ def compare_command(
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
                          current=current, ignore_names=ignore_names,
-                         occupied=occupied or ())
+                         occupied=occupied)
     app_, infra = opened.app, opened.infra
     instance = Instance(app_, infra, opened.objective, opened.current)
     chosen = [get_method(name, instance) for name in names]
@@ -87,5 +87,5 @@ def compare_command(
     emit(Emission(
         document=[r.values for r in rows],
         outputs=[Output(csv, csv_text(rows))] if csv else [],
-        show=lambda c: render_comparison(c, rows, f"{opened.heading}"),
+        show=lambda c: render_comparison(c, rows, opened.heading),
         warnings=application_warnings(app_), code=code), json_=json_, quiet=quiet)

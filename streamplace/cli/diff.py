@@ -46,7 +46,7 @@ def diff_command(
                    *occupied_files(occupied)])
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
-                         occupied=occupied or ())
+                         occupied=occupied)
     app_, infra = opened.app, opened.infra
     before, after = (opts.read_plan(path, app_, infra, not ignore_names)
                      for path in (current, new))

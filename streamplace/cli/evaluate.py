@@ -41,7 +41,7 @@ def evaluate_command(application: AppArg, infrastructure: InfraArg, plan: PlanAr
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
                          current=current, ignore_names=ignore_names,
-                         occupied=occupied or ())
+                         occupied=occupied)
     app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, opened.objective, opened.current)

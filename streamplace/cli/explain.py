@@ -46,7 +46,7 @@ def explain_command(application: AppArg, infrastructure: InfraArg, plan: PlanArg
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
                          current=current, ignore_names=ignore_names,
-                         occupied=occupied or ())
+                         occupied=occupied)
     app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra)
     with watching_what_ifs(time_limit, quiet) as (watch, stop):

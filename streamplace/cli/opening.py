@@ -35,7 +35,7 @@ def open_inputs(application: str, infrastructure: str, *, objective: str | None 
                 weights: str | None = None, network_metric: str | None = None,
                 target_utilization: float | None = None, current: str | None = None,
                 max_moves: float | None = None, ignore_names: bool = False,
-                occupied: Sequence[str] = ()) -> Opened:
+                occupied: Sequence[str] | None = None) -> Opened:
     """Read and check the shared inputs. The flags' values are checked before the
     application and infrastructure are read, so a typo in a flag fails at once. With
     ``occupied``, the infrastructure is the free one: what the other applications hold is

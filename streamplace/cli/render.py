@@ -47,7 +47,7 @@ def render_command(
                    *occupied_files(occupied)])
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
-                         occupied=occupied or ())
+                         occupied=occupied)
     app_, infra = opened.app, opened.infra
     plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, opened.objective)

@@ -59,7 +59,7 @@ def report_command(
     opts.check_settings(time_limit, None, None, None)
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
-                         occupied=occupied or ())
+                         occupied=occupied)
     app_, infra = opened.app, opened.infra
     plans = [(path, opts.read_plan(path, app_, infra)) for path in plan_files]
     with watching_what_ifs(time_limit, quiet, graceful=False) as (watch, stop):

@@ -94,7 +94,7 @@ def solve_command(
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
                          current=current, max_moves=max_moves, ignore_names=ignore_names,
-                         occupied=occupied or ())
+                         occupied=occupied)
     app_, infra = opened.app, opened.infra
     instance = Instance(app_, infra, opened.objective, opened.current, limits)
     try:

@@ -73,7 +73,7 @@ def validate_command(
     opened = open_inputs(application, infrastructure, objective=objective, weights=weights,
                          network_metric=network_metric, target_utilization=target_utilization_,
                          current=current, max_moves=max_moves, ignore_names=ignore_names,
-                         occupied=occupied or ())
+                         occupied=occupied)
     app_, infra, objective_ = opened.app, opened.infra, opened.objective
     plan_ = opts.read_plan(plan, app_, infra)
     ev = evaluate(app_, infra, plan_, objective_, opened.current, limits)

@@ -18,13 +18,13 @@ FIX = ("give an occupied-load file (schema streamplace/occupied/v1), or APP:PLAN
        "application's file and the plan it runs, joined by a colon")
 
 
-def read_occupied(specs: Sequence[str], infra: Infrastructure, placing: str) -> list[HeldBy]:
+def read_occupied(specs: Sequence[str] | None, infra: Infrastructure, placing: str) -> list[HeldBy]:
     """Every holder of every ``--occupied`` value, checked against ``infra``: unknown nodes
     and links, an application given twice, and the application being placed (``placing``)
     among them are input errors, all reported at once."""
     holders: list[tuple[HeldBy, str]] = []
     problems: list[Problem] = []
-    for spec in specs:
+    for spec in specs or ():
         if os.path.isfile(spec):
             doc = read_document(OccupiedFile, spec)
             for i, held in enumerate(doc.applications):
@@ -49,11 +49,21 @@ def read_occupied(specs: Sequence[str], infra: Infrastructure, placing: str) -> 
     return [held for held, _ in holders]
 
 
-def _from_plan(spec: str, infra: Infrastructure) -> HeldBy:
+def _app_and_plan(spec: str) -> tuple[str, str] | None:
+    """``APP:PLAN``'s two paths (a path may hold colons; the plan's last one splits), or
+    None where ``spec`` is a file of its own or has no colon."""
     app_path, colon, plan_path = spec.rpartition(":")
-    if not colon or not app_path or not plan_path:
+    if os.path.isfile(spec) or not colon or not app_path or not plan_path:
+        return None
+    return app_path, plan_path
+
+
+def _from_plan(spec: str, infra: Infrastructure) -> HeldBy:
+    parts = _app_and_plan(spec)
+    if parts is None:
         raise InputError.single(f"no file {spec!r}", FIX, path=FLAG)
-    missing = [p for p in (app_path, plan_path) if not os.path.isfile(p)]
+    app_path, plan_path = parts
+    missing = [p for p in parts if not os.path.isfile(p)]
     if missing:
         raise InputError.single(f"{spec!r}: no file {missing[0]!r}", FIX, path=FLAG)
     app = read_application(app_path)
@@ -71,9 +81,5 @@ def occupied_files(specs: Sequence[str] | None) -> list[str]:
     """The files ``--occupied`` values read (an output may overwrite none of them)."""
     out: list[str] = []
     for spec in specs or ():
-        if os.path.isfile(spec) or ":" not in spec:
-            out.append(spec)
-        else:
-            app_path, _, plan_path = spec.rpartition(":")
-            out += [app_path, plan_path]
+        out += _app_and_plan(spec) or [spec]
     return out

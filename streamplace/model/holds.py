@@ -29,5 +29,9 @@ class Holds:
 def _beside(held: list[tuple[str, float]] | None, whole: float | None, unit: str) -> str:
     if not held or whole is None:
         return ""
-    who = ", ".join(f"{name} {amount:g}" for name, amount in held)
-    return f" beside the occupied load ({whole:g} {unit} in all; held: {who})"
+    return f" beside the occupied load ({whole:g} {unit} in all; held: {named(held)})"
+
+
+def named(held: list[tuple[str, float]]) -> str:
+    """``etl 3, ingest 2``: each holder and its amount."""
+    return ", ".join(f"{name} {amount:g}" for name, amount in held)

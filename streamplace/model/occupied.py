@@ -19,13 +19,13 @@ from pydantic import Field
 from streamplace.errors import InfeasibleError, Problem
 from streamplace.model.application import Application
 from streamplace.model.base import Document, StrictModel
+from streamplace.model.evaluate.constraints import over
 from streamplace.model.fields import Bandwidth, Demand, Identifier
-from streamplace.model.holds import Holds
+from streamplace.model.holds import Holds, named
 from streamplace.model.infrastructure import Infrastructure, Link, Node
 from streamplace.model.plan import Plan
 
 OCCUPIED_SCHEMA = "streamplace/occupied/v1"
-ROUNDING = 1e-9  # relative: held amounts that sum to a capacity fit it
 
 
 class HeldLink(StrictModel):
@@ -72,19 +72,18 @@ def problems_of(held: HeldBy, infra: Infrastructure, where: Document, path: str,
                          f"use a node of {infra.name}")
            for u in held.nodes if u not in known]
     for k, link in enumerate(held.links):
-        if _find_link(infra, link.source, link.target) is None:
+        if not _has_link(infra, link.source, link.target):
             out.append(where.problem(f"{path}.links[{k}]",
                                      f"{infra.name} has no link {link.source} -> {link.target}",
                                      "name a link of the infrastructure (its from and to)"))
     return out
 
 
-def _find_link(infra: Infrastructure, a: str, b: str) -> int | None:
-    for i, link in enumerate(infra.links):
-        if (link.source, link.target) == (a, b) or \
-                (link.bidirectional and (link.target, link.source) == (a, b)):
-            return i
-    return None
+def _has_link(infra: Infrastructure, a: str, b: str) -> bool:
+    """Whether a link of ``infra`` (not the defaults) carries ``a -> b``."""
+    return any((link.source, link.target) == (a, b) or
+               (link.bidirectional and (link.target, link.source) == (a, b))
+               for link in infra.links)
 
 
 def beside(infra: Infrastructure, occupied: list[HeldBy]) -> Infrastructure:
@@ -128,9 +127,9 @@ def _free_nodes(infra: Infrastructure, held: dict[tuple[str, str], list[tuple[st
             whole = math.inf if resources is None else resources.get(dim, math.inf)
             capacity[(u, dim)] = whole
             taken = sum(amount for _, amount in holders)
-            if _over(taken, whole):
+            if over(taken, whole):
                 reasons.append(f"node {u}: the occupied load holds {taken:g} {dim} "
-                               f"({_who(holders)}), it has {whole:g}")
+                               f"({named(holders)}), it has {whole:g}")
             elif resources is not None and math.isfinite(whole):
                 resources[dim] = max(0.0, whole - taken)
         nodes.append(node.model_copy(update={"resources": resources}))
@@ -156,18 +155,10 @@ def _free_links(infra: Infrastructure, held: dict[tuple[str, str], list[tuple[st
             holders = held.get((a, b), [])
             taken = sum(amount for _, amount in holders)
             bandwidth[(a, b)] = whole
-            if holders and _over(taken, whole):
+            if holders and over(taken, whole):
                 reasons.append(f"link {a} -> {b}: the occupied load sends {taken:g} B/s "
-                               f"({_who(holders)}), it carries {whole:g}")
+                               f"({named(holders)}), it carries {whole:g}")
             links.append(link.model_copy(update={
                 "source": a, "target": b, "bidirectional": False,
                 "bandwidth": max(0.0, whole - taken) if math.isfinite(whole) else whole}))
     return links, bandwidth
-
-
-def _over(taken: float, whole: float) -> bool:
-    return taken > whole + ROUNDING * max(1.0, abs(whole))
-
-
-def _who(holders: list[tuple[str, float]]) -> str:
-    return ", ".join(f"{name} {amount:g}" for name, amount in holders)

@@ -30,10 +30,7 @@ def documents(obs: Observation, load: Any = None) -> dict[str, dict[str, Any]]:
     infrastructure_from(infra, f"<infrastructure observed from {obs.address}>")
     out = {"application": app, "infrastructure": infra}
     if load is not None:
-        out["occupied"] = occupied(load, obs.job_id, app["name"], nodes,
-                                   [slot_dimension(v) for v in obs.vertices], obs.address)
-        build_document(OccupiedFile, out["occupied"],
-                       SourceMap(f"<occupied load observed from {obs.address}>"))
+        out["occupied"] = other_jobs(obs, load)[0]
     plan = _plan(obs, nodes, app["name"], infra["name"])
     if plan is not None:
         out["plan"] = plan
@@ -42,6 +39,15 @@ def documents(obs: Observation, load: Any = None) -> dict[str, dict[str, Any]]:
 
 def slot_dimension(v: ObservedVertex) -> str:
     return f"{SLOTS}.{v.op}"
+
+
+def other_jobs(obs: Observation, load: Any) -> tuple[dict[str, Any], OccupiedFile]:
+    """What the cluster's other jobs hold, from ``fetch_load``'s answers: the document
+    observe writes, and the same checked as a file would be (what --occupied reads)."""
+    doc = occupied(load, obs.job_id, _name(obs.job), _node_ids(obs),
+                   [slot_dimension(v) for v in obs.vertices], obs.address)
+    return doc, build_document(OccupiedFile, doc, SourceMap(
+        f"<occupied load observed from {obs.address}>"))
 
 
 def _application(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
