@@ -285,3 +285,21 @@ def test_a_cluster_that_does_not_say_who_holds_a_slot_is_refused(tmp_path):
     copy_.write_text(json.dumps(snapshot))
     r = run("observe", str(copy_), "--occupied-out", str(tmp_path / "held.yaml"))
     assert r.exit_code == 2 and "allocatedSlots" in r.output and "Traceback" not in r.output
+
+
+def test_autoscale_plans_beside_the_other_jobs_and_alone_where_the_cluster_does_not_say():
+    """The instance each autoscale step solves: the TaskManagers less the other jobs'
+    slots; where the cluster does not list allocatedSlots, all of them, with a warning."""
+    from streamplace.cli.autoscale import _instance
+    from streamplace.io.engines.flink_observe import observe
+
+    snapshot = json.loads(Path(SHARED).read_text())
+    _app, infra, _now, others = _instance(observe(snapshot, SHARED), 0.7, snapshot["load"])
+    assert [held.name for held in others] == ["paced"]
+    assert infra.holds.names == ("paced",)
+    for details in snapshot["load"]["taskmanagers"].values():
+        del details["allocatedSlots"]
+    obs = observe(snapshot, SHARED)
+    _app, infra, _now, others = _instance(obs, 0.7, snapshot["load"])
+    assert others == [] and infra.holds.names == ()
+    assert any("planned as if every slot were this job's" in w for w in obs.warnings)
