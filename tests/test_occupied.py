@@ -249,3 +249,13 @@ def test_re_planning_one_application_while_the_others_stay(tmp_path):
             assert count <= before[op].get(u, 0), (op, u)  # no replica started
     check = run("validate", *EDGE, str(again), "--occupied", other)
     assert check.exit_code == 0, check.output
+
+
+def test_an_occupied_plan_that_places_not_every_operator_is_bad_input(tmp_path):
+    plan = _yaml(sample("edge-cloud", "plan.yaml"))
+    del plan["placement"]["dashboard"]
+    partial = _write(tmp_path / "partial.yaml", plan)
+    other = _other(tmp_path).rpartition(":")[0]
+    r = run("solve", *EDGE, "--occupied", f"{other}:{partial}")
+    assert r.exit_code == 2 and "partial.yaml" in r.output and "not every operator" in r.output, \
+        r.output

@@ -71,10 +71,11 @@ def _from_plan(spec: str, infra: Infrastructure) -> HeldBy:
     if wrong:
         raise InputError(wrong)
     plan = read_plan_for(plan_path, app, infra)
-    paths = evaluate(app, infra, plan).paths
-    traffic = {(u.subject.ids[0], u.subject.ids[1]): u.used for u in paths.links} \
-        if paths is not None else {}
-    return held_by_plan(app, plan, traffic)
+    ev = evaluate(app, infra, plan)
+    if not ev.complete:
+        raise InputError([plan.problem("placement", f"the plan places not every operator "
+                                       f"of {app.name}", "give the plan it runs, whole")])
+    return held_by_plan(app.name, ev)
 
 
 def occupied_files(specs: Sequence[str] | None) -> list[str]:

@@ -17,13 +17,12 @@ from typing import Literal
 from pydantic import Field
 
 from streamplace.errors import InfeasibleError, Problem
-from streamplace.model.application import Application
 from streamplace.model.base import Document, StrictModel
 from streamplace.model.evaluate.constraints import over
+from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.fields import Bandwidth, Demand, Identifier
 from streamplace.model.holds import Holds, named
 from streamplace.model.infrastructure import Infrastructure, Link, Node
-from streamplace.model.plan import Plan
 
 OCCUPIED_SCHEMA = "streamplace/occupied/v1"
 
@@ -50,18 +49,16 @@ class OccupiedFile(Document):
         "One entry per running application; none when nothing else runs."))
 
 
-def held_by_plan(app: Application, plan: Plan, link_traffic: dict[tuple[str, str], float],
-                 ) -> HeldBy:
-    """What ``plan`` of ``app`` holds: each replica's resources on its node, and the traffic
-    its routes send over dedicated links (``link_traffic``, from its evaluation)."""
-    nodes: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    for op in app.operators:
-        for u, count in plan.replicas(op.id).items():
-            for dim, amount in op.resources.items():
-                nodes[u][dim] += amount * count
-    links = [HeldLink.model_validate({"from": a, "to": b, "bandwidth": used})
-             for (a, b), used in sorted(link_traffic.items()) if used > 0]
-    return HeldBy(name=app.name, nodes={u: dict(d) for u, d in nodes.items()}, links=links)
+def held_by_plan(name: str, ev: Evaluation) -> HeldBy:
+    """What a plan of application ``name`` holds, from its evaluation: the resources its
+    replicas use on each node, and the traffic its routes send over dedicated links."""
+    assert ev.odrp is not None, "a complete plan"
+    nodes = {u: {dim: used for dim, (used, _cap) in dims.items() if used > 0}
+             for u, dims in ev.odrp.node_usage.items()}
+    links = [HeldLink.model_validate({"from": u.subject.ids[0], "to": u.subject.ids[1],
+                                      "bandwidth": u.used})
+             for u in (ev.paths.links if ev.paths is not None else []) if u.used > 0]
+    return HeldBy(name=name, nodes={u: d for u, d in nodes.items() if d}, links=links)
 
 
 def problems_of(held: HeldBy, infra: Infrastructure, where: Document, path: str,
