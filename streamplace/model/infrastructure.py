@@ -124,10 +124,6 @@ class Infrastructure(Document):
     def holds(self) -> Holds:
         return self._holds
 
-    @holds.setter
-    def holds(self, holds: Holds) -> None:
-        self._holds = holds
-
     @property
     def processors(self) -> list[Node]:
         return [n for n in self.nodes if n.role == "processor"]

@@ -107,7 +107,7 @@ def beside(infra: Infrastructure, occupied: list[HeldBy]) -> Infrastructure:
     out = infra.model_copy(update={"nodes": nodes, "links": links})
     out._derived = {}  # a copy would share the whole infrastructure's network view
     out.attach_source(infra.source)
-    out.holds = Holds(dict(node_held), dict(link_held), capacity, bandwidth,
+    out._holds = Holds(dict(node_held), dict(link_held), capacity, bandwidth,
                       tuple(h.name for h in occupied))
     return out
 
