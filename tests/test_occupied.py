@@ -203,7 +203,7 @@ def test_a_load_that_already_overfills_a_node_names_it_and_its_holders(tmp_path)
     ({"applications": [{"name": "etl"}, {"name": "etl", "nodes": {"fog": 1}}]},
      ["given twice"]),
     ({"applications": [{"name": "edge-analytics", "nodes": {"fog": 1}}]},
-     ["the one being placed"]),
+     ["one being placed"]),
     ({"applications": [{"nodes": {"fog": 1}}]}, ["held.yaml:", "name"]),
     ({"applications": [{"name": "etl", "nodes": {"fog": 1}, "slots": 2}]},
      ["held.yaml:", "slots"]),

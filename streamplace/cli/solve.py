@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated
 
 import typer
 
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
-    AppArg,
     CurrentOpt,
     FormatOpt,
     IgnoreNamesOpt,
-    InfraArg,
     JsonOpt,
     MaxCostOpt,
     MaxElasticEnergyOpt,
@@ -30,6 +29,7 @@ from streamplace.cli.args import (
     TimeLimitOpt,
     WeightsOpt,
 )
+from streamplace.cli.bundle import BundleMode, BundleSettings, read_bundle, solve_bundle
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit, solve_exit_code
 from streamplace.cli.opening import open_inputs
@@ -42,7 +42,15 @@ from streamplace.io.outputs import STDOUT, Output
 from streamplace.io.writers import dumps, format_for, plan_document
 from streamplace.model.checks import application_warnings
 from streamplace.model.network import Network
-from streamplace.solve import FormulationName, Instance, MipSolver, Setting, SolveOptions
+from streamplace.solve import (
+    FormulationName,
+    Instance,
+    Method,
+    MipSolver,
+    Setting,
+    SolveOptions,
+    get_method,
+)
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.registry import applicable
 from streamplace.solve.result import SolveResult, SolveStatus
@@ -50,7 +58,10 @@ from streamplace.solve.result import SolveResult, SolveStatus
 
 @handle_errors
 def solve_command(
-    application: AppArg, infrastructure: InfraArg,
+    files: Annotated[list[str], typer.Argument(
+        metavar="APP... INFRA", show_default=False,
+        help="The application file, or several to place together, then the infrastructure "
+             "file (YAML/JSON, - = stdin).")],
     method: Annotated[str, typer.Option("--method", "-m", help="A method of `streamplace "
                                         "methods`.")] = "odrp",
     objective: ObjectiveOpt = None, weights: WeightsOpt = None, network_metric: MetricOpt = None,
@@ -81,9 +92,32 @@ def solve_command(
     output: OutputOpt = None, format_: FormatOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
     occupied: OccupiedOpt = None,
+    bundle: Annotated[BundleMode | None, typer.Option(
+        help="With several applications: joint (default; one program over all, odrp) or "
+             "priority (one after another, higher priority first, each beside those "
+             "placed before it; any method).")] = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
-    """Solve: choose replicas and nodes for every operator, write the plan."""
+    """Solve: choose replicas and nodes for every operator, write the plan. Several
+    applications before the infrastructure are placed together, into one bundle plan."""
+    application, infrastructure = _split_files(files, bundle)
+    if application is None:
+        given = {"--formulation": formulation, "--start": start, "--current": current,
+                 "--max-moves": max_moves, "--solver-option": solver_option,
+                 "--dump-model": dump_model, "--solver": solver}
+        _refuse_for_bundles(given)
+        check_outputs([output], [*files, objective, *occupied_files(occupied)], json_)
+        opts.check_settings(time_limit, gap, threads, seed)
+        limits = opts.limit_flags(max_response_time, min_availability, max_cost, max_traffic,
+                                  max_network_usage, max_elastic_energy) or None
+        goal = opts.build_objective(objective, weights, network_metric)
+        opts.check_target_utilization(target_utilization_)
+        apps, infra = read_bundle(files[:-1], files[-1], target_utilization_, occupied)
+        solve_bundle(apps, infra, goal, limits, _named(method),
+                     bundle or BundleMode.JOINT, BundleSettings(
+                         time_limit, gap, seed or 0, threads, output,
+                         format_.value if format_ else None, json_, quiet))
+        return
     check_outputs([output, dump_model], [application, infrastructure, objective, start, current,
                    *occupied_files(occupied)],
                   json_)
@@ -132,6 +166,35 @@ def solve_command(
         emission.outputs.append(Output(dump_model, write_model(result.program, dump_format)))
         emission.notes.append(f"model written to {dump_model}")
     emit(emission, json_=json_, quiet=quiet)
+
+
+def _named(method: str) -> Method:
+    try:
+        return get_method(method)
+    except InputError as exc:
+        raise opts.as_flags(exc) from None
+
+
+def _split_files(files: list[str], bundle: BundleMode | None) -> tuple[str | None, str]:
+    """(application, infrastructure) for one application, (None, infrastructure) for
+    several."""
+    if len(files) < 2:
+        raise InputError.single("solve needs an application file and an infrastructure file",
+                                "streamplace solve APP [APP ...] INFRA", path="APP")
+    if len(files) == 2:
+        if bundle is not None:
+            raise InputError.single("--bundle applies to several applications",
+                                    "drop it, or give more applications before INFRA",
+                                    path="--bundle")
+        return files[0], files[1]
+    return None, files[-1]
+
+
+def _refuse_for_bundles(given: Mapping[str, object]) -> None:
+    for flag, value in given.items():
+        if value:
+            raise InputError.single(f"{flag} does not apply to several applications yet",
+                                    "drop it, or solve one application at a time", path=flag)
 
 
 def _emission(result: SolveResult, instance: Instance, tree: bool, output: str | None,

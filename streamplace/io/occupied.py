@@ -18,10 +18,12 @@ FIX = ("give an occupied-load file (schema streamplace/occupied/v1), or APP:PLAN
        "application's file and the plan it runs, joined by a colon")
 
 
-def read_occupied(specs: Sequence[str] | None, infra: Infrastructure, placing: str) -> list[HeldBy]:
+def read_occupied(specs: Sequence[str] | None, infra: Infrastructure,
+                  placing: str | tuple[str, ...]) -> list[HeldBy]:
     """Every holder of every ``--occupied`` value, checked against ``infra``: unknown nodes
-    and links, an application given twice, and the application being placed (``placing``)
-    among them are input errors, all reported at once."""
+    and links, an application given twice, and the application being placed (``placing``,
+    or any of several) among them are input errors, all reported at once."""
+    placed = (placing,) if isinstance(placing, str) else placing
     holders: list[tuple[HeldBy, str]] = []
     problems: list[Problem] = []
     for spec in specs or ():
@@ -34,9 +36,9 @@ def read_occupied(specs: Sequence[str] | None, infra: Infrastructure, placing: s
             holders.append((_from_plan(spec, infra), spec))
     seen: dict[str, str] = {}
     for held, where in holders:
-        if held.name == placing:
+        if held.name in placed:
             problems.append(Problem(
-                f"{where} is application {placing!r}, the one being placed",
+                f"{where} is application {held.name!r}, one being placed",
                 "leave it out: the occupied load is what the other applications hold (to "
                 "re-plan a running application, pass its plan as --current)", path=FLAG))
         elif held.name in seen:

@@ -10,6 +10,7 @@ from typing import Any
 
 from streamplace.model.application import APPLICATION_SCHEMA, Application
 from streamplace.model.base import Document
+from streamplace.model.bundle import BUNDLE_SCHEMA, BundlePlan
 from streamplace.model.infrastructure import (
     CATALOG_SCHEMA,
     INFRASTRUCTURE_SCHEMA,
@@ -29,6 +30,7 @@ KINDS: dict[str, tuple[type[Document], str]] = {
     "sweep": (SweepFile, SWEEP_SCHEMA),
     "catalog": (CatalogFile, CATALOG_SCHEMA),
     "occupied": (OccupiedFile, OCCUPIED_SCHEMA),
+    "bundle": (BundlePlan, BUNDLE_SCHEMA),
 }
 
 

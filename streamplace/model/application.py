@@ -134,6 +134,13 @@ class Application(Document):
     operators: list[Operator] = Field(min_length=1)
     streams: list[Stream] = Field(default_factory=list)
     objects: list[DataObject] = Field(default_factory=list)
+    weight: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = Field(
+        1.0, description="omega_a: this application's weight where several are placed "
+                         "together (solve APP1 APP2 ... INFRA); weights are normalised to "
+                         "sum 1.")
+    priority: int = Field(0, description="Where applications are placed one after another "
+                                         "(--bundle priority): higher first, ties in the "
+                                         "order given.")
 
     def with_target_utilization(self, rho: float | None) -> Application:
         """This application with every operator held to utilisation ``rho`` (the

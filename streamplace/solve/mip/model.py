@@ -37,6 +37,7 @@ class LinearModel:
     row_hi: array[float] = field(default_factory=lambda: array("d"))
     row_family: list[str] = field(default_factory=list)  # the family of each row
     _family: str = "other"
+    _prefix: str = ""  # put before every column name (one application's part of a program)
     _rows: array[int] = field(default_factory=lambda: array("q"))
     _cols: array[int] = field(default_factory=lambda: array("q"))
     _vals: array[float] = field(default_factory=lambda: array("d"))
@@ -64,7 +65,7 @@ class LinearModel:
         self.ub.append(ub)
         self.cost.append(cost)
         self.integer.append(integer)
-        self.names.append(name)
+        self.names.append(self._prefix + name)
         return len(self.lb) - 1
 
     def binary(self, name: str, cost: float = 0.0) -> int:
@@ -103,6 +104,16 @@ class LinearModel:
             yield
         finally:
             self._family = outer
+
+    @contextlib.contextmanager
+    def prefixed(self, prefix: str) -> Iterator[None]:
+        """Columns added meanwhile have names beginning with ``prefix``: the part of a
+        joint program that belongs to one application (``app/``)."""
+        outer, self._prefix = self._prefix, self._prefix + prefix
+        try:
+            yield
+        finally:
+            self._prefix = outer
 
     def add_cost(self, col: int, value: float) -> None:
         self.cost[col] += value

@@ -79,14 +79,19 @@ class CompactModel:
 
 
 def build_compact(data: OdrpData, budget: Budget | None = None,
-                  delay_rows: str = "auto", products: bool = True) -> CompactModel:
+                  delay_rows: str = "auto", products: bool = True,
+                  into: LinearModel | None = None) -> CompactModel:
     """Build the model; raises :class:`Stopped` when ``budget`` runs out meanwhile.
     ``delay_rows``: ``all`` in the model, ``lazy`` (added as solutions break them), or
     ``auto``: lazy beyond :data:`LAZY_DELAYS_FROM` rows. Without ``products`` the traffic
     products are left out, each stream's share of the network term bounded by the landmark
-    rows alone: a relaxation (relaxation_bound.py), not the program."""
+    rows alone: a relaxation (relaxation_bound.py), not the program. ``into`` a model
+    already holding other applications' parts, this application's part is added without
+    capacity rows: those the joint program writes over every part (solve/joint)."""
     check = budget.check if budget is not None else _never
-    out = CompactModel(data.new_model(), data.bounds_used())
+    if into is not None:
+        into.offset += data.new_model().offset
+    out = CompactModel(into if into is not None else data.new_model(), data.bounds_used())
     m_ = out.model
     scales = data.scales
     limits = data.instance.limits or MetricLimits()
@@ -137,8 +142,9 @@ def build_compact(data: OdrpData, budget: Budget | None = None,
     if need_avail:
         with m_.family("availability (eqs. 15-16)"):
             log_a, used = _availability(data, m_, z)
-    with m_.family("capacity (eq. 23)"):
-        _capacity(data, out, used)
+    if into is None:
+        with m_.family("capacity (eq. 23)"):
+            _capacity(data, out, used)
     with m_.family("traffic products (eqs. 5, 17-20)"):
         out.shares = add_traffic(data, out.model, out.cells, check, products)
     if data.instance.current is not None:

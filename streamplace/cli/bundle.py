@@ -1,0 +1,154 @@
+"""``streamplace solve APP1 APP2 ... INFRA``: several applications placed on one
+infrastructure, together (``--bundle joint``: one program, odrp) or one after another in
+priority order (``--bundle priority``: any method), written as one bundle plan
+(docs/formats.md, ``streamplace/bundle/v1``)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from streamplace.cli.console import console
+from streamplace.cli.emit import EXIT_NO, EXIT_NO_ANSWER, Emission, emit
+from streamplace.cli.progress import live_progress
+from streamplace.cli.runtime import remaining, signal_exit_code, stop_on_signals
+from streamplace.cli.views.bundle import render_bundle
+from streamplace.errors import InputError, Problem
+from streamplace.io.occupied import read_occupied
+from streamplace.io.outputs import STDOUT, Output
+from streamplace.io.readers import read_instance
+from streamplace.io.writers import dumps, format_for, plan_document
+from streamplace.model.application import Application
+from streamplace.model.bundle import BUNDLE_SCHEMA
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.metrics import MetricLimits
+from streamplace.model.objective import Objective
+from streamplace.model.occupied import beside
+from streamplace.solve import SolveOptions
+from streamplace.solve.budget import StopRequest
+from streamplace.solve.joint.instance import JointInstance
+from streamplace.solve.joint.result import JointResult
+from streamplace.solve.joint.solve import JOINT_METHODS, place_in_priority_order, solve_joint
+from streamplace.solve.method import Method
+from streamplace.solve.result import SolveStatus
+
+
+class BundleMode(enum.StrEnum):
+    JOINT = "joint"
+    PRIORITY = "priority"
+
+
+@dataclass(frozen=True)
+class BundleSettings:
+    time_limit: float | None
+    gap: float | None
+    seed: int
+    threads: int | None
+    output: str | None
+    format_: str | None
+    json_: bool
+    quiet: bool
+
+
+def read_bundle(app_paths: Sequence[str], infra_path: str, target_utilization: float | None,
+                occupied: Sequence[str] | None) -> tuple[list[Application], Infrastructure]:
+    """Every application (all problems of all files at once), distinct names, and the
+    infrastructure less the load ``--occupied`` gives."""
+    apps: list[Application] = []
+    problems: list[Problem] = []
+    infra: Infrastructure | None = None
+    for path in app_paths:
+        try:
+            app, infra = read_instance(path, infra_path)
+        except InputError as exc:
+            problems += [p for p in exc.problems if p not in problems]
+            continue
+        apps.append(app.with_target_utilization(target_utilization))
+    seen: dict[str, str] = {}
+    for app, path in zip(apps, app_paths, strict=False):
+        if app.name in seen:
+            problems.append(app.problem("name", f"application {app.name!r} is also "
+                                        f"{seen[app.name]}", "give each application of a "
+                                        "bundle its own name"))
+        seen.setdefault(app.name, path)
+    if problems:
+        raise InputError(problems)
+    assert infra is not None
+    names = tuple(app.name for app in apps)
+    return apps, beside(infra, read_occupied(occupied, infra, names))
+
+
+def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Objective,
+                 limits: MetricLimits | None, method: Method, mode: BundleMode,
+                 settings: BundleSettings) -> None:
+    if mode == BundleMode.JOINT and method.name not in JOINT_METHODS:
+        raise InputError.single(
+            f"{method.name} has no joint program", "use --bundle priority to place the "
+            f"applications one after another with {method.name}, or --method odrp",
+            path="--bundle")
+    joint = JointInstance(tuple(apps), infra, objective, limits)
+    stop = StopRequest()
+    with live_progress(console(), method.name, enabled=not settings.quiet) as progress, \
+            stop_on_signals(stop):
+        options = SolveOptions(time_limit=remaining(settings.time_limit), gap=settings.gap,
+                               seed=settings.seed, threads=settings.threads,
+                               progress=progress, stop=stop)
+        run = solve_joint if mode == BundleMode.JOINT else place_in_priority_order
+        result = run(joint, method, options)
+    emit(_emission(result, joint, settings, stop), json_=settings.json_, quiet=settings.quiet)
+
+
+def bundle_document(result: JointResult, joint: JointInstance) -> dict[str, Any] | None:
+    if result.plans is None or result.evaluation is None:
+        return None
+    plans = []
+    for app in joint.apps:
+        ev = result.evaluation.evaluations[app.name]
+        plan = result.plans[app.name].model_copy(update={
+            "application": app.name, "infrastructure": joint.infra.name,
+            "method": result.method, "model": "odrp", "status": None,
+            "objective": ev.utility.value if ev.utility else None, "bound": None, "gap": None})
+        plans.append(plan_document(plan, ev))
+    return {"schema": BUNDLE_SCHEMA, "infrastructure": joint.infra.name,
+            "method": result.method, "bundle": result.mode, "status": result.status.value,
+            "objective": result.objective, "bound": result.bound, "gap": result.gap,
+            "weights": result.evaluation.weights, "plans": plans}
+
+
+def _emission(result: JointResult, joint: JointInstance, settings: BundleSettings,
+              stop: StopRequest) -> Emission:
+    document = bundle_document(result, joint)
+    held = joint.infra.holds.names
+    heading = f"{', '.join(a.name for a in joint.apps)} on {joint.infra.name}" + (
+        f" beside {', '.join(held)}" if held else "")
+    emission = Emission(
+        document={"command": "solve", **result.to_json(), "bundle_plan": document,
+                  **({"occupied": list(held)} if held else {})},
+        show=lambda con: render_bundle(con, result, list(joint.apps), heading),
+        code=_exit_code(result, stop))
+    output = settings.output
+    if document is not None:
+        text = dumps(document, format_for(output, settings.format_))
+        if output or not settings.json_:
+            emission.outputs.append(Output(output or STDOUT, text))
+        if output and output != STDOUT:
+            emission.notes.append(f"bundle plan written to {output}")
+    if result.plans is None:
+        verdict = "infeasible" if result.status == SolveStatus.INFEASIBLE else "no plan"
+        emission.verdict = [f"[bold red]{verdict}:[/] {reason}"
+                            for reason in result.reasons or (result.message,)]
+    elif result.message:
+        emission.notes.append(result.message)
+    return emission
+
+
+def _exit_code(result: JointResult, stop: StopRequest) -> int:
+    """As a single solve: 0 with plans, 1 proven infeasible (or an application left out in
+    priority order), 3 without plans, 128 + signal when a signal stopped it."""
+    if result.status == SolveStatus.INTERRUPTED and stop.signum is not None:
+        return signal_exit_code(stop)
+    if result.status == SolveStatus.INFEASIBLE:
+        return EXIT_NO
+    return 0 if result.plans is not None else EXIT_NO_ANSWER

@@ -1,0 +1,88 @@
+"""The joint ODRP program: each application's compact formulation (odrp/compact.py), its
+terms scaled by the application's weight, in one model whose capacity rows (eq. 23) sum
+every application's replicas on a node. Nothing else couples the applications, so an
+integer point's objective is sum_a omega_a F_a exactly and the optimum is the bundle's."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from streamplace.model.plan import Plan
+from streamplace.solve.budget import Budget
+from streamplace.solve.joint.instance import JointInstance
+from streamplace.solve.mip.model import LinearModel
+from streamplace.solve.odrp.compact import CompactModel, build_compact
+from streamplace.solve.odrp.data import OdrpData, prepare
+
+
+@dataclass
+class JointModel:
+    model: LinearModel
+    parts: dict[str, CompactModel]  # by application name
+
+    def decode(self, values: Sequence[float]) -> dict[str, Plan]:
+        return {name: part.decode(values) for name, part in self.parts.items()}
+
+    def start_from(self, plans: dict[str, Plan]) -> list[float | None]:
+        """A MIP start: each part's integer columns from its application's plan."""
+        values: list[float | None] = [None] * self.model.num_cols
+        for name, part in self.parts.items():
+            for col, value in enumerate(part.start_from(plans[name])):
+                if value is not None:
+                    values[col] = value
+        return values
+
+
+def weighted(data: OdrpData, omega: float) -> OdrpData:
+    """``data`` whose every term enters the objective times ``omega``."""
+    scales = {term: replace(s, weight=s.weight * omega, slope=s.slope * omega,
+                            offset=s.offset * omega) for term, s in data.scales.items()}
+    return replace(data, scales=scales)
+
+
+def build_joint(joint: JointInstance, budget: Budget | None = None) -> JointModel:
+    """Raises InfeasibleError when an application cannot be placed even alone (with its
+    reasons, each naming the application), Stopped when ``budget`` runs out."""
+    from streamplace.errors import InfeasibleError
+
+    datas: dict[str, OdrpData] = {}
+    reasons: list[str] = []
+    for app in joint.apps:
+        try:
+            datas[app.name] = weighted(prepare(joint.alone(app)), joint.weights[app.name])
+        except InfeasibleError as exc:
+            reasons += [f"{app.name}: {r}" for r in exc.reasons]
+    if reasons:
+        raise InfeasibleError(reasons)
+    model = LinearModel(maximize=True)
+    parts = {}
+    for name, data in datas.items():
+        with model.prefixed(f"{name}/"):
+            # every delay row in the model: the joint program is solved in one round
+            parts[name] = build_compact(data, budget, delay_rows="all", into=model)
+    with model.family("capacity (eq. 23), every application"):
+        _shared_capacity(model, datas, parts)
+    return JointModel(model, parts)
+
+
+def _shared_capacity(model: LinearModel, datas: dict[str, OdrpData],
+                     parts: dict[str, CompactModel]) -> None:
+    any_data = next(iter(datas.values()))
+    dims = sorted({dim for data in datas.values() for dim in data.dims})
+    for u in any_data.network.processors:
+        for dim in dims:
+            cap = any_data.capacity(u, dim)
+            if cap == math.inf:
+                continue
+            cols: list[int] = []
+            vals: list[float] = []
+            for name, data in datas.items():
+                for op in data.ops:
+                    amount = op.resources.get(dim, 0.0)
+                    for _m, _a, col in parts[name].cells.get((op.id, u), []):
+                        cols.append(col)
+                        vals.append(amount)
+            if cols:
+                model.row(cols, vals, hi=cap)

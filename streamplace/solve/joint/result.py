@@ -1,0 +1,43 @@
+"""What placing a bundle of applications returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from streamplace.model.plan import Plan
+from streamplace.solve.joint.instance import JointEvaluation
+from streamplace.solve.result import SolveStatus, relative_gap
+
+
+@dataclass(frozen=True)
+class JointResult:
+    """``plans`` (one per application) exactly when ``status.has_plan``; ``objective`` is
+    the evaluated F = sum_a omega_a F_a, ``bound`` the solver's proof where it gave one."""
+
+    status: SolveStatus
+    method: str
+    mode: str  # joint | priority
+    plans: dict[str, Plan] | None = None
+    evaluation: JointEvaluation | None = None
+    objective: float | None = None
+    bound: float | None = None
+    seconds: float = 0.0
+    message: str = ""
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def gap(self) -> float | None:
+        return relative_gap(self.objective, self.bound)
+
+    def to_json(self) -> dict[str, Any]:
+        per_app = {}
+        if self.evaluation is not None:
+            for name, ev in self.evaluation.evaluations.items():
+                per_app[name] = {"weight": self.evaluation.weights[name],
+                                 "utility": ev.utility.value if ev.utility else None,
+                                 "metrics": ev.metrics() if ev.complete else None}
+        return {"method": self.method, "bundle": self.mode, "status": self.status.value,
+                "objective": self.objective, "bound": self.bound, "gap": self.gap,
+                "seconds": round(self.seconds, 3), "message": self.message,
+                "reasons": list(self.reasons), "applications": per_app}

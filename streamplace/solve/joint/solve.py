@@ -1,0 +1,116 @@
+"""Placing a bundle: the joint program (odrp, odp), or one application after another in
+priority order with any method, each beside the load of those placed before it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from streamplace.errors import InfeasibleError
+from streamplace.model.occupied import HeldBy, held_by_plan
+from streamplace.model.plan import Plan
+from streamplace.solve.budget import Budget, Stopped
+from streamplace.solve.joint.instance import JointInstance, evaluate_joint
+from streamplace.solve.joint.program import build_joint
+from streamplace.solve.joint.result import JointResult
+from streamplace.solve.method import Method
+from streamplace.solve.mip.solve import solve_mip
+from streamplace.solve.progress import no_progress
+from streamplace.solve.result import SolveOptions, SolveStatus
+
+JOINT_METHODS = ("odrp",)  # the methods with a joint program; every other one goes in order
+
+
+def place_in_priority_order(joint: JointInstance, method: Method,
+                            options: SolveOptions) -> JointResult:
+    """Each application in priority order, by ``method``, beside those placed before it;
+    the first that cannot be placed ends the run (no plan for the bundle, its reason said).
+    A time limit is shared out evenly among the applications still to place."""
+    budget = options.budget()
+    plans: dict[str, Plan] = {}
+    holders: list[HeldBy] = []
+    order = joint.in_priority_order()
+    for k, app in enumerate(order):
+        left = budget.remaining()
+        share = None if left is None else left / (len(order) - k)
+        try:
+            instance = joint.alone(app, holders)
+        except InfeasibleError as exc:  # cannot happen with feasible plans; said if it does
+            return _failed(joint, method, budget, app.name, plans, "; ".join(exc.reasons))
+        # each application's own F is no progress of the bundle's: kept quiet
+        result = method.solve(instance, replace(options, time_limit=share,
+                                                progress=no_progress))
+        if result.plan is None:
+            why = "; ".join(result.reasons) or result.message or result.status.value
+            return _failed(joint, method, budget, app.name, plans, why, result.status)
+        plan = result.plan.model_copy(update={"application": app.name})
+        plans[app.name] = plan
+        holders.append(held_by_plan(app.name, instance.evaluate(plan)))
+    evaluation = evaluate_joint(joint, plans)
+    status = SolveStatus.FEASIBLE if evaluation.feasible else SolveStatus.ERROR
+    return JointResult(status, method.name, "priority", plans if evaluation.feasible else None,
+                       evaluation, evaluation.utility, None, budget.elapsed(),
+                       "" if evaluation.feasible else "the plans do not fit together")
+
+
+def _failed(joint: JointInstance, method: Method, budget: Budget, name: str,
+            plans: dict[str, Plan], why: str,
+            status: SolveStatus = SolveStatus.INFEASIBLE) -> JointResult:
+    placed = ", ".join(plans) or "nothing"
+    reason = f"{name} cannot be placed beside {placed} (placed before it): {why}"
+    if status.has_plan or status == SolveStatus.OPTIMAL:
+        status = SolveStatus.INFEASIBLE
+    return JointResult(status, method.name, "priority", None, None, None, None,
+                       budget.elapsed(), reason, (reason,))
+
+
+def solve_joint(joint: JointInstance, method: Method, options: SolveOptions) -> JointResult:
+    """The joint program of ``method`` (odrp): exact, its status ``optimal`` only when the
+    solver proved it. It starts from the plans placed in priority order (odrp, with at most
+    half the time limit), so a time limit leaves a plan whenever that order finds one."""
+    budget = options.budget()
+    try:
+        built = build_joint(joint, budget)
+    except InfeasibleError as exc:
+        return JointResult(SolveStatus.INFEASIBLE, method.name, "joint", seconds=budget.elapsed(),
+                           message="; ".join(exc.reasons), reasons=tuple(exc.reasons))
+    except Stopped:
+        return JointResult(budget.stop_status(), method.name, "joint",
+                           seconds=budget.elapsed(),
+                           message=f"{budget.stop_reason()} while the program was built")
+    left = budget.remaining()
+    first = place_in_priority_order(joint, method, replace(
+        options, time_limit=None if left is None else left / 2))
+    start = built.start_from(first.plans) if first.plans else None
+    outcome = solve_mip(built.model, options, start, budget)
+    if outcome.values is None:
+        if outcome.status == SolveStatus.INFEASIBLE:
+            why = "no placement of the applications fits the infrastructure together"
+            return JointResult(SolveStatus.INFEASIBLE, method.name, "joint",
+                               seconds=budget.elapsed(), message=why, reasons=(why,))
+        if first.plans:
+            return replace(first, status=outcome.status, mode="joint", bound=outcome.bound,
+                           seconds=budget.elapsed(), message="the solver stopped before a "
+                           "plan of its own: the plans placed in priority order")
+        return JointResult(outcome.status, method.name, "joint", bound=outcome.bound,
+                           seconds=budget.elapsed(),
+                           message=outcome.message or "no plan was found")
+    plans = {name: plan.model_copy(update={"application": name})
+             for name, plan in built.decode(outcome.values).items()}
+    evaluation = evaluate_joint(joint, plans)
+    value = evaluation.utility
+    if not evaluation.feasible or value is None:
+        broken = [str(v) for ev in evaluation.evaluations.values() for v in ev.violations]
+        raise AssertionError("the joint program's plans break the evaluator's rules: "
+                             f"{broken + list(evaluation.problems)}")
+    status, message = outcome.status, outcome.message
+    if outcome.objective is not None and abs(outcome.objective - value) > 1e-6:
+        status = SolveStatus.FEASIBLE if status == SolveStatus.OPTIMAL else status
+        message = (f"the program valued its plans at {outcome.objective:.6g}, the evaluator "
+                   f"at {value:.6g}")
+    result = JointResult(status, method.name, "joint", plans, evaluation, value,
+                         outcome.bound, budget.elapsed(), message)
+    if first.plans and first.objective is not None and first.objective > value + 1e-12:
+        return replace(result, plans=first.plans, evaluation=first.evaluation,
+                       objective=first.objective, message="the plans placed in priority "
+                       "order scored better than the solver's")
+    return result

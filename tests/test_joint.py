@@ -1,0 +1,267 @@
+"""Several applications placed together (``solve APP1 APP2 ... INFRA``).
+
+The joint optimum is checked against brute force over every application's plans at once,
+with the union's use of each node summed here by hand; priority order is the baseline the
+joint program must never fall below, and an instance shows it leaving an application out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from streamplace.model.application import Application
+from streamplace.model.evaluate import evaluate
+from streamplace.solve import SolveOptions, SolveStatus, methods
+from streamplace.solve.joint.instance import JointInstance, evaluate_joint
+from streamplace.solve.joint.solve import place_in_priority_order, solve_joint
+
+from .conftest import make_app, make_infra, placements, run, sample
+
+
+def _odrp():
+    return next(m for m in methods() if (m.name, m.model) == ("odrp", "odrp"))
+
+
+def _app(rng: random.Random, name: str, src: str, sink: str, weight: float) -> Application:
+    ops = [{"id": "source", "service_rate": 400, "candidates": [src]},
+           {"id": "work", "service_rate": rng.uniform(22, 45), "max_replicas": 2,
+            "cost": rng.choice([1, 2])},
+           {"id": "sink", "latency": 0.002, "candidates": [sink]}]
+    streams = [{"from": a, "to": b, "rate": rng.uniform(20, 40),
+                "tuple_size": rng.choice([10, 100])}
+               for a, b in itertools.pairwise(["source", "work", "sink"])]
+    return make_app({"name": name, "operators": ops, "streams": streams, "weight": weight})
+
+
+def joint_instance(seed: int) -> JointInstance:
+    """Two or three applications of 3 operators (the middle one replicable) on 3 nodes of
+    3-4 units: they compete for room, and each node differs in speed and availability."""
+    rng = random.Random(500 + seed)
+    nodes = [{"id": f"n{u}", "resources": rng.choice([3, 4]),
+              "speedup": rng.choice([1.0, 1.5, 2.0]),
+              "availability": rng.choice([0.97, 0.99, 1.0])} for u in range(3)]
+    links = [{"from": f"n{u}", "to": f"n{v}", "delay": rng.uniform(0.002, 0.03),
+              "cost": rng.choice([0.0, 0.002])} for u in range(3) for v in range(u + 1, 3)]
+    count = 2 + seed % 2
+    apps = tuple(_app(rng, f"app{k}", f"n{rng.randrange(3)}", f"n{rng.randrange(3)}",
+                      rng.choice([1.0, 2.0, 3.0])) for k in range(count))
+    from streamplace.model.objective import Objective
+
+    weights = [{"response_time": 1.0}, {"response_time": 1.0, "cost": 1.0},
+               {"response_time": 0.5, "availability": 0.5, "network": 1.0}][seed % 3]
+    return JointInstance(apps, make_infra({"name": "shared", "nodes": nodes, "links": links}),
+                         Objective.model_validate({"weights": weights}))
+
+
+def _uses(joint: JointInstance, plans) -> dict[tuple[str, str], float]:
+    use: dict[tuple[str, str], float] = defaultdict(float)
+    for app in joint.apps:
+        for op in app.operators:
+            for u, count in plans[app.name].replicas(op.id).items():
+                for dim, amount in op.resources.items():
+                    use[(u, dim)] += amount * count
+    return use
+
+
+def _fits(joint: JointInstance, plans) -> bool:
+    return all(used <= (joint.infra.node(u).resources or {}).get(dim, float("inf")) + 1e-9
+               for (u, dim), used in _uses(joint, plans).items())
+
+
+def brute_force(joint: JointInstance) -> float | None:
+    """The best sum_a omega_a F_a over every combination of the applications' plans that
+    each hold alone and together fit every node."""
+    weights = joint.weights
+    alone = []
+    for app in joint.apps:
+        objective = joint.objective_for(app)
+        good = []
+        for plan in placements(app, joint.infra, lambda op: range(1, op.replica_cap + 1)):
+            ev = evaluate(app, joint.infra, plan, objective)
+            if not ev.violations:
+                good.append((plan, weights[app.name] * ev.utility.value))
+        alone.append(good)
+    best = None
+    for combo in itertools.product(*alone):
+        plans = {app.name: plan for app, (plan, _f) in zip(joint.apps, combo, strict=True)}
+        if _fits(joint, plans):
+            value = sum(f for _plan, f in combo)
+            best = value if best is None or value > best else best
+    return best
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_joint_optimum_is_brute_force_over_every_application_at_once(seed):
+    joint = joint_instance(seed)
+    expected = brute_force(joint)
+    result = solve_joint(joint, _odrp(), SolveOptions(gap=0.0))
+    if expected is None:
+        assert result.status == SolveStatus.INFEASIBLE, result
+        return
+    assert result.status == SolveStatus.OPTIMAL, result.message
+    assert result.objective == pytest.approx(expected, abs=1e-7)
+    assert _fits(joint, result.plans)
+    assert result.evaluation.feasible
+    in_order = place_in_priority_order(joint, _odrp(), SolveOptions(gap=0.0))
+    if in_order.objective is not None:  # the joint program never does worse than the order
+        assert result.objective >= in_order.objective - 1e-9
+        assert _fits(joint, in_order.plans)
+
+
+def test_several_instances_compete_for_room():
+    """The battery above means something only if the applications' best plans alone do not
+    all fit together on some of its instances."""
+    clashes = 0
+    for seed in range(8):
+        joint = joint_instance(seed)
+        alone = {app.name: _odrp().solve(joint.alone(app), SolveOptions(gap=0.0)).plan
+                 for app in joint.apps}
+        if all(alone.values()) and not _fits(joint, alone):
+            clashes += 1
+    assert clashes >= 2, clashes
+
+
+def first_comes_first_served() -> JointInstance:
+    """``fast`` (priority 1) alone would take the fast node n0; ``pinned`` must run there
+    and needs all of it. Placed in priority order, pinned finds no room; together, fast
+    goes to the slower n1 and both run."""
+    infra = make_infra({"name": "pair", "nodes": [
+        {"id": "n0", "resources": 2, "speedup": 2.0}, {"id": "n1", "resources": 2}],
+        "links": [{"from": "n0", "to": "n1", "delay": 0.001}]})
+    fast = make_app({"name": "fast", "priority": 1, "operators": [
+        {"id": "source", "latency": 0.01}]})
+    pinned = make_app({"name": "pinned", "operators": [
+        {"id": "source", "latency": 0.01, "resources": 2, "candidates": ["n0"]}]})
+    from streamplace.model.objective import Objective
+
+    return JointInstance((pinned, fast), infra,
+                         Objective.model_validate({"weights": {"response_time": 1}}))
+
+
+def test_priority_order_can_leave_an_application_out_where_the_joint_program_places_all():
+    joint = first_comes_first_served()
+    in_order = place_in_priority_order(joint, _odrp(), SolveOptions())
+    assert in_order.status == SolveStatus.INFEASIBLE
+    assert in_order.plans is None
+    assert "pinned cannot be placed beside fast" in in_order.message
+    together = solve_joint(joint, _odrp(), SolveOptions())
+    assert together.status == SolveStatus.OPTIMAL
+    assert together.plans["fast"].replicas("source") == {"n1": 1}
+    assert together.plans["pinned"].replicas("source") == {"n0": 1}
+
+
+def test_the_joint_evaluation_names_a_node_the_union_overfills():
+    joint = first_comes_first_served()
+    from streamplace.model.plan import Plan
+
+    plans = {"fast": Plan.model_validate({"placement": {"source": {"n0": 1}}}),
+             "pinned": Plan.model_validate({"placement": {"source": {"n0": 1}}})}
+    verdict = evaluate_joint(joint, plans)
+    assert not verdict.feasible
+    said = [str(v) for ev in verdict.evaluations.values() for v in ev.violations]
+    assert any("n0 uses 2 units, has 1 beside the occupied load" in s and "fast 1" in s
+               for s in said), said
+
+
+# ------------------------------------------------------------------ the command line
+
+EDGE_APP = sample("edge-cloud", "application.yaml")
+ALERTS = sample("edge-cloud", "fraud-alerts.yaml")
+EDGE_INFRA = sample("edge-cloud", "infrastructure.yaml")
+
+
+def test_solve_places_several_applications_into_one_bundle_plan(tmp_path):
+    import json
+
+    import jsonschema
+    import yaml
+
+    from streamplace.io.readers import read_application, read_document, read_infrastructure
+    from streamplace.io.schema import json_schema
+    from streamplace.model.bundle import BundlePlan
+
+    out = tmp_path / "bundle.yaml"
+    r = run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "-o", str(out), "--json")
+    assert r.exit_code == 0, r.output
+    said = json.loads(r.stdout)
+    assert said["bundle"] == "joint" and said["status"] == "optimal"
+    raw = yaml.safe_load(out.read_text())
+    jsonschema.validate(raw, json_schema("bundle"))
+    bundle = read_document(BundlePlan, str(out))
+    assert [p.application for p in bundle.plans] == ["edge-analytics", "fraud-alerts"]
+    assert bundle.weights == pytest.approx({"edge-analytics": 1 / 3, "fraud-alerts": 2 / 3})
+    assert bundle.objective == pytest.approx(
+        sum(bundle.weights[p.application] * p.objective for p in bundle.plans))
+    assert said["applications"]["fraud-alerts"]["utility"] == pytest.approx(
+        bundle.plans[1].objective)
+    apps = (read_application(EDGE_APP), read_application(ALERTS))
+    joint = JointInstance(apps, read_infrastructure(EDGE_INFRA))
+    assert _fits(joint, {p.application: p for p in bundle.plans})
+    # the same bundle, one application after another: never better than together
+    r = run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "--bundle", "priority", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["objective"] <= bundle.objective + 1e-9
+
+
+def test_priority_order_that_leaves_an_application_out_exits_1_and_writes_nothing(tmp_path):
+    import yaml
+
+    joint = first_comes_first_served()
+    files = []
+    for app in joint.apps:
+        path = tmp_path / f"{app.name}.yaml"
+        path.write_text(yaml.safe_dump(app.model_dump(by_alias=True, exclude_none=True)))
+        files.append(str(path))
+    infra = tmp_path / "infra.yaml"
+    infra.write_text(yaml.safe_dump(joint.infra.model_dump(by_alias=True, exclude_none=True)))
+    out = tmp_path / "bundle.yaml"
+    r = run("solve", *files, str(infra), "--bundle", "priority", "-o", str(out),
+            "--weights", "r=1")
+    assert r.exit_code == 1, r.output
+    assert "pinned cannot be placed beside fast" in r.output
+    assert not out.exists()
+    r = run("solve", *files, str(infra), "-o", str(out), "--weights", "r=1")
+    assert r.exit_code == 0, r.output
+    assert "fast" in out.read_text()
+
+
+@pytest.mark.parametrize("edit, args, said", [
+    (("name: fraud-alerts", "name: edge-analytics"), (),
+     ["second.yaml:5: name", "also", "its own name"]),
+    (("weight: 2", "weight: heavy"), (), ["second.yaml:6: weight", "number"]),
+    (("weight: 2", "weight: 0"), (), ["second.yaml:6: weight"]),
+    (None, ("--start", "plan.yaml"), ["--start does not apply to several applications"]),
+    (None, ("--method", "resource-aware"), ["resource-aware has no joint program",
+                                             "--bundle priority"]),
+    (None, ("--occupied", f"{EDGE_APP}:plan.yaml"), ["one being placed"]),
+])
+def test_bad_bundles_exit_2_naming_file_line_and_field(tmp_path, edit, args, said):
+    text = Path(ALERTS).read_text()
+    if edit is not None:
+        assert edit[0] in text
+        text = text.replace(edit[0], edit[1])
+    second = tmp_path / "second.yaml"
+    second.write_text(text)
+    (tmp_path / "plan.yaml").write_text(Path(sample("edge-cloud", "plan.yaml")).read_text())
+    import os
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        r = run("solve", EDGE_APP, str(second), EDGE_INFRA, *args)
+    finally:
+        os.chdir(here)
+    assert r.exit_code == 2, r.output
+    for text in said:
+        assert text in r.output, r.output
+    assert "Traceback" not in r.output
+
+
+def test_bundle_flag_needs_several_applications():
+    r = run("solve", EDGE_APP, EDGE_INFRA, "--bundle", "joint")
+    assert r.exit_code == 2 and "--bundle applies to several applications" in r.output
