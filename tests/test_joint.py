@@ -265,3 +265,43 @@ def test_bad_bundles_exit_2_naming_file_line_and_field(tmp_path, edit, args, sai
 def test_bundle_flag_needs_several_applications():
     r = run("solve", EDGE_APP, EDGE_INFRA, "--bundle", "joint")
     assert r.exit_code == 2 and "--bundle applies to several applications" in r.output
+
+
+def test_every_command_reading_a_plan_takes_each_application_from_a_bundle(tmp_path):
+    import yaml
+
+    out = tmp_path / "bundle.yaml"
+    assert run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "-o", str(out), "-q").exit_code == 0
+    # each application's plan, checked beside the other's: what CI runs on a bundle
+    for app, other in ((EDGE_APP, ALERTS), (ALERTS, EDGE_APP)):
+        r = run("validate", app, EDGE_INFRA, str(out), "--occupied", f"{other}:{out}")
+        assert r.exit_code == 0, r.output
+        assert "beside" in r.output
+    r = run("export", ALERTS, EDGE_INFRA, str(out), "--to", "storm", "-o",
+            str(tmp_path / "flux.yaml"))
+    assert r.exit_code == 0, r.output
+    # an application the bundle does not place: the line of its plans, and which it has
+    stranger = tmp_path / "stranger.yaml"
+    stranger.write_text(Path(ALERTS).read_text().replace("name: fraud-alerts",
+                                                         "name: stranger"))
+    r = run("validate", str(stranger), EDGE_INFRA, str(out))
+    assert r.exit_code == 2, r.output
+    assert "bundle.yaml:" in r.output and "no plan for application 'stranger'" in r.output
+    assert "'edge-analytics', 'fraud-alerts'" in r.output
+    # a bundle whose plans do not fit together: the second fails beside the first
+    raw = yaml.safe_load(out.read_text())
+    alerts = raw["plans"][1]
+    alerts["placement"]["detect"] = {"cloud-1": 4}
+    raw["plans"][0]["placement"]["score"] = {"cloud-1": 4}
+    out.write_text(yaml.safe_dump(raw, sort_keys=False))
+    r = run("validate", ALERTS, EDGE_INFRA, str(out), "--occupied", f"{EDGE_APP}:{out}")
+    assert r.exit_code == 1, r.output
+    assert "cloud-1 uses" in r.output and "held: edge-analytics" in r.output
+    # a problem inside an entry points at the bundle file's own line
+    raw["plans"][1]["placement"]["detect"] = {"cloud-9": 1}
+    out.write_text(yaml.safe_dump(raw, sort_keys=False))
+    r = run("validate", ALERTS, EDGE_INFRA, str(out))
+    assert r.exit_code == 2, r.output
+    line = next(i for i, text in enumerate(out.read_text().splitlines(), 1)
+                if "cloud-9" in text)
+    assert f"bundle.yaml:{line}:" in r.output, r.output

@@ -19,6 +19,7 @@ from streamplace.errors import InputError, Problem
 from streamplace.io.loader import load_path, parse
 from streamplace.model.application import Application
 from streamplace.model.base import Document
+from streamplace.model.bundle import BUNDLE_SCHEMA
 from streamplace.model.checks import (
     check_application,
     check_compatible,
@@ -99,6 +100,11 @@ def _checked(kind: type[D], path: str, check: Callable[[D], list[Problem]],
     """Read ``path``; every problem of its values and, where it can still be built, of its
     references."""
     data, source = load_path(path)
+    return _checked_data(kind, data, source, check)
+
+
+def _checked_data(kind: type[D], data: Any, source: SourceMap,
+                  check: Callable[[D], list[Problem]]) -> tuple[D | None, list[Problem]]:
     doc, problems = _build(kind, data, source)
     if doc is not None:
         doc.attach_source(source)
@@ -157,10 +163,35 @@ def read_instance(app_path: str, infra_path: str) -> tuple[Application, Infrastr
 
 
 def read_plan_for(path: str, app: Application, infra: Infrastructure) -> Plan:
-    plan, problems = _checked(Plan, path, lambda p: check_plan(p, app, infra))
+    """The plan in ``path`` for ``app``: the file itself, or from a bundle plan
+    (``streamplace/bundle/v1``) the entry of ``plans`` that places ``app``."""
+    data, source = load_path(path)
+    if isinstance(data, dict) and data.get("schema") == BUNDLE_SCHEMA:
+        data, source = _bundle_entry(data, source, app.name)
+    plan, problems = _checked_data(Plan, data, source, lambda p: check_plan(p, app, infra))
     _raise_if(problems)
     assert plan is not None
     return plan
+
+
+def _bundle_entry(data: dict[str, Any], source: SourceMap,
+                  name: str) -> tuple[Any, SourceMap]:
+    """The entry of a bundle's ``plans`` whose ``application`` is ``name``, with the lines
+    of the bundle file (a problem in it points into the bundle)."""
+    plans = data.get("plans")
+    entries = plans if isinstance(plans, list) else []
+    names = [e.get("application") for e in entries if isinstance(e, dict)]
+    for i, entry in enumerate(entries):
+        if isinstance(entry, dict) and entry.get("application") == name:
+            prefix = ("plans", i)
+            lines = {key[2:]: line for key, line in source.lines.items()
+                     if key[:2] == prefix}
+            return entry, SourceMap(source.file, lines)
+    raise InputError([source.problem(
+        "plans", f"the bundle plan has no plan for application {name!r} (it places "
+        f"{', '.join(repr(n) for n in names) or 'none'})",
+        "give one of the applications the bundle was solved for, or solve the bundle again "
+        "with this one")])
 
 
 def _raise_if(problems: list[Problem]) -> None:
