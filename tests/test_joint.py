@@ -18,6 +18,7 @@ from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
 from streamplace.solve import SolveOptions, SolveStatus, methods
 from streamplace.solve.joint.instance import JointInstance, evaluate_joint
+from streamplace.solve.joint.lexicographic import levels_of, solve_lexicographic
 from streamplace.solve.joint.solve import place_in_priority_order, solve_joint
 
 from .conftest import make_app, make_infra, placements, run, sample
@@ -73,8 +74,8 @@ def _fits(joint: JointInstance, plans) -> bool:
                for (u, dim), used in _uses(joint, plans).items())
 
 
-def brute_force(joint: JointInstance) -> float | None:
-    """The best sum_a omega_a F_a over every combination of the applications' plans that
+def feasible_combinations(joint: JointInstance) -> list[dict[str, float]]:
+    """omega_a F_a per application, for every combination of the applications' plans that
     each hold alone and together fit every node."""
     weights = joint.weights
     alone = []
@@ -86,13 +87,40 @@ def brute_force(joint: JointInstance) -> float | None:
             if not ev.violations:
                 good.append((plan, weights[app.name] * ev.utility.value))
         alone.append(good)
-    best = None
+    out = []
     for combo in itertools.product(*alone):
         plans = {app.name: plan for app, (plan, _f) in zip(joint.apps, combo, strict=True)}
         if _fits(joint, plans):
-            value = sum(f for _plan, f in combo)
-            best = value if best is None or value > best else best
-    return best
+            out.append({app.name: f for app, (_plan, f) in zip(joint.apps, combo, strict=True)})
+    return out
+
+
+def brute_force(joint: JointInstance) -> float | None:
+    """The best sum_a omega_a F_a over every feasible combination."""
+    return max((sum(c.values()) for c in feasible_combinations(joint)), default=None)
+
+
+def brute_force_by_levels(joint: JointInstance) -> list[float] | None:
+    """Each priority level's best sum of omega_a F_a, among the combinations that keep
+    every higher level at its best."""
+    combos = feasible_combinations(joint)
+    if not combos:
+        return None
+    values = []
+    for _priority, names in levels_of(joint):
+        best = max(sum(c[n] for n in names) for c in combos)
+        combos = [c for c in combos if sum(c[n] for n in names) >= best - 1e-9]
+        values.append(best)
+    return values
+
+
+def _proven(result, expected) -> bool:
+    """Proven infeasible where brute force found nothing (False), else proven optimal."""
+    if expected is None:
+        assert result.status == SolveStatus.INFEASIBLE, result
+        return False
+    assert result.status == SolveStatus.OPTIMAL, result.message
+    return True
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -100,10 +128,8 @@ def test_the_joint_optimum_is_brute_force_over_every_application_at_once(seed):
     joint = joint_instance(seed)
     expected = brute_force(joint)
     result = solve_joint(joint, _odrp(), SolveOptions(gap=0.0))
-    if expected is None:
-        assert result.status == SolveStatus.INFEASIBLE, result
+    if not _proven(result, expected):
         return
-    assert result.status == SolveStatus.OPTIMAL, result.message
     assert result.objective == pytest.approx(expected, abs=1e-7)
     assert _fits(joint, result.plans)
     assert result.evaluation.feasible
@@ -111,6 +137,37 @@ def test_the_joint_optimum_is_brute_force_over_every_application_at_once(seed):
     if in_order.objective is not None:  # the joint program never does worse than the order
         assert result.objective >= in_order.objective - 1e-9
         assert _fits(joint, in_order.plans)
+
+
+def _prioritised(joint: JointInstance, seed: int) -> JointInstance:
+    """The same applications given priorities: two levels, or one per application."""
+    ranks = [[1, 0, 0], [0, 1, 2], [2, 1, 1]][seed % 3]
+    apps = tuple(app.model_copy(update={"priority": ranks[k]})
+                 for k, app in enumerate(joint.apps))
+    return JointInstance(apps, joint.infra, joint.objective, joint.limits)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_lexicographic_is_brute_force_level_by_level(seed):
+    joint = _prioritised(joint_instance(seed), seed)
+    expected = brute_force_by_levels(joint)
+    result = solve_lexicographic(joint, _odrp(), SolveOptions(gap=0.0))
+    if not _proven(result, expected):
+        return
+    assert [lv.value for lv in result.levels] == pytest.approx(expected, abs=1e-6)
+    assert _fits(joint, result.plans)
+    weights = result.evaluation.weights
+    for level, (_p, names) in zip(result.levels, levels_of(joint), strict=True):
+        reached = sum(weights[n] * result.evaluation.evaluations[n].utility.value
+                      for n in names)
+        assert reached == pytest.approx(level.value, abs=1e-6)
+    # the highest level is at its best alone among the bundle's plans: no weighted-sum
+    # optimum beats it there
+    weighted = solve_joint(joint, _odrp(), SolveOptions(gap=0.0))
+    top = levels_of(joint)[0][1]
+    assert sum(weights[n] * weighted.evaluation.evaluations[n].utility.value
+               for n in top) <= result.levels[0].value + 1e-6
+    assert weighted.objective >= result.objective - 1e-9
 
 
 def test_several_instances_compete_for_room():

@@ -1,6 +1,7 @@
 """``streamplace solve APP1 APP2 ... INFRA``: several applications placed on one
-infrastructure, together (``--bundle joint``: one program, odrp) or one after another in
-priority order (``--bundle priority``: any method), written as one bundle plan
+infrastructure, together (``--bundle joint``: one program over the weighted sum, odrp;
+``--bundle lexicographic``: by priority level, odrp) or one after another in priority order
+(``--bundle priority``: any method), written as one bundle plan
 (docs/formats.md, ``streamplace/bundle/v1``)."""
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from streamplace.model.occupied import beside
 from streamplace.solve import SolveOptions
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.joint.instance import JointInstance
+from streamplace.solve.joint.lexicographic import solve_lexicographic
 from streamplace.solve.joint.result import JointResult
 from streamplace.solve.joint.solve import JOINT_METHODS, place_in_priority_order, solve_joint
 from streamplace.solve.method import Method
@@ -37,6 +39,7 @@ from streamplace.solve.result import SolveStatus
 
 class BundleMode(enum.StrEnum):
     JOINT = "joint"
+    LEXICOGRAPHIC = "lexicographic"
     PRIORITY = "priority"
 
 
@@ -83,7 +86,7 @@ def read_bundle(app_paths: Sequence[str], infra_path: str, target_utilization: f
 def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Objective,
                  limits: MetricLimits | None, method: Method, mode: BundleMode,
                  settings: BundleSettings) -> None:
-    if mode == BundleMode.JOINT and method.name not in JOINT_METHODS:
+    if mode != BundleMode.PRIORITY and method.name not in JOINT_METHODS:
         raise InputError.single(
             f"{method.name} has no joint program", "use --bundle priority to place the "
             f"applications one after another with {method.name}, or --method odrp",
@@ -95,9 +98,12 @@ def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Obje
         options = SolveOptions(time_limit=remaining(settings.time_limit), gap=settings.gap,
                                seed=settings.seed, threads=settings.threads,
                                progress=progress, stop=stop)
-        run = solve_joint if mode == BundleMode.JOINT else place_in_priority_order
-        result = run(joint, method, options)
+        result = _RUNS[mode](joint, method, options)
     emit(_emission(result, joint, settings, stop), json_=settings.json_, quiet=settings.quiet)
+
+
+_RUNS = {BundleMode.JOINT: solve_joint, BundleMode.LEXICOGRAPHIC: solve_lexicographic,
+         BundleMode.PRIORITY: place_in_priority_order}
 
 
 def bundle_document(result: JointResult, joint: JointInstance) -> dict[str, Any] | None:

@@ -93,9 +93,10 @@ def solve_command(
     target_utilization_: TargetUtilizationOpt = None,
     occupied: OccupiedOpt = None,
     bundle: Annotated[BundleMode | None, typer.Option(
-        help="With several applications: joint (default; one program over all, odrp) or "
-             "priority (one after another, higher priority first, each beside those "
-             "placed before it; any method).")] = None,
+        help="With several applications: joint (default; one program maximising the "
+             "weighted sum of their F, odrp), lexicographic (one program, the highest "
+             "priority's F first, odrp) or priority (one after another, higher priority "
+             "first, each beside those placed before it; any method).")] = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Solve: choose replicas and nodes for every operator, write the plan. Several

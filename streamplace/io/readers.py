@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from streamplace.errors import InputError, Problem
+from streamplace.io.bundles import BUNDLE_SCHEMA, bundle_entry
 from streamplace.io.loader import load_path, parse
 from streamplace.model.application import Application
 from streamplace.model.base import Document
-from streamplace.model.bundle import BUNDLE_SCHEMA
 from streamplace.model.checks import (
     check_application,
     check_compatible,
@@ -167,31 +167,11 @@ def read_plan_for(path: str, app: Application, infra: Infrastructure) -> Plan:
     (``streamplace/bundle/v1``) the entry of ``plans`` that places ``app``."""
     data, source = load_path(path)
     if isinstance(data, dict) and data.get("schema") == BUNDLE_SCHEMA:
-        data, source = _bundle_entry(data, source, app.name)
+        data, source = bundle_entry(data, source, app.name)
     plan, problems = _checked_data(Plan, data, source, lambda p: check_plan(p, app, infra))
     _raise_if(problems)
     assert plan is not None
     return plan
-
-
-def _bundle_entry(data: dict[str, Any], source: SourceMap,
-                  name: str) -> tuple[Any, SourceMap]:
-    """The entry of a bundle's ``plans`` whose ``application`` is ``name``, with the lines
-    of the bundle file (a problem in it points into the bundle)."""
-    plans = data.get("plans")
-    entries = plans if isinstance(plans, list) else []
-    names = [e.get("application") for e in entries if isinstance(e, dict)]
-    for i, entry in enumerate(entries):
-        if isinstance(entry, dict) and entry.get("application") == name:
-            prefix = ("plans", i)
-            lines = {key[2:]: line for key, line in source.lines.items()
-                     if key[:2] == prefix}
-            return entry, SourceMap(source.file, lines)
-    raise InputError([source.problem(
-        "plans", f"the bundle plan has no plan for application {name!r} (it places "
-        f"{', '.join(repr(n) for n in names) or 'none'})",
-        "give one of the applications the bundle was solved for, or solve the bundle again "
-        "with this one")])
 
 
 def _raise_if(problems: list[Problem]) -> None:

@@ -18,8 +18,9 @@ class BundlePlan(Document):
     schema_: Literal["streamplace/bundle/v1"] | None = Field(None, alias="schema")
     infrastructure: str | None = None
     method: str | None = None
-    bundle: Literal["joint", "priority"] | None = Field(None, description=(
-        "joint: one program over every application; priority: one after another, higher "
+    bundle: Literal["joint", "lexicographic", "priority"] | None = Field(None, description=(
+        "joint: one program over the weighted sum of every application's F; lexicographic: "
+        "one program, priority level by level; priority: one after another, higher "
         "priority first."))
     status: SolveStatus | None = None
     objective: float | None = Field(None, description="F = sum_a omega_a F_a.")

@@ -15,7 +15,8 @@ _SHOWN = (Metric.RESPONSE_TIME, Metric.AVAILABILITY, Metric.COST)
 
 def render_bundle(con: Console, result: JointResult, apps: list[Application],
                   heading: str) -> None:
-    how = "together (one program)" if result.mode == "joint" else "in priority order"
+    how = {"joint": "together (one program)", "priority": "in priority order",
+           "lexicographic": "together, priority level by level"}[result.mode]
     con.print(f"[bold]{heading}[/]: {result.method}, placed {how}: {result.status.value}")
     if result.evaluation is None:
         return

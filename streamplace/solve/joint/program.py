@@ -21,6 +21,10 @@ from streamplace.solve.odrp.data import OdrpData, prepare
 class JointModel:
     model: LinearModel
     parts: dict[str, CompactModel]  # by application name
+    # each application's columns (start, end) and its share of the offset: its omega_a F_a
+    # is sum of cost x over its columns plus its offset
+    columns: dict[str, tuple[int, int]]
+    offsets: dict[str, float]
 
     def decode(self, values: Sequence[float]) -> dict[str, Plan]:
         return {name: part.decode(values) for name, part in self.parts.items()}
@@ -57,14 +61,17 @@ def build_joint(joint: JointInstance, budget: Budget | None = None) -> JointMode
     if reasons:
         raise InfeasibleError(reasons)
     model = LinearModel(maximize=True)
-    parts = {}
+    parts, columns, offsets = {}, {}, {}
     for name, data in datas.items():
+        first, offset = model.num_cols, model.offset
         with model.prefixed(f"{name}/"):
             # every delay row in the model: the joint program is solved in one round
             parts[name] = build_compact(data, budget, delay_rows="all", into=model)
+        columns[name] = (first, model.num_cols)
+        offsets[name] = model.offset - offset
     with model.family("capacity (eq. 23), every application"):
         _shared_capacity(model, datas, parts)
-    return JointModel(model, parts)
+    return JointModel(model, parts, columns, offsets)
 
 
 def _shared_capacity(model: LinearModel, datas: dict[str, OdrpData],

@@ -3,6 +3,7 @@ priority order with any method, each beside the load of those placed before it."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from streamplace.errors import InfeasibleError
@@ -10,7 +11,7 @@ from streamplace.model.occupied import HeldBy, held_by_plan
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget, Stopped
 from streamplace.solve.joint.instance import JointInstance, evaluate_joint
-from streamplace.solve.joint.program import build_joint
+from streamplace.solve.joint.program import JointModel, build_joint
 from streamplace.solve.joint.result import JointResult
 from streamplace.solve.method import Method
 from streamplace.solve.mip.solve import solve_mip
@@ -64,52 +65,85 @@ def _failed(joint: JointInstance, method: Method, budget: Budget, name: str,
 
 
 def solve_joint(joint: JointInstance, method: Method, options: SolveOptions) -> JointResult:
-    """The joint program of ``method`` (odrp): exact, its status ``optimal`` only when the
-    solver proved it. It starts from the plans placed in priority order (odrp, with at most
-    half the time limit), so a time limit leaves a plan whenever that order finds one."""
+    """The joint program of ``method`` (odrp) maximising (J1): exact, its status
+    ``optimal`` only when the solver proved it. It starts from the plans placed in priority
+    order (odrp, with at most half the time limit), so a time limit leaves a plan whenever
+    that order finds one."""
+    begun = begin(joint, method, options, "joint")
+    if isinstance(begun, JointResult):
+        return begun
+    built, first, budget = begun
+    start = built.start_from(first.plans) if first.plans else None
+    outcome = solve_mip(built.model, options, start, budget)
+    if outcome.values is None:
+        return without_values(method, "joint", outcome.status, outcome.bound, outcome.message,
+                              first, budget)
+    status, message = outcome.status, outcome.message
+    return conclude(joint, method, "joint", built, outcome.values, status, outcome.bound,
+                    message, first, budget, outcome.objective)
+
+
+Begun = tuple[JointModel, JointResult, Budget]
+
+
+def begin(joint: JointInstance, method: Method, options: SolveOptions,
+          mode: str) -> Begun | JointResult:
+    """The built program, the plans in priority order (its start, given half the time
+    limit) and the budget; or the result that ends the solve already."""
     budget = options.budget()
     try:
         built = build_joint(joint, budget)
     except InfeasibleError as exc:
-        return JointResult(SolveStatus.INFEASIBLE, method.name, "joint", seconds=budget.elapsed(),
+        return JointResult(SolveStatus.INFEASIBLE, method.name, mode, seconds=budget.elapsed(),
                            message="; ".join(exc.reasons), reasons=tuple(exc.reasons))
     except Stopped:
-        return JointResult(budget.stop_status(), method.name, "joint",
-                           seconds=budget.elapsed(),
+        return JointResult(budget.stop_status(), method.name, mode, seconds=budget.elapsed(),
                            message=f"{budget.stop_reason()} while the program was built")
     left = budget.remaining()
     first = place_in_priority_order(joint, method, replace(
         options, time_limit=None if left is None else left / 2))
-    start = built.start_from(first.plans) if first.plans else None
-    outcome = solve_mip(built.model, options, start, budget)
-    if outcome.values is None:
-        if outcome.status == SolveStatus.INFEASIBLE:
-            why = "no placement of the applications fits the infrastructure together"
-            return JointResult(SolveStatus.INFEASIBLE, method.name, "joint",
-                               seconds=budget.elapsed(), message=why, reasons=(why,))
-        if first.plans:
-            return replace(first, status=outcome.status, mode="joint", bound=outcome.bound,
-                           seconds=budget.elapsed(), message="the solver stopped before a "
-                           "plan of its own: the plans placed in priority order")
-        return JointResult(outcome.status, method.name, "joint", bound=outcome.bound,
-                           seconds=budget.elapsed(),
-                           message=outcome.message or "no plan was found")
+    return built, first, budget
+
+
+def without_values(method: Method, mode: str, status: SolveStatus, bound: float | None,
+                   message: str, first: JointResult, budget: Budget) -> JointResult:
+    """The solver ended without a plan: proven infeasible, or stopped (the plans in
+    priority order then stand, where there are some)."""
+    if status == SolveStatus.INFEASIBLE:
+        why = "no placement of the applications fits the infrastructure together"
+        return JointResult(SolveStatus.INFEASIBLE, method.name, mode,
+                           seconds=budget.elapsed(), message=why, reasons=(why,))
+    if first.plans:
+        return replace(first, status=status, mode=mode, bound=bound, seconds=budget.elapsed(),
+                       message="the solver stopped before a plan of its own: the plans "
+                               "placed in priority order")
+    return JointResult(status, method.name, mode, bound=bound, seconds=budget.elapsed(),
+                       message=message or "no plan was found")
+
+
+def conclude(joint: JointInstance, method: Method, mode: str, built: JointModel,
+             values: Sequence[float], status: SolveStatus, bound: float | None,
+             message: str, first: JointResult, budget: Budget,
+             model_objective: float | None = None) -> JointResult:
+    """The solver's plans, evaluated; the program's value of them checked against the
+    evaluator's (``model_objective``, for the weighted sum); the plans in priority order
+    instead where they score better on (J1) and nothing was proven."""
     plans = {name: plan.model_copy(update={"application": name})
-             for name, plan in built.decode(outcome.values).items()}
+             for name, plan in built.decode(values).items()}
     evaluation = evaluate_joint(joint, plans)
     value = evaluation.utility
     if not evaluation.feasible or value is None:
         broken = [str(v) for ev in evaluation.evaluations.values() for v in ev.violations]
         raise AssertionError("the joint program's plans break the evaluator's rules: "
                              f"{broken + list(evaluation.problems)}")
-    status, message = outcome.status, outcome.message
-    if outcome.objective is not None and abs(outcome.objective - value) > 1e-6:
+    if model_objective is not None and abs(model_objective - value) > 1e-6:
         status = SolveStatus.FEASIBLE if status == SolveStatus.OPTIMAL else status
-        message = (f"the program valued its plans at {outcome.objective:.6g}, the evaluator "
+        message = (f"the program valued its plans at {model_objective:.6g}, the evaluator "
                    f"at {value:.6g}")
-    result = JointResult(status, method.name, "joint", plans, evaluation, value,
-                         outcome.bound, budget.elapsed(), message)
-    if first.plans and first.objective is not None and first.objective > value + 1e-12:
+    result = JointResult(status, method.name, mode, plans, evaluation, value, bound,
+                         budget.elapsed(), message)
+    if mode == "joint" and first.plans and first.objective is not None and \
+            first.objective > value + 1e-12:
         return replace(result, plans=first.plans, evaluation=first.evaluation,
                        objective=first.objective, message="the plans placed in priority "
                        "order scored better than the solver's")
