@@ -83,7 +83,7 @@ def feasible_combinations(joint: JointInstance) -> list[dict[str, float]]:
         objective = joint.objective_for(app)
         good = []
         for plan in placements(app, joint.infra, lambda op: range(1, op.replica_cap + 1)):
-            ev = evaluate(app, joint.infra, plan, objective)
+            ev = evaluate(app, joint.infra, plan, objective, None, joint.limits_for(app))
             if not ev.violations:
                 good.append((plan, weights[app.name] * ev.utility.value))
         alone.append(good)
@@ -137,6 +137,32 @@ def test_the_joint_optimum_is_brute_force_over_every_application_at_once(seed):
     if in_order.objective is not None:  # the joint program never does worse than the order
         assert result.objective >= in_order.objective - 1e-9
         assert _fits(joint, in_order.plans)
+
+
+@pytest.mark.parametrize("seed, which", [(0, 1), (3, 0), (4, 0), (5, 2), (6, 1), (8, 0)])
+def test_a_limit_on_one_application_bounds_it_alone(seed, which):
+    """--max-response-time APP=T: one application held below the response time it has in
+    the unbounded optimum (at the next of its own plans' times), the others free; brute
+    force applies the same limits."""
+    from streamplace.model.metrics import Metric, MetricLimits
+
+    joint = joint_instance(seed)
+    first = joint.apps[which]
+    free = solve_joint(joint, _odrp(), SolveOptions(gap=0.0))
+    was = free.evaluation.evaluations[first.name].odrp.response_time
+    times = [ev.odrp.response_time for plan in
+             placements(first, joint.infra, lambda op: range(1, op.replica_cap + 1))
+             if not (ev := evaluate(first, joint.infra, plan)).violations]
+    limit = max(t for t in times if t < was - 1e-9)
+    bounded = JointInstance(joint.apps, joint.infra, joint.objective, None,
+                            {first.name: MetricLimits({Metric.RESPONSE_TIME: limit})})
+    expected = brute_force(bounded)
+    result = solve_joint(bounded, _odrp(), SolveOptions(gap=0.0))
+    if not _proven(result, expected):
+        return
+    assert result.objective == pytest.approx(expected, abs=1e-7)
+    assert result.evaluation.evaluations[first.name].odrp.response_time <= limit + 1e-9
+    assert expected < free.objective  # the limit binds
 
 
 def _prioritised(joint: JointInstance, seed: int) -> JointInstance:
@@ -317,6 +343,23 @@ def test_bad_bundles_exit_2_naming_file_line_and_field(tmp_path, edit, args, sai
     for text in said:
         assert text in r.output, r.output
     assert "Traceback" not in r.output
+
+
+def test_limits_name_the_applications_they_bound():
+    import json
+
+    r = run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "--json", "-q",
+            "--max-response-time", "fraud-alerts=60 ms,edge-analytics=65 ms")
+    assert r.exit_code == 0, r.output
+    times = {name: app["metrics"]["response_time"]
+             for name, app in json.loads(r.stdout)["applications"].items()}
+    assert times["fraud-alerts"] <= 0.060 and times["edge-analytics"] <= 0.065
+    r = run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "--max-response-time", "fraud-alerts=10 ms")
+    assert r.exit_code == 1 and "within the metric limits" in r.output, r.output
+    r = run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "--max-response-time", "fraud=60 ms")
+    assert r.exit_code == 2, r.output
+    assert "names 'fraud', not an application of the bundle" in r.output
+    assert "edge-analytics, fraud-alerts" in r.output
 
 
 def test_bundle_flag_needs_several_applications():

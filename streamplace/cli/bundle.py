@@ -7,12 +7,13 @@ infrastructure, together (``--bundle joint``: one program over the weighted sum,
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from streamplace.cli.console import console
 from streamplace.cli.emit import EXIT_NO, EXIT_NO_ANSWER, Emission, emit
+from streamplace.cli.options import read_limits
 from streamplace.cli.progress import live_progress
 from streamplace.cli.runtime import remaining, signal_exit_code, stop_on_signals
 from streamplace.cli.views.bundle import render_bundle
@@ -24,7 +25,7 @@ from streamplace.io.writers import dumps, format_for, plan_document
 from streamplace.model.application import Application
 from streamplace.model.bundle import BUNDLE_SCHEMA
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.metrics import MetricLimits
+from streamplace.model.metrics import Metric, MetricLimits
 from streamplace.model.objective import Objective
 from streamplace.model.occupied import beside
 from streamplace.solve import SolveOptions
@@ -83,15 +84,37 @@ def read_bundle(app_paths: Sequence[str], infra_path: str, target_utilization: f
     return apps, beside(infra, read_occupied(occupied, infra, names))
 
 
+def bundle_limits(given: Mapping[Metric, str | None], apps: Sequence[Application],
+                  ) -> tuple[MetricLimits, dict[str, MetricLimits]]:
+    """The limit flags of a bundle: a value bounds every application; ``APP=VALUE[,APP=
+    VALUE...]`` bounds the applications named."""
+    names = [app.name for app in apps]
+    common: dict[Metric, str | None] = {}
+    own: dict[str, dict[Metric, str | None]] = {}
+    for metric, text in given.items():
+        if text is None or "=" not in text:
+            common[metric] = text
+            continue
+        for part in text.split(","):
+            name, _eq, value = part.partition("=")
+            if name.strip() not in names:
+                raise InputError.single(
+                    f"{metric.flag} names {name.strip()!r}, not an application of the "
+                    f"bundle", f"write APP=VALUE with APP one of {', '.join(names)}, or a "
+                    "value alone to bound every application", path=metric.flag)
+            own.setdefault(name.strip(), {})[metric] = value.strip()
+    return read_limits(common), {name: read_limits(flags) for name, flags in own.items()}
+
+
 def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Objective,
-                 limits: MetricLimits | None, method: Method, mode: BundleMode,
-                 settings: BundleSettings) -> None:
+                 limits: tuple[MetricLimits, dict[str, MetricLimits]], method: Method,
+                 mode: BundleMode, settings: BundleSettings) -> None:
     if mode != BundleMode.PRIORITY and method.name not in JOINT_METHODS:
         raise InputError.single(
             f"{method.name} has no joint program", "use --bundle priority to place the "
             f"applications one after another with {method.name}, or --method odrp",
             path="--bundle")
-    joint = JointInstance(tuple(apps), infra, objective, limits)
+    joint = JointInstance(tuple(apps), infra, objective, limits[0] or None, limits[1])
     stop = StopRequest()
     with live_progress(console(), method.name, enabled=not settings.quiet) as progress, \
             stop_on_signals(stop):

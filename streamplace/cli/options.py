@@ -106,10 +106,17 @@ def limit_flags(max_response_time: str | None, min_availability: str | None,
                 max_cost: str | None, max_traffic: str | None, max_network_usage: str | None,
                 max_elastic_energy: str | None) -> MetricLimits:
     """Hard limits on metrics from the limit flags, in the order commands declare them."""
-    return read_limits({
-        Metric.RESPONSE_TIME: max_response_time, Metric.AVAILABILITY: min_availability,
-        Metric.COST: max_cost, Metric.TRAFFIC: max_traffic,
-        Metric.NETWORK_USAGE: max_network_usage, Metric.ELASTIC_ENERGY: max_elastic_energy})
+    return read_limits(limit_values(max_response_time, min_availability, max_cost, max_traffic,
+                                    max_network_usage, max_elastic_energy))
+
+
+def limit_values(max_response_time: str | None, min_availability: str | None,
+                 max_cost: str | None, max_traffic: str | None, max_network_usage: str | None,
+                 max_elastic_energy: str | None) -> dict[Metric, str | None]:
+    """The limit flags' texts by metric, not yet read."""
+    return {Metric.RESPONSE_TIME: max_response_time, Metric.AVAILABILITY: min_availability,
+            Metric.COST: max_cost, Metric.TRAFFIC: max_traffic,
+            Metric.NETWORK_USAGE: max_network_usage, Metric.ELASTIC_ENERGY: max_elastic_energy}
 
 
 def read_limits(given: Mapping[Metric, str | None]) -> MetricLimits:

@@ -29,7 +29,13 @@ from streamplace.cli.args import (
     TimeLimitOpt,
     WeightsOpt,
 )
-from streamplace.cli.bundle import BundleMode, BundleSettings, read_bundle, solve_bundle
+from streamplace.cli.bundle import (
+    BundleMode,
+    BundleSettings,
+    bundle_limits,
+    read_bundle,
+    solve_bundle,
+)
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit, solve_exit_code
 from streamplace.cli.opening import open_inputs
@@ -109,12 +115,13 @@ def solve_command(
         _refuse_for_bundles(given)
         check_outputs([output], [*files, objective, *occupied_files(occupied)], json_)
         opts.check_settings(time_limit, gap, threads, seed)
-        limits = opts.limit_flags(max_response_time, min_availability, max_cost, max_traffic,
-                                  max_network_usage, max_elastic_energy) or None
         goal = opts.build_objective(objective, weights, network_metric)
         opts.check_target_utilization(target_utilization_)
         apps, infra = read_bundle(files[:-1], files[-1], target_utilization_, occupied)
-        solve_bundle(apps, infra, goal, limits, _named(method),
+        bounds = bundle_limits(opts.limit_values(
+            max_response_time, min_availability, max_cost, max_traffic, max_network_usage,
+            max_elastic_energy), apps)
+        solve_bundle(apps, infra, goal, bounds, _named(method),
                      bundle or BundleMode.JOINT, BundleSettings(
                          time_limit, gap, seed or 0, threads, output,
                          format_.value if format_ else None, json_, quiet))

@@ -9,6 +9,7 @@ F = sum_a omega_a F_a with the weights normalised to sum 1 (docs/models.md).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from streamplace.errors import InfeasibleError
@@ -28,12 +29,14 @@ from streamplace.solve.result import Instance
 @dataclass(frozen=True)
 class JointInstance:
     """Applications (distinct names) on one infrastructure under one objective; ``limits``
-    hold for each application."""
+    hold for each application, ``own_limits`` for the application they are keyed by (over
+    ``limits`` where both bound a metric)."""
 
     apps: tuple[Application, ...]
     infra: Infrastructure
     objective: Objective = field(default_factory=Objective)
     limits: MetricLimits | None = None
+    own_limits: Mapping[str, MetricLimits] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [app.name for app in self.apps]
@@ -58,10 +61,21 @@ class JointInstance:
                  if math.isfinite(pair[0]) and math.isfinite(pair[1]) and pair[0] < pair[1]}
         return self.objective.model_copy(update={"bounds": Bounds.model_validate(given)})
 
+    @property
+    def limited(self) -> bool:
+        """Whether some metric limit bounds some application."""
+        return bool(self.limits) or any(self.own_limits.values())
+
+    def limits_for(self, app: Application) -> MetricLimits | None:
+        own = self.own_limits.get(app.name)
+        if own is None:
+            return self.limits
+        return MetricLimits({**(self.limits.bounds if self.limits else {}), **own.bounds})
+
     def alone(self, app: Application, holders: list[HeldBy] | None = None) -> Instance:
         """``app`` as a problem of its own, beside what ``holders`` hold."""
         infra = beside(self.infra, holders) if holders else self.infra
-        return Instance(app, infra, self.objective_for(app), None, self.limits)
+        return Instance(app, infra, self.objective_for(app), None, self.limits_for(app))
 
 
 @dataclass(frozen=True)
@@ -103,5 +117,5 @@ def evaluate_joint(joint: JointInstance, plans: dict[str, Plan]) -> JointEvaluat
             problems += [p for p in exc.reasons if p not in problems]
             infra = joint.infra
         evaluations[app.name] = evaluate(app, infra, plans[app.name], joint.objective_for(app),
-                                         None, joint.limits)
+                                         None, joint.limits_for(app))
     return JointEvaluation(joint.weights, evaluations, tuple(problems))

@@ -82,7 +82,8 @@ def solve_lexicographic(joint: JointInstance, method: Method,
             if outcome.values is None:
                 if last is None:
                     return without_values(method, "lexicographic", outcome.status,
-                                          outcome.bound, outcome.message, first, budget)
+                                          outcome.bound, outcome.message, first, budget,
+                                          joint.limited)
                 break  # the levels above hold; this one and those below were not reached
             value = outcome.objective if outcome.objective is not None else \
                 objective.value_at(outcome.values, cols, vals, offset)

@@ -77,7 +77,7 @@ def solve_joint(joint: JointInstance, method: Method, options: SolveOptions) -> 
     outcome = solve_mip(built.model, options, start, budget)
     if outcome.values is None:
         return without_values(method, "joint", outcome.status, outcome.bound, outcome.message,
-                              first, budget)
+                              first, budget, joint.limited)
     status, message = outcome.status, outcome.message
     return conclude(joint, method, "joint", built, outcome.values, status, outcome.bound,
                     message, first, budget, outcome.objective)
@@ -106,11 +106,13 @@ def begin(joint: JointInstance, method: Method, options: SolveOptions,
 
 
 def without_values(method: Method, mode: str, status: SolveStatus, bound: float | None,
-                   message: str, first: JointResult, budget: Budget) -> JointResult:
+                   message: str, first: JointResult, budget: Budget,
+                   limited: bool = False) -> JointResult:
     """The solver ended without a plan: proven infeasible, or stopped (the plans in
     priority order then stand, where there are some)."""
     if status == SolveStatus.INFEASIBLE:
-        why = "no placement of the applications fits the infrastructure together"
+        why = "no placement of the applications fits the infrastructure together" + (
+            " within the metric limits" if limited else "")
         return JointResult(SolveStatus.INFEASIBLE, method.name, mode,
                            seconds=budget.elapsed(), message=why, reasons=(why,))
     if first.plans:
