@@ -74,36 +74,40 @@ def _fits(joint: JointInstance, plans) -> bool:
                for (u, dim), used in _uses(joint, plans).items())
 
 
-def feasible_combinations(joint: JointInstance) -> list[dict[str, float]]:
-    """omega_a F_a per application, for every combination of the applications' plans that
-    each hold alone and together fit every node."""
+def feasible_combinations(joint: JointInstance) -> list[tuple[dict, dict[str, float]]]:
+    """(plans, omega_a F_a per application) for every combination of the applications'
+    plans that each hold alone, together fit every node and, re-planning, together start
+    replicas within the bundle's --max-moves."""
     weights = joint.weights
     alone = []
     for app in joint.apps:
         objective = joint.objective_for(app)
         good = []
         for plan in placements(app, joint.infra, lambda op: range(1, op.replica_cap + 1)):
-            ev = evaluate(app, joint.infra, plan, objective, None, joint.limits_for(app))
+            ev = evaluate(app, joint.infra, plan, objective, joint.current.get(app.name),
+                          joint.limits_for(app))
             if not ev.violations:
                 good.append((plan, weights[app.name] * ev.utility.value))
         alone.append(good)
     out = []
     for combo in itertools.product(*alone):
         plans = {app.name: plan for app, (plan, _f) in zip(joint.apps, combo, strict=True)}
-        if _fits(joint, plans):
-            out.append({app.name: f for app, (_plan, f) in zip(joint.apps, combo, strict=True)})
+        if _fits(joint, plans) and (joint.max_moves is None or
+                                    joint.moves(plans) <= joint.max_moves + 1e-9):
+            out.append((plans, {app.name: f
+                                for app, (_plan, f) in zip(joint.apps, combo, strict=True)}))
     return out
 
 
 def brute_force(joint: JointInstance) -> float | None:
     """The best sum_a omega_a F_a over every feasible combination."""
-    return max((sum(c.values()) for c in feasible_combinations(joint)), default=None)
+    return max((sum(c.values()) for _plans, c in feasible_combinations(joint)), default=None)
 
 
 def brute_force_by_levels(joint: JointInstance) -> list[float] | None:
     """Each priority level's best sum of omega_a F_a, among the combinations that keep
     every higher level at its best."""
-    combos = feasible_combinations(joint)
+    combos = [values for _plans, values in feasible_combinations(joint)]
     if not combos:
         return None
     values = []
@@ -163,6 +167,33 @@ def test_a_limit_on_one_application_bounds_it_alone(seed, which):
     assert result.objective == pytest.approx(expected, abs=1e-7)
     assert result.evaluation.evaluations[first.name].odrp.response_time <= limit + 1e-9
     assert expected < free.objective  # the limit binds
+
+
+@pytest.mark.parametrize("seed, budget", [(0, 0), (0, 1), (0, 2), (3, 0), (4, 0), (5, 0),
+                                          (8, 0), (2, 1)])
+def test_replanning_the_bundle_under_one_move_budget_is_brute_force(seed, budget):
+    """Every application but the last runs a plan drawn from the instance's feasible ones
+    (the last arrives now); --max-moves bounds what all of them start together. The budget
+    binds on all but (0, 2) and (2, 1): there the best plans move little anyway."""
+    from streamplace.model.reconfiguration import Current
+
+    whole = joint_instance(seed)
+    running = random.Random(seed).choice(feasible_combinations(whole))[0]
+    current = {app.name: Current({op.id: running[app.name].replicas(op.id)
+                                  for op in app.operators})
+               for app in whole.apps[:-1]}
+    joint = JointInstance(whole.apps, whole.infra, whole.objective, None, {}, current, budget)
+    expected = brute_force(joint)
+    result = solve_joint(joint, _odrp(), SolveOptions(gap=0.0))
+    if not _proven(result, expected):
+        return
+    assert result.objective == pytest.approx(expected, abs=1e-7)
+    assert joint.moves(result.plans) <= budget + 1e-9
+    assert result.evaluation.feasible
+    in_order = place_in_priority_order(joint, _odrp(), SolveOptions(gap=0.0))
+    if in_order.plans is not None:
+        assert joint.moves(in_order.plans) <= budget + 1e-9
+        assert result.objective >= in_order.objective - 1e-9
 
 
 def _prioritised(joint: JointInstance, seed: int) -> JointInstance:
@@ -360,6 +391,52 @@ def test_limits_name_the_applications_they_bound():
     assert r.exit_code == 2, r.output
     assert "names 'fraud', not an application of the bundle" in r.output
     assert "edge-analytics, fraud-alerts" in r.output
+
+
+def test_a_second_application_arrives_beside_one_that_may_not_move(tmp_path):
+    """--current with one application's plan (its application field names it) and
+    --max-moves 0: that application keeps every replica where it runs, the other arrives."""
+    import json
+
+    import yaml
+
+    now = tmp_path / "edge-now.yaml"
+    assert run("solve", EDGE_APP, EDGE_INFRA, "-q", "-o", str(now)).exit_code == 0
+    out = tmp_path / "bundle.yaml"
+    r = run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "--current", str(now), "--max-moves", "0",
+            "-o", str(out), "--json", "-q")
+    assert r.exit_code == 0, r.output
+    said = json.loads(r.stdout)
+    assert said["reconfiguration"] == 0 and said["status"] == "optimal"
+    running = yaml.safe_load(now.read_text())["placement"]
+    placed = {p["application"]: p["placement"] for p in yaml.safe_load(out.read_text())["plans"]}
+    assert all(count <= running[op].get(node, 0)  # nothing started anywhere
+               for op, reps in placed["edge-analytics"].items() for node, count in reps.items())
+    # the whole bundle re-planned under one budget: what all applications start, together
+    r = run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "--current", str(out), "--max-moves", "1",
+            "--weights", "r=1", "--json", "-q")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["reconfiguration"] <= 1
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--max-moves", "1"), "--max-moves needs the plans that run now"),
+    (("--current", "{nameless}"), "does not say which application runs it"),
+    (("--current", "{stranger}"), "runs application 'stranger', not one of the bundle"),
+    (("--current", "{nameless}", "--max-moves", "-1"), "is not a budget >= 0"),
+])
+def test_bad_replanning_of_a_bundle_exits_2(tmp_path, args, said):
+    import yaml
+
+    plan = yaml.safe_load(Path(sample("edge-cloud", "plan.yaml")).read_text())
+    plan.pop("application", None)
+    (tmp_path / "nameless.yaml").write_text(yaml.safe_dump(plan))
+    (tmp_path / "stranger.yaml").write_text(yaml.safe_dump({**plan, "application": "stranger"}))
+    files = {"nameless": str(tmp_path / "nameless.yaml"),
+             "stranger": str(tmp_path / "stranger.yaml")}
+    r = run("solve", EDGE_APP, ALERTS, EDGE_INFRA, *(a.format(**files) for a in args))
+    assert r.exit_code == 2, r.output
+    assert said in r.output, r.output
 
 
 def test_bundle_flag_needs_several_applications():

@@ -13,21 +13,23 @@ from typing import Any
 
 from streamplace.cli.console import console
 from streamplace.cli.emit import EXIT_NO, EXIT_NO_ANSWER, Emission, emit
-from streamplace.cli.options import read_limits
+from streamplace.cli.options import check_max_moves, read_limits
 from streamplace.cli.progress import live_progress
 from streamplace.cli.runtime import remaining, signal_exit_code, stop_on_signals
 from streamplace.cli.views.bundle import render_bundle
 from streamplace.errors import InputError, Problem
+from streamplace.io.loader import load_path
 from streamplace.io.occupied import read_occupied
 from streamplace.io.outputs import STDOUT, Output
-from streamplace.io.readers import read_instance
+from streamplace.io.readers import read_instance, read_plan_for
 from streamplace.io.writers import dumps, format_for, plan_document
 from streamplace.model.application import Application
 from streamplace.model.bundle import BUNDLE_SCHEMA
 from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.metrics import Metric, MetricLimits
+from streamplace.model.metrics import Metric, MetricLimits, Term
 from streamplace.model.objective import Objective
 from streamplace.model.occupied import beside
+from streamplace.model.reconfiguration import Current
 from streamplace.solve import SolveOptions
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.joint.instance import JointInstance
@@ -106,15 +108,48 @@ def bundle_limits(given: Mapping[Metric, str | None], apps: Sequence[Application
     return read_limits(common), {name: read_limits(flags) for name, flags in own.items()}
 
 
+def read_bundle_current(path: str | None, max_moves: float | None,
+                        apps: Sequence[Application], infra: Infrastructure,
+                        ) -> dict[str, Current]:
+    """``--current`` of a bundle: a bundle plan (each application it places runs that plan;
+    one it does not place arrives now), or one application's plan file, whose
+    ``application`` field says which application runs it."""
+    if not check_max_moves(path, max_moves, several=True):
+        return {}
+    assert path is not None
+    if path == STDOUT:
+        raise InputError.single("--current - is not read for several applications",
+                                "give the bundle plan's file", path="--current")
+    data, source = load_path(path)
+    if isinstance(data, dict) and data.get("schema") == BUNDLE_SCHEMA:
+        placed = {e.get("application") for e in data.get("plans") or []
+                  if isinstance(e, dict)}
+        running = [app for app in apps if app.name in placed]
+    else:
+        named = data.get("application") if isinstance(data, dict) else None
+        running = [app for app in apps if app.name == named]
+        if not running:
+            raise InputError([source.problem(
+                "application", f"the plan runs application {named!r}, not one of the bundle"
+                if named else "the plan does not say which application runs it",
+                f"set application: to one of {', '.join(a.name for a in apps)}, or give a "
+                "bundle plan")])
+    return {app.name: Current({op.id: read_plan_for(path, app, infra).replicas(op.id)
+                               for op in app.operators}, source=f"the current plan {path}")
+            for app in running}
+
+
 def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Objective,
                  limits: tuple[MetricLimits, dict[str, MetricLimits]], method: Method,
-                 mode: BundleMode, settings: BundleSettings) -> None:
+                 mode: BundleMode, settings: BundleSettings,
+                 current: tuple[dict[str, Current], float | None] = ({}, None)) -> None:
     if mode != BundleMode.PRIORITY and method.name not in JOINT_METHODS:
         raise InputError.single(
             f"{method.name} has no joint program", "use --bundle priority to place the "
             f"applications one after another with {method.name}, or --method odrp",
             path="--bundle")
-    joint = JointInstance(tuple(apps), infra, objective, limits[0] or None, limits[1])
+    joint = JointInstance(tuple(apps), infra, objective, limits[0] or None, limits[1],
+                          current[0], current[1])
     stop = StopRequest()
     with live_progress(console(), method.name, enabled=not settings.quiet) as progress, \
             stop_on_signals(stop):
@@ -152,9 +187,11 @@ def _emission(result: JointResult, joint: JointInstance, settings: BundleSetting
     held = joint.infra.holds.names
     heading = f"{', '.join(a.name for a in joint.apps)} on {joint.infra.name}" + (
         f" beside {', '.join(held)}" if held else "")
+    moves = joint.moves(result.plans) if result.plans is not None and joint.current else None
     emission = Emission(
         document={"command": "solve", **result.to_json(), "bundle_plan": document,
-                  **({"occupied": list(held)} if held else {})},
+                  **({"occupied": list(held)} if held else {}),
+                  **({Term.RECONFIGURATION.value: moves} if moves is not None else {})},
         show=lambda con: render_bundle(con, result, list(joint.apps), heading),
         code=_exit_code(result, stop))
     output = settings.output
@@ -164,6 +201,12 @@ def _emission(result: JointResult, joint: JointInstance, settings: BundleSetting
             emission.outputs.append(Output(output or STDOUT, text))
         if output and output != STDOUT:
             emission.notes.append(f"bundle plan written to {output}")
+    if moves is not None:
+        budget = f" (at most {joint.max_moves:g})" if joint.max_moves is not None else ""
+        emission.notes.append(f"starting replicas costs {moves:g} against the plans that run "
+                              f"now{budget}; arriving: "
+                              + (", ".join(a.name for a in joint.apps
+                                           if a.name not in joint.current) or "none"))
     if result.plans is None:
         verdict = "infeasible" if result.status == SolveStatus.INFEASIBLE else "no plan"
         emission.verdict = [f"[bold red]{verdict}:[/] {reason}"

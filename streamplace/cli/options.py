@@ -194,17 +194,25 @@ def model_format(path: str | None) -> str | None:
     return suffix
 
 
-def read_current(path: str | None, max_moves: float | None, app: Application,
-                 infra: Infrastructure, same_instance: bool) -> Current | None:
-    """The plan that runs now (``--current``) and the reconfiguration budget."""
+def check_max_moves(path: str | None, max_moves: float | None, several: bool = False) -> bool:
+    """``--max-moves`` is a budget >= 0, and needs ``--current``; whether one was given."""
     if max_moves is not None and not (math.isfinite(max_moves) and max_moves >= 0):
         raise InputError.single(f"--max-moves {max_moves:g} is not a budget >= 0",
                                 "write e.g. --max-moves 2", path="--max-moves")
-    if path is None:
-        if max_moves is not None:
-            raise InputError.single("--max-moves needs the plan that runs now",
-                                    "add --current PLAN", path="--max-moves")
+    if path is None and max_moves is not None:
+        raise InputError.single(
+            f"--max-moves needs the {'plans' if several else 'plan'} that run"
+            f"{'' if several else 's'} now",
+            f"add --current {'BUNDLE' if several else 'PLAN'}", path="--max-moves")
+    return path is not None
+
+
+def read_current(path: str | None, max_moves: float | None, app: Application,
+                 infra: Infrastructure, same_instance: bool) -> Current | None:
+    """The plan that runs now (``--current``) and the reconfiguration budget."""
+    if not check_max_moves(path, max_moves):
         return None
+    assert path is not None
     plan = read_plan_for(path, app, infra)
     if same_instance:
         check_plan_names(plan, app, infra)

@@ -34,6 +34,7 @@ from streamplace.cli.bundle import (
     BundleSettings,
     bundle_limits,
     read_bundle,
+    read_bundle_current,
     solve_bundle,
 )
 from streamplace.cli.console import console, handle_errors
@@ -109,11 +110,12 @@ def solve_command(
     applications before the infrastructure are placed together, into one bundle plan."""
     application, infrastructure = _split_files(files, bundle)
     if application is None:
-        given = {"--formulation": formulation, "--start": start, "--current": current,
-                 "--max-moves": max_moves, "--solver-option": solver_option,
-                 "--dump-model": dump_model, "--solver": solver}
+        given = {"--formulation": formulation, "--start": start,
+                 "--solver-option": solver_option, "--dump-model": dump_model,
+                 "--solver": solver, "--ignore-names": ignore_names}
         _refuse_for_bundles(given)
-        check_outputs([output], [*files, objective, *occupied_files(occupied)], json_)
+        check_outputs([output], [*files, objective, current, *occupied_files(occupied)],
+                      json_)
         opts.check_settings(time_limit, gap, threads, seed)
         goal = opts.build_objective(objective, weights, network_metric)
         opts.check_target_utilization(target_utilization_)
@@ -124,7 +126,8 @@ def solve_command(
         solve_bundle(apps, infra, goal, bounds, _named(method),
                      bundle or BundleMode.JOINT, BundleSettings(
                          time_limit, gap, seed or 0, threads, output,
-                         format_.value if format_ else None, json_, quiet))
+                         format_.value if format_ else None, json_, quiet),
+                     (read_bundle_current(current, max_moves, apps, infra), max_moves))
         return
     check_outputs([output, dump_model], [application, infrastructure, objective, start, current,
                    *occupied_files(occupied)],

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from streamplace.errors import InfeasibleError
 from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate, resolve_bounds
+from streamplace.model.evaluate.constraints import over
 from streamplace.model.evaluate.report import Evaluation
 from streamplace.model.graph import build_graph
 from streamplace.model.infrastructure import Infrastructure
@@ -23,6 +24,7 @@ from streamplace.model.network import Network
 from streamplace.model.objective import Bounds, Objective
 from streamplace.model.occupied import HeldBy, beside, held_by_plan
 from streamplace.model.plan import Plan
+from streamplace.model.reconfiguration import Current
 from streamplace.solve.result import Instance
 
 
@@ -37,6 +39,10 @@ class JointInstance:
     objective: Objective = field(default_factory=Objective)
     limits: MetricLimits | None = None
     own_limits: Mapping[str, MetricLimits] = field(default_factory=dict)
+    # re-planning: the plans that run now, by application (one not among them arrives), and
+    # the most reconfiguration all of them together may cost (--max-moves)
+    current: Mapping[str, Current] = field(default_factory=dict)
+    max_moves: float | None = None
 
     def __post_init__(self) -> None:
         names = [app.name for app in self.apps]
@@ -56,7 +62,8 @@ class JointInstance:
         """The objective with ``app``'s bounds made explicit (derived on the whole
         infrastructure where the objective gives none), so that its F does not move with
         what the other applications hold."""
-        bounds, _derived = resolve_bounds(build_graph(app), Network.of(self.infra), self.objective)
+        bounds, _derived = resolve_bounds(build_graph(app), Network.of(self.infra),
+                                          self.objective, None, app.name in self.current)
         given = {term.value: pair for term, pair in bounds.items()
                  if math.isfinite(pair[0]) and math.isfinite(pair[1]) and pair[0] < pair[1]}
         return self.objective.model_copy(update={"bounds": Bounds.model_validate(given)})
@@ -72,10 +79,21 @@ class JointInstance:
             return self.limits
         return MetricLimits({**(self.limits.bounds if self.limits else {}), **own.bounds})
 
-    def alone(self, app: Application, holders: list[HeldBy] | None = None) -> Instance:
-        """``app`` as a problem of its own, beside what ``holders`` hold."""
+    def alone(self, app: Application, holders: list[HeldBy] | None = None,
+              max_moves: float | None = None) -> Instance:
+        """``app`` as a problem of its own, beside what ``holders`` hold, its reconfiguration
+        bounded by ``max_moves`` where given."""
         infra = beside(self.infra, holders) if holders else self.infra
-        return Instance(app, infra, self.objective_for(app), None, self.limits_for(app))
+        now = self.current.get(app.name)
+        if now is not None and max_moves is not None:
+            now = Current(now.placement, max_moves, now.source)
+        return Instance(app, infra, self.objective_for(app), now, self.limits_for(app))
+
+    def moves(self, plans: Mapping[str, Plan]) -> float:
+        """The reconfiguration the plans cost together, against the plans that run now."""
+        return sum(now.moves(app.operators, {op.id: plans[app.name].replicas(op.id)
+                                             for op in app.operators})
+                   for app in self.apps if (now := self.current.get(app.name)) is not None)
 
 
 @dataclass(frozen=True)
@@ -117,5 +135,10 @@ def evaluate_joint(joint: JointInstance, plans: dict[str, Plan]) -> JointEvaluat
             problems += [p for p in exc.reasons if p not in problems]
             infra = joint.infra
         evaluations[app.name] = evaluate(app, infra, plans[app.name], joint.objective_for(app),
-                                         None, joint.limits_for(app))
+                                         joint.current.get(app.name), joint.limits_for(app))
+    if joint.max_moves is not None and all(ev.complete for ev in evaluations.values()):
+        moves = joint.moves(plans)
+        if over(moves, joint.max_moves):
+            problems.append(f"starting replicas costs {moves:g} over the bundle, at most "
+                            f"{joint.max_moves:g} allowed (--max-moves)")
     return JointEvaluation(joint.weights, evaluations, tuple(problems))

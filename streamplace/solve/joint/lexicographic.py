@@ -1,4 +1,4 @@
-"""The joint program by priority, lexicographically (docs/models.md sec. 2, (J3)): the
+"""The joint program by priority, lexicographically (docs/models.md sec. 2, (J4)): the
 applications of the highest priority first, their weighted F maximised over every
 application's placement; then, holding that level at the value reached, the next level; and
 so on. Storm's Resource-Aware Scheduler orders topologies by priority the same way, but

@@ -71,6 +71,11 @@ def build_joint(joint: JointInstance, budget: Budget | None = None) -> JointMode
         offsets[name] = model.offset - offset
     with model.family("capacity (eq. 23), every application"):
         _shared_capacity(model, datas, parts)
+    if joint.max_moves is not None:
+        cols = [c for part in parts.values() for c in part.moves[0]]
+        vals = [v for part in parts.values() for v in part.moves[1]]
+        if cols:
+            model.row(cols, vals, hi=joint.max_moves, family="max moves, every application")
     return JointModel(model, parts, columns, offsets)
 
 

@@ -30,11 +30,13 @@ def place_in_priority_order(joint: JointInstance, method: Method,
     plans: dict[str, Plan] = {}
     holders: list[HeldBy] = []
     order = joint.in_priority_order()
+    spent = 0.0  # of --max-moves, by the applications placed so far
     for k, app in enumerate(order):
         left = budget.remaining()
         share = None if left is None else left / (len(order) - k)
+        moves_left = None if joint.max_moves is None else max(0.0, joint.max_moves - spent)
         try:
-            instance = joint.alone(app, holders)
+            instance = joint.alone(app, holders, moves_left)
         except InfeasibleError as exc:  # cannot happen with feasible plans; said if it does
             return _failed(joint, method, budget, app.name, plans, "; ".join(exc.reasons))
         # each application's own F is no progress of the bundle's: kept quiet
@@ -45,6 +47,9 @@ def place_in_priority_order(joint: JointInstance, method: Method,
             return _failed(joint, method, budget, app.name, plans, why, result.status)
         plan = result.plan.model_copy(update={"application": app.name})
         plans[app.name] = plan
+        if instance.current is not None:
+            spent += instance.current.moves(app.operators, {
+                op.id: plan.replicas(op.id) for op in app.operators})
         holders.append(held_by_plan(app.name, instance.evaluate(plan)))
     evaluation = evaluate_joint(joint, plans)
     status = SolveStatus.FEASIBLE if evaluation.feasible else SolveStatus.ERROR

@@ -55,6 +55,8 @@ class CompactModel:
     z: dict[tuple[str, str], int] = field(default_factory=dict)
     delays: DelayRows | None = None  # the stream delays D (eq. 4) and their pair rows
     shares: dict[int, Share] = field(default_factory=dict)  # by stream index
+    # M (reconfiguration) as columns and coefficients, when re-planning
+    moves: tuple[list[int], list[float]] = field(default_factory=lambda: ([], []))
 
     def add_violated(self, values: Sequence[float], plan: Plan) -> int:
         return self.delays.add_broken(values, plan) if self.delays and self.delays.lazy else 0
@@ -149,7 +151,7 @@ def build_compact(data: OdrpData, budget: Budget | None = None,
         out.shares = add_traffic(data, out.model, out.cells, check, products)
     if data.instance.current is not None:
         with m_.family(Term.RECONFIGURATION.value):
-            add_reconfiguration(data, out.model, out.cells)
+            out.moves = add_reconfiguration(data, out.model, out.cells)
     if limits:
         with m_.family("metric limits"):
             add_limits(data, out.model, out.c, out.cells, limits, r, log_a, check)

@@ -9,10 +9,12 @@ from streamplace.solve.odrp.data import OdrpData
 Cells = dict[tuple[str, str], list[tuple[int, int, int]]]
 
 
-def add_reconfiguration(data: OdrpData, m_: LinearModel, cells: Cells) -> None:
+def add_reconfiguration(data: OdrpData, m_: LinearModel,
+                        cells: Cells) -> tuple[list[int], list[float]]:
     """M = sum migration_cost_i * max(0, U_i(u) - c_i(u)) through e[i,u] >= U_i(u) - c_i(u),
     e >= 0, charged to F (minimised, so e is the max at the optimum); ``--max-moves`` bounds
-    the sum, which the smallest such e meets exactly when M does."""
+    the sum, which the smallest such e meets exactly when M does. Returns M as (columns,
+    coefficients), for a budget over several applications (solve/joint)."""
     current = data.instance.current
     assert current is not None
     slope = data.scales[Term.RECONFIGURATION].slope if Term.RECONFIGURATION in data.scales else 0.0
@@ -33,3 +35,4 @@ def add_reconfiguration(data: OdrpData, m_: LinearModel, cells: Cells) -> None:
             vals.append(op.migration_cost)
     if current.max_moves is not None and cols:
         m_.row(cols, vals, hi=current.max_moves, family="max moves")
+    return cols, vals
