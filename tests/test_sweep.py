@@ -437,3 +437,73 @@ def test_two_resumes_of_one_folder_at_once_both_end_well(tmp_path: Path):
         assert resume.returncode == 0, err
     assert not [p for p in out.rglob("*") if p.name.startswith(".")]  # no temporary left
     assert (out / "results.csv").read_text().count("\n") == 1 + 4
+
+
+def write_bundle_sweep(folder: Path, body: dict[str, Any]) -> Path:
+    """The two edge-cloud applications sharing one infrastructure."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("application.yaml", "fraud-alerts.yaml", "infrastructure.yaml"):
+        (folder / name).write_text(Path(sample("edge-cloud", name)).read_text())
+    path = folder / "sweep.yaml"
+    path.write_text(yaml.safe_dump({
+        "schema": "streamplace/sweep/v1",
+        "applications": ["application.yaml", "fraud-alerts.yaml"],
+        "infrastructure": "infrastructure.yaml", **body}))
+    return path
+
+
+def test_a_sweep_over_which_applications_arrive_equals_the_bundle_solves(
+        spark: Any, tmp_path: Path) -> None:
+    from streamplace.io.readers import read_application, read_document, read_infrastructure
+    from streamplace.model.bundle import BundlePlan
+    from streamplace.solve.joint.instance import JointInstance
+    from streamplace.solve.joint.solve import solve_joint
+
+    arrivals = [["edge-analytics"], ["fraud-alerts"], ["edge-analytics", "fraud-alerts"]]
+    path = write_bundle_sweep(tmp_path, {"time_limit": 60, "axes": {
+        "rate_scale": [1, 1.5], "arrivals": arrivals}})
+    report = run_sweep(str(path), str(tmp_path / "out"), quiet=True, plots=False)
+    assert report.total == report.ran == 6
+    rows = read_rows(tmp_path / "out")
+    apps = {a.name: a for a in (read_application(str(tmp_path / "application.yaml")),
+                                read_application(str(tmp_path / "fraud-alerts.yaml")))}
+    infra = read_infrastructure(str(tmp_path / "infrastructure.yaml"))
+    for row in rows:
+        names = row["applications"].split(",")
+        scale = float(row["rate_scale"])
+        joint = JointInstance(tuple(apps[n].scaled(scale) for n in names), infra)
+        direct_ = solve_joint(joint, get_method("odrp"), SolveOptions(time_limit=60))
+        assert row["status"] == direct_.status.value == "optimal", row
+        assert float(row["objective"]) == pytest.approx(direct_.objective, rel=1e-6)
+        per_app = json.loads(row["per_application"])
+        assert sorted(per_app) == sorted(names)
+        bundle = read_document(BundlePlan, str(tmp_path / "out" / row["plan"]))
+        assert [p.application for p in bundle.plans] == names
+    alone = {r["applications"]: float(r["objective"]) for r in rows if r["rate_scale"] == "1.0"}
+    both = alone["edge-analytics,fraud-alerts"]
+    # together, each application's F is at most what it gets alone
+    per_app = json.loads(next(r for r in rows if r["rate_scale"] == "1.0" and "," in
+                              r["applications"])["per_application"])
+    assert per_app["edge-analytics"]["utility"] <= alone["edge-analytics"] + 1e-9
+    assert per_app["fraud-alerts"]["utility"] <= alone["fraud-alerts"] + 1e-9
+    assert both == pytest.approx(sum(a["weight"] * a["utility"] for a in per_app.values()))
+    parquet = spark.read.parquet(str(tmp_path / "out" / "results.parquet"))
+    assert dict(parquet.dtypes)["applications"] == "string" and parquet.count() == 6
+
+
+@pytest.mark.parametrize("body, said", [
+    ({"axes": {"arrivals": [["edge-analytics", "nobody"]]}},
+     ["sweep.yaml:", "axes.arrivals[0]", "'nobody' is not an application of the sweep"]),
+    ({"axes": {"arrivals": [["fraud-alerts"], ["fraud-alerts"]]}},
+     ["axes.arrivals[1]", "repeats axes.arrivals[0]"]),
+    ({"methods": ["resource-aware"]}, ["methods[0]", "resource-aware has no joint program",
+                                       "bundle: priority"]),
+    ({"analysis": "max-rate"}, ["run as a grid"]),
+    ({"application": "application.yaml"}, ["not both"]),
+])
+def test_bad_bundle_sweeps_exit_2_with_the_field(tmp_path: Path, body, said) -> None:
+    path = write_bundle_sweep(tmp_path, body)
+    r = run("sweep", str(path), "-o", str(tmp_path / "out"), "--engine", "python")
+    assert r.exit_code == 2, r.output
+    for text in said:
+        assert text in r.output, r.output

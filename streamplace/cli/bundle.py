@@ -9,7 +9,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from streamplace.cli.console import console
 from streamplace.cli.emit import EXIT_NO, EXIT_NO_ANSWER, Emission, emit
@@ -22,7 +21,7 @@ from streamplace.io.loader import load_path
 from streamplace.io.occupied import read_occupied
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.io.readers import read_instance, read_plan_for
-from streamplace.io.writers import dumps, format_for, plan_document
+from streamplace.io.writers import dumps, format_for
 from streamplace.model.application import Application
 from streamplace.model.bundle import BUNDLE_SCHEMA
 from streamplace.model.infrastructure import Infrastructure
@@ -32,6 +31,7 @@ from streamplace.model.occupied import beside
 from streamplace.model.reconfiguration import Current
 from streamplace.solve import SolveOptions
 from streamplace.solve.budget import StopRequest
+from streamplace.solve.joint.document import bundle_document
 from streamplace.solve.joint.instance import JointInstance
 from streamplace.solve.joint.lexicographic import solve_lexicographic
 from streamplace.solve.joint.result import JointResult
@@ -162,23 +162,6 @@ def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Obje
 
 _RUNS = {BundleMode.JOINT: solve_joint, BundleMode.LEXICOGRAPHIC: solve_lexicographic,
          BundleMode.PRIORITY: place_in_priority_order}
-
-
-def bundle_document(result: JointResult, joint: JointInstance) -> dict[str, Any] | None:
-    if result.plans is None or result.evaluation is None:
-        return None
-    plans = []
-    for app in joint.apps:
-        ev = result.evaluation.evaluations[app.name]
-        plan = result.plans[app.name].model_copy(update={
-            "application": app.name, "infrastructure": joint.infra.name,
-            "method": result.method, "model": "odrp", "status": None,
-            "objective": ev.utility.value if ev.utility else None, "bound": None, "gap": None})
-        plans.append(plan_document(plan, ev))
-    return {"schema": BUNDLE_SCHEMA, "infrastructure": joint.infra.name,
-            "method": result.method, "bundle": result.mode, "status": result.status.value,
-            "objective": result.objective, "bound": result.bound, "gap": result.gap,
-            "weights": result.evaluation.weights, "plans": plans}
 
 
 def _emission(result: JointResult, joint: JointInstance, settings: BundleSettings,

@@ -28,11 +28,11 @@ def draw(rows: Sequence[dict[str, Any]], folder: Path, analysis: str) -> list[Pa
     elif analysis == "max-rate":
         out += _max_rate(rows, folder)
     else:
-        if len({r["rate_scale"] for r in rows}) > 1:
+        if len({r["rate_scale"] for r in rows}) > 1 and planned:
             out += _against_rate(planned, folder)
         if len({r["failure"] for r in rows}) > 1:
             out += _failure_impact(rows, folder)
-        if len({r["method"] for r in rows}) > 1:
+        if len({r["method"] for r in rows}) > 1 and planned:
             out += _methods(planned, folder)
     return out
 

@@ -27,6 +27,10 @@ class Axes(StrictModel):
     weights: list[dict[str, NonNegative]] | None = Field(None, min_length=1, description=(
         "Objective weights per scenario, as in --weights: r, a, c, z (or the term names)."))
     seed: list[Annotated[int, Field(ge=0, le=2**31 - 1)]] = Field([0], min_length=1)
+    arrivals: list[Annotated[list[str], Field(min_length=1)]] | None = Field(
+        None, min_length=1, description=(
+            "With applications: which of them are placed together in each scenario, by "
+            "name (default: all of them at once)."))
 
     @field_validator("weights")
     @classmethod
@@ -93,7 +97,13 @@ class Pareto(StrictModel):
 
 class SweepFile(Document):
     schema_: Literal["streamplace/sweep/v1"] | None = Field(None, alias="schema")
-    application: str = Field(description="Application file, relative to the sweep file.")
+    application: str | None = Field(None, description=(
+        "Application file, relative to the sweep file."))
+    applications: list[str] | None = Field(None, min_length=2, description=(
+        "Application files placed together on the infrastructure (instead of application), "
+        "as solve APP1 APP2 ... INFRA does."))
+    bundle: Literal["joint", "lexicographic", "priority"] = Field("joint", description=(
+        "With applications: how they are placed, as solve --bundle."))
     infrastructure: str | None = None
     infrastructures: list[str] | None = Field(None, min_length=1, description=(
         "Infrastructure files: an axis (instead of infrastructure)."))
@@ -110,6 +120,16 @@ class SweepFile(Document):
 
     @model_validator(mode="after")
     def _consistent(self) -> SweepFile:
+        if (self.application is None) == (self.applications is None):
+            raise ValueError("give application or applications (placed together), not both "
+                             "and not neither")
+        if self.applications is None and (self.axes.arrivals is not None
+                                          or "bundle" in self.model_fields_set):
+            raise ValueError("axes.arrivals and bundle need applications: several "
+                             "application files placed together")
+        if self.applications is not None and self.analysis != "grid":
+            raise ValueError("applications placed together run as a grid: drop analysis "
+                             f"{self.analysis}")
         if (self.infrastructure is None) == (self.infrastructures is None):
             raise ValueError("give infrastructure or infrastructures (an axis), not both "
                              "and not neither")
@@ -123,6 +143,10 @@ class SweepFile(Document):
         if self.analysis == "pareto" and self.axes.weights is not None:
             raise ValueError("a Pareto front sets its own objective: drop axes.weights")
         return self
+
+    @property
+    def application_files(self) -> list[str]:
+        return self.applications or [self.application or ""]
 
     @property
     def infrastructure_files(self) -> list[str]:

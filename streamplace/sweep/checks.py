@@ -15,6 +15,7 @@ from typing import Any
 
 from streamplace.errors import InputError, Problem
 from streamplace.model.sweep import SweepFile
+from streamplace.solve.joint.solve import JOINT_METHODS
 from streamplace.solve.registry import method_names, unknown_method_fix
 from streamplace.sweep.scenarios import full_names
 
@@ -22,10 +23,19 @@ LARGE_SWEEP = 10_000  # scenarios; more need --yes
 
 
 def check_sweep(sweep: SweepFile) -> None:
-    """InputError listing every unknown method and every repeated axis value."""
+    """InputError listing every unknown method, every method a bundle cannot place that
+    way, and every repeated axis value."""
     problems = _unknown_methods(sweep)
+    if sweep.applications is not None and sweep.bundle != "priority":
+        problems += [sweep.problem(f"methods[{index}]", f"{name} has no joint program",
+                                   "set bundle: priority to place the applications one "
+                                   f"after another with {name}, or use "
+                                   f"{', '.join(JOINT_METHODS)}")
+                     for index, name in enumerate(sweep.methods)
+                     if name not in JOINT_METHODS and name in method_names()]
     axes = sweep.axes
     for name, values in (("methods", sweep.methods), ("axes.rate_scale", axes.rate_scale),
+                         ("applications", sweep.applications),
                          ("axes.failures", axes.failures), ("axes.weights", axes.weights),
                          ("axes.seed", axes.seed), ("infrastructures", sweep.infrastructures)):
         problems += _repeated(sweep, name, values or [])
@@ -38,7 +48,7 @@ def check_size(sweep: SweepFile, failures: dict[str, int], yes: bool) -> int:
     ``failures``: the failure variants of each infrastructure file."""
     axes = sweep.axes
     per_failure = (len(axes.rate_scale) * len(axes.weights or [None]) * len(axes.seed)
-                   * len(sweep.methods))
+                   * len(axes.arrivals or [None]) * len(sweep.methods))
     count = per_failure * sum(failures.values())
     if count > LARGE_SWEEP and not yes:
         probes = "" if sweep.analysis == "grid" else ", each several solves"

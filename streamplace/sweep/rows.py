@@ -4,6 +4,7 @@ evaluation)."""
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -11,7 +12,10 @@ from typing import Any, Literal
 from streamplace.io.writers import dumps, plan_document
 from streamplace.model.metrics import METRIC_NAMES, MetricLimits
 from streamplace.model.sweep import MaxRate, Pareto, SweepFile
-from streamplace.solve.registry import applicable
+from streamplace.solve.joint.document import bundle_document
+from streamplace.solve.joint.instance import JointInstance
+from streamplace.solve.joint.result import JointResult
+from streamplace.solve.registry import applicable, get_method
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 from streamplace.sweep.scenarios import Scenario
 
@@ -30,13 +34,16 @@ _ANALYSIS_COLUMNS: dict[str, tuple[tuple[str, Kind], ...]] = {
     "pareto": (("point", "long"), ("pareto_first", "string"), ("pareto_second", "string"),
                ("pareto_first_limit", "double"), ("pareto_second_limit", "double")),
 }
-COLUMN_KINDS: dict[str, Kind] = dict(_COLUMNS) | {
+_BUNDLE_COLUMNS: tuple[tuple[str, Kind], ...] = (
+    ("applications", "string"), ("per_application", "string"))
+COLUMN_KINDS: dict[str, Kind] = dict(_COLUMNS) | dict(_BUNDLE_COLUMNS) | {
     name: kind for columns in _ANALYSIS_COLUMNS.values() for name, kind in columns}
 """The one column spec: each column's kind, which results.parquet's typed columns follow
 (results.csv holds the same columns as text)."""
 COLUMNS = tuple(name for name, _ in _COLUMNS)
 ANALYSIS_COLUMNS = {analysis: tuple(name for name, _ in columns)
                     for analysis, columns in _ANALYSIS_COLUMNS.items()}
+BUNDLE_COLUMNS = tuple(name for name, _ in _BUNDLE_COLUMNS)
 
 
 @dataclass
@@ -57,11 +64,15 @@ class Settings:
     max_rate: MaxRate | None = None
     pareto: Pareto | None = None
     columns: tuple[str, ...] = field(default=COLUMNS)
+    bundle: str | None = None  # how applications are placed together, when they are
 
     @classmethod
     def of(cls, sweep: SweepFile) -> Settings:
+        together = sweep.applications is not None
         return cls(sweep.analysis, sweep.time_limit, sweep.max_rate, sweep.pareto,
-                   COLUMNS + ANALYSIS_COLUMNS[sweep.analysis])
+                   COLUMNS + ANALYSIS_COLUMNS[sweep.analysis]
+                   + (BUNDLE_COLUMNS if together else ()),
+                   sweep.bundle if together else None)
 
 
 def solve(instance: Instance, scenario: Scenario, time_limit: float | None,
@@ -73,6 +84,17 @@ def solve(instance: Instance, scenario: Scenario, time_limit: float | None,
     method = applicable(scenario.method, instance)
     return method.solve(instance, SolveOptions(time_limit=time_limit, seed=scenario.seed,
                                                gap=gap))
+
+
+def solve_bundle(joint: JointInstance, scenario: Scenario, settings: Settings) -> JointResult:
+    """What ``streamplace solve APP1 APP2 ... INFRA --bundle MODE`` runs."""
+    from streamplace.solve.joint.lexicographic import solve_lexicographic
+    from streamplace.solve.joint.solve import place_in_priority_order, solve_joint
+
+    run = {"joint": solve_joint, "lexicographic": solve_lexicographic,
+           "priority": place_in_priority_order}[settings.bundle or "joint"]
+    return run(joint, get_method(scenario.method),
+               SolveOptions(time_limit=settings.time_limit, seed=scenario.seed))
 
 
 def outcome(scenario: Scenario, result: SolveResult, settings: Settings,
@@ -92,6 +114,23 @@ def outcome(scenario: Scenario, result: SolveResult, settings: Settings,
     name = f"plans/{scenario.id}{suffix}.yaml"
     row["plan"] = name
     return Outcome(row, dumps(plan_document(result.plan, ev), "yaml"), name)
+
+
+def bundle_outcome(scenario: Scenario, result: JointResult, joint: JointInstance,
+                   settings: Settings) -> Outcome:
+    """The row of a bundle's result: F = sum_a omega_a F_a as the objective, each
+    application's F and metrics as JSON text (the metric columns stay empty: they are one
+    application's); the bundle plan as ``solve APP1 APP2 ... INFRA`` writes it."""
+    row = base_row(scenario, settings)
+    row.update(status=result.status.value, objective=result.objective, bound=result.bound,
+               gap=result.gap, seconds=round(result.seconds, 4),
+               per_application=json.dumps(result.to_json()["applications"], sort_keys=True))
+    if result.plans is None:
+        row["error"] = result.message or result.status.value
+        return Outcome(row)
+    name = f"plans/{scenario.id}.yaml"
+    row["plan"] = name
+    return Outcome(row, dumps(bundle_document(result, joint), "yaml"), name)
 
 
 def base_row(scenario: Scenario, settings: Settings) -> dict[str, Any]:

@@ -12,8 +12,16 @@ import traceback
 from streamplace.errors import InfeasibleError, InputError, StreamplaceError
 from streamplace.solve.result import SolveStatus
 from streamplace.sweep.analyses import max_rate, pareto_front
-from streamplace.sweep.rows import Outcome, Settings, failed, outcome, solve
-from streamplace.sweep.scenarios import Inputs, Scenario, instance_of
+from streamplace.sweep.rows import (
+    Outcome,
+    Settings,
+    bundle_outcome,
+    failed,
+    outcome,
+    solve,
+    solve_bundle,
+)
+from streamplace.sweep.scenarios import Inputs, Scenario, instance_of, joint_of
 
 
 def run_scenario(inputs: Inputs, settings: Settings, scenario: Scenario) -> list[Outcome]:
@@ -24,6 +32,10 @@ def run_scenario(inputs: Inputs, settings: Settings, scenario: Scenario) -> list
             return [max_rate(inputs, settings, scenario)]
         if settings.analysis == "pareto":
             return pareto_front(inputs, settings, scenario)
+        if scenario.arrivals:
+            joint = joint_of(inputs, scenario)
+            return [bundle_outcome(scenario, solve_bundle(joint, scenario, settings), joint,
+                                   settings)]
         instance = instance_of(inputs, scenario)
         result = solve(instance, scenario, settings.time_limit)
         return [outcome(scenario, result, settings)]
@@ -38,3 +50,4 @@ def run_scenario(inputs: Inputs, settings: Settings, scenario: Scenario) -> list
         return [failed(scenario, settings, SolveStatus.ERROR,
                        f"{type(exc).__name__}: {exc} ({where.filename}:{where.lineno})",
                        started)]
+

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamplace.errors import InputError
 from streamplace.io.readers import (
     application_from,
     infrastructure_from,
@@ -30,6 +31,7 @@ from streamplace.model.metrics import term_named
 from streamplace.model.objective import Objective, ObjectiveFile
 from streamplace.model.sweep import SweepFile
 from streamplace.solve.budget import StopRequest
+from streamplace.solve.joint.instance import JointInstance
 from streamplace.solve.result import Instance
 
 ID_VERSION = 1  # part of every id: a change of meaning gives new ids
@@ -46,22 +48,25 @@ class Scenario:
     infrastructure: str  # the file as the sweep names it
     failed_nodes: tuple[str, ...] = ()
     failed_links: tuple[tuple[str, str], ...] = ()
+    arrivals: tuple[str, ...] = ()  # the applications placed together (bundle sweeps)
 
     def axes(self) -> dict[str, Any]:
         return {"scenario_id": self.id, "method": self.method, "rate_scale": self.rate_scale,
                 "failure": self.failure,
                 "weights": json.dumps(self.weights, sort_keys=True) if self.weights else "",
-                "seed": self.seed, "infrastructure": self.infrastructure}
+                "seed": self.seed, "infrastructure": self.infrastructure,
+                **({"applications": ",".join(self.arrivals)} if self.arrivals else {})}
 
 
 @dataclass
 class Inputs:
     """The base documents, checked; what travels to Spark executors (pickled)."""
 
-    application: Application
+    application: Application  # with applications: the first of them
     infrastructures: dict[str, Infrastructure]
     objective: Objective | None
     digests: dict[str, str] = field(default_factory=dict)
+    bundle: dict[str, Application] | None = None  # by name, when placed together
 
 
 def read_inputs(sweep: SweepFile, sweep_path: str) -> Inputs:
@@ -71,17 +76,50 @@ def read_inputs(sweep: SweepFile, sweep_path: str) -> Inputs:
     def path(name: str) -> str:
         return str(base / name)
 
-    app = read_application(path(sweep.application)).with_target_utilization(
-        sweep.target_utilization)
+    apps = [read_application(path(name)).with_target_utilization(sweep.target_utilization)
+            for name in sweep.application_files]
     infras = {name: read_infrastructure(path(name)) for name in sweep.infrastructure_files}
     objective = None
     if sweep.objective is not None:
         objective = read_document(ObjectiveFile, path(sweep.objective)).objective
-    names = [sweep.application, *sweep.infrastructure_files,
+    names = [*sweep.application_files, *sweep.infrastructure_files,
              *([sweep.objective] if sweep.objective else [])]
     digests = {name: hashlib.sha256(Path(path(name)).read_bytes()).hexdigest()
                for name in names}
-    return Inputs(app, infras, objective, digests)
+    bundle = None
+    if sweep.applications is not None:
+        bundle = {app.name: app for app in apps}
+        check_arrivals(sweep, apps)
+    return Inputs(apps[0], infras, objective, digests, bundle)
+
+
+def check_arrivals(sweep: SweepFile, apps: Sequence[Application]) -> None:
+    """Distinct application names, and arrivals that name them, each set once."""
+    problems = []
+    names = [app.name for app in apps]
+    for index, name in enumerate(names):
+        if names.index(name) != index:
+            problems.append(sweep.problem(f"applications[{index}]", f"application {name!r} "
+                                          f"is also applications[{names.index(name)}]",
+                                          "give each application its own name"))
+    seen: dict[tuple[str, ...], int] = {}
+    for index, chosen in enumerate(sweep.axes.arrivals or []):
+        where = f"axes.arrivals[{index}]"
+        unknown = [n for n in chosen if n not in names]
+        if unknown:
+            problems.append(sweep.problem(where, f"{unknown[0]!r} is not an application of "
+                                          "the sweep", f"name one of {', '.join(names)}"))
+        key = tuple(sorted(set(chosen)))
+        if len(key) != len(chosen):
+            problems.append(sweep.problem(where, "an application is named twice",
+                                          "name each application once"))
+        elif key in seen:
+            problems.append(sweep.problem(where, f"repeats axes.arrivals[{seen[key]}]: the "
+                                          "two would be one scenario under one id",
+                                          "give each set once"))
+        seen.setdefault(key, index)
+    if problems:
+        raise InputError(problems)
 
 
 class ExpansionStopped(Exception):
@@ -99,27 +137,41 @@ def expand(sweep: SweepFile, inputs: Inputs,
     list): :class:`ExpansionStopped` at the first thousand after it."""
     axes = sweep.axes
     weights = [full_names(w) for w in axes.weights] if axes.weights else [None]
+    arrivals = arrivals_of(sweep, inputs)
     out: list[Scenario] = []
     for infra_name in sweep.infrastructure_files:
         failures = _failures(inputs.infrastructures[infra_name], axes.failures)
-        for failure, scale, w, seed, method in itertools.product(
-                failures, axes.rate_scale, weights, axes.seed, sweep.methods):
+        for failure, scale, w, seed, arriving, method in itertools.product(
+                failures, axes.rate_scale, weights, axes.seed, arrivals, sweep.methods):
             label, nodes, links = failure
             if stop and out and len(out) % 1000 == 0:  # a small sweep is listed whole: a
                 raise ExpansionStopped(stop.signum or 15)  # stopped one still reports
             settings = {"v": ID_VERSION, "method": method, "rate_scale": scale,
                         "failure": label, "weights": w, "seed": seed,
                         "infrastructure": [infra_name, inputs.digests.get(infra_name)],
-                        "application": inputs.digests.get(sweep.application),
+                        "application": inputs.digests.get(sweep.application or ""),
                         "objective": inputs.digests.get(sweep.objective or ""),
                         "time_limit": sweep.time_limit, "analysis": sweep.analysis,
                         "target_utilization": sweep.target_utilization,
                         "max_rate": sweep.max_rate.model_dump() if sweep.max_rate else None,
                         "pareto": sweep.pareto.model_dump() if sweep.pareto else None}
+            if arriving:  # only bundle sweeps: one application's ids stay as they were
+                settings.update(arrivals=list(arriving), bundle=sweep.bundle, applications=[
+                    inputs.digests.get(name) for name in sweep.application_files])
             digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
             out.append(Scenario(digest[:16], method, scale, label, w, seed, infra_name,
-                                nodes, links))
+                                nodes, links, arriving))
     return out
+
+
+def arrivals_of(sweep: SweepFile, inputs: Inputs) -> list[tuple[str, ...]]:
+    """The sets of applications placed together, in the order the sweep lists them (every
+    application at once by default); [()] for a sweep of one application."""
+    if inputs.bundle is None:
+        return [()]
+    if sweep.axes.arrivals is None:
+        return [tuple(inputs.bundle)]
+    return [tuple(chosen) for chosen in sweep.axes.arrivals]
 
 
 def failure_counts(sweep: SweepFile, inputs: Inputs) -> dict[str, int]:
@@ -147,6 +199,17 @@ def instance_of(inputs: Inputs, scenario: Scenario, rate_scale: float | None = N
     return Instance(application_from(_plain(app), f"<application at rate x{scale:g}>"),
                     infrastructure_from(_plain(infra), f"<{scenario.infrastructure}{failed}>"),
                     objective)
+
+
+def joint_of(inputs: Inputs, scenario: Scenario) -> JointInstance:
+    """The bundle ``scenario`` places: its arriving applications, each scaled and without
+    the failed nodes as :func:`instance_of` makes one, on its infrastructure."""
+    assert inputs.bundle is not None
+    apps = []
+    for name in scenario.arrivals:
+        one = Inputs(inputs.bundle[name], inputs.infrastructures, inputs.objective)
+        apps.append(instance_of(one, scenario))
+    return JointInstance(tuple(i.app for i in apps), apps[0].infra, apps[0].objective)
 
 
 def _plain(doc: Application | Infrastructure) -> dict[str, Any]:
