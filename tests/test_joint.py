@@ -482,3 +482,43 @@ def test_every_command_reading_a_plan_takes_each_application_from_a_bundle(tmp_p
     line = next(i for i, text in enumerate(out.read_text().splitlines(), 1)
                 if "cloud-9" in text)
     assert f"bundle.yaml:{line}:" in r.output, r.output
+
+
+def test_validate_checks_each_application_of_a_bundle_beside_the_others(tmp_path):
+    import json
+    import xml.etree.ElementTree as ET
+
+    import yaml
+
+    out = tmp_path / "bundle.yaml"
+    assert run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "-o", str(out), "-q").exit_code == 0
+    junit = tmp_path / "checks.xml"
+    r = run("validate", EDGE_APP, ALERTS, EDGE_INFRA, str(out), "--junit-xml", str(junit),
+            "--json", "--max-response-time", "fraud-alerts=80 ms")
+    assert r.exit_code == 0, r.output
+    said = json.loads(r.stdout)
+    assert said["passed"] and sorted(said["applications"]) == ["edge-analytics",
+                                                               "fraud-alerts"]
+    groups = {c["group"] for c in said["checks"]}
+    assert {"edge-analytics: constraints", "fraud-alerts: thresholds", "bundle"} <= groups
+    cases = ET.parse(junit).getroot().iter("testcase")
+    assert sum(1 for _ in cases) == len(said["checks"])
+    # plans that each fit alone but not together: both applications fail on cloud-1
+    raw = yaml.safe_load(out.read_text())
+    raw["plans"][1]["placement"]["detect"] = {"cloud-1": 4}
+    raw["plans"][0]["placement"]["score"] = {"cloud-1": 4}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(raw, sort_keys=False))
+    for plan in (raw["plans"][0], raw["plans"][1]):
+        alone = tmp_path / "alone.yaml"
+        alone.write_text(yaml.safe_dump(plan))
+        app = EDGE_APP if plan["application"] == "edge-analytics" else ALERTS
+        assert run("validate", app, EDGE_INFRA, str(alone)).exit_code == 0
+    r = run("validate", EDGE_APP, ALERTS, EDGE_INFRA, str(bad), "--json")
+    assert r.exit_code == 1, r.output
+    failed = {(c["group"], c["name"]) for c in json.loads(r.stdout)["checks"]
+              if not c["passed"]}
+    assert failed == {("edge-analytics: constraints", "capacity"),
+                      ("fraud-alerts: constraints", "capacity")}
+    r = run("validate", EDGE_APP, ALERTS, EDGE_INFRA, str(out), "--html", "x.html")
+    assert r.exit_code == 2 and "--html does not apply to several applications" in r.output

@@ -8,14 +8,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
-    AppArg,
     CurrentOpt,
     IgnoreNamesOpt,
-    InfraArg,
     JsonOpt,
     MaxCostOpt,
     MaxElasticEnergyOpt,
@@ -27,7 +24,6 @@ from streamplace.cli.args import (
     MinAvailabilityOpt,
     ObjectiveOpt,
     OccupiedOpt,
-    PlanArg,
     QuietOpt,
     TargetUtilizationOpt,
     WeightsOpt,
@@ -35,18 +31,24 @@ from streamplace.cli.args import (
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
+from streamplace.cli.validate_bundle import failed_checks, validate_bundle
 from streamplace.cli.views.plans import render_checks
+from streamplace.errors import InputError
 from streamplace.io.junit import junit_xml
 from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import Output
 from streamplace.model.checks import application_warnings
 from streamplace.model.evaluate import evaluate
-from streamplace.model.validation import Check, run_checks
+from streamplace.model.validation import run_checks
 
 
 @handle_errors
 def validate_command(
-    application: AppArg, infrastructure: InfraArg, plan: PlanArg,
+    files: Annotated[list[str], typer.Argument(
+        metavar="APP... INFRA PLAN", show_default=False,
+        help="The application file, the infrastructure file and the plan file; or several "
+             "applications, the infrastructure and their bundle plan, each application's "
+             "plan checked beside the others'.")],
     max_response_time: MaxResponseTimeOpt = None, min_availability: MinAvailabilityOpt = None,
     max_cost: MaxCostOpt = None, max_traffic: MaxTrafficOpt = None,
     max_network_usage: MaxNetworkUsageOpt = None, max_elastic_energy: MaxElasticEnergyOpt = None,
@@ -65,6 +67,24 @@ def validate_command(
 ) -> None:
     """Check PLAN: every constraint, plus thresholds. Exit 0 if all pass, 1 if any fails."""
     started = time.perf_counter()
+    if len(files) < 3:
+        raise InputError.single("validate needs an application, an infrastructure and a "
+                                "plan file", "streamplace validate APP [APP ...] INFRA PLAN",
+                                path="APP")
+    if len(files) > 3:
+        given = {"--html": html_, "--current": current, "--max-moves": max_moves,
+                 "--ignore-names": ignore_names}
+        for flag, value in given.items():
+            if value:
+                raise InputError.single(f"{flag} does not apply to several applications yet",
+                                        "drop it, or validate one application at a time "
+                                        "with --occupied of the others", path=flag)
+        validate_bundle(files[:-2], files[-2], files[-1], opts.limit_values(
+            max_response_time, min_availability, max_cost, max_traffic, max_network_usage,
+            max_elastic_energy), opts.build_objective(objective, weights, network_metric),
+            target_utilization_, occupied, junit_xml_, json_, quiet)
+        return
+    application, infrastructure, plan = files
     check_outputs([junit_xml_, html_], [application, infrastructure, plan, objective, current,
                    *occupied_files(occupied)],
                   json_)
@@ -100,13 +120,4 @@ def validate_command(
                   "checks": [c.to_json() for c in checks],
                   "violations": [v.to_json() for v in ev.violations], "warnings": warnings},
         outputs=outputs, show=show, warnings=warnings, code=0 if passed else EXIT_NO,
-        verdict=_failed(checks)), json_=json_, quiet=quiet)
-
-
-def _failed(checks: list[Check]) -> list[str]:
-    """What failed, said even with --quiet: a CI log must show why the job went red."""
-    failed = [c for c in checks if not c.passed]
-    if not failed:
-        return []
-    names = ", ".join(f"{c.group}.{c.name}" for c in failed)
-    return [f"[bold red]failed:[/] {len(failed)} of {len(checks)} checks ({escape(names)})"]
+        verdict=failed_checks(checks)), json_=json_, quiet=quiet)
