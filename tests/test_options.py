@@ -35,7 +35,7 @@ def arguments(name: str) -> set[str]:
     return {p.name for p in command.params if p.param_type_name == "argument"}
 
 
-READS_AN_APPLICATION = sorted(n for n in COMMANDS if "application" in arguments(n))
+READS_AN_APPLICATION = sorted(n for n in COMMANDS if {"application", "files"} & arguments(n))
 
 
 def test_the_commands_that_read_an_application_are_the_ones_expected():
