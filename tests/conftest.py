@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import itertools
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,18 @@ from streamplace.model.evaluate import Evaluation, evaluate
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
 from streamplace.model.source import SourceMap
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sigint_as_in_a_terminal() -> Iterator[None]:
+    """The commands the tests start get SIGINT as a terminal's foreground job does, however
+    the suite itself was started: run in the background of a non-interactive shell (``make
+    test &``), the suite inherits SIGINT ignored and would hand that on to every command,
+    which by design keeps running through it (test_reliability.py tests that). A handled
+    signal is reset to its default in a child, so handling it here is enough."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
