@@ -55,7 +55,7 @@ def joint_instance(seed: int) -> JointInstance:
 
     weights = [{"response_time": 1.0}, {"response_time": 1.0, "cost": 1.0},
                {"response_time": 0.5, "availability": 0.5, "network": 1.0}][seed % 3]
-    return JointInstance(apps, make_infra({"name": "shared", "nodes": nodes, "links": links}),
+    return JointInstance(apps, make_infra({"name": "three-nodes", "nodes": nodes, "links": links}),
                          Objective.model_validate({"weights": weights}))
 
 

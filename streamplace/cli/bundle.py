@@ -33,9 +33,9 @@ from streamplace.solve import SolveOptions
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.joint.document import bundle_document
 from streamplace.solve.joint.instance import JointInstance
-from streamplace.solve.joint.lexicographic import solve_lexicographic
+from streamplace.solve.joint.modes import PLACEMENTS
 from streamplace.solve.joint.result import JointResult
-from streamplace.solve.joint.solve import JOINT_METHODS, place_in_priority_order, solve_joint
+from streamplace.solve.joint.solve import JOINT_METHODS
 from streamplace.solve.method import Method
 from streamplace.solve.result import SolveStatus
 
@@ -56,6 +56,14 @@ class BundleSettings:
     format_: str | None
     json_: bool
     quiet: bool
+
+
+def refuse_for_bundles(given: Mapping[str, object], fix: str) -> None:
+    """The flags given that do not apply to several applications: exit 2 at the first."""
+    for flag, value in given.items():
+        if value:
+            raise InputError.single(f"{flag} does not apply to several applications yet",
+                                    fix, path=flag)
 
 
 def read_bundle(app_paths: Sequence[str], infra_path: str, target_utilization: float | None,
@@ -156,12 +164,8 @@ def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Obje
         options = SolveOptions(time_limit=remaining(settings.time_limit), gap=settings.gap,
                                seed=settings.seed, threads=settings.threads,
                                progress=progress, stop=stop)
-        result = _RUNS[mode](joint, method, options)
+        result = PLACEMENTS[mode.value](joint, method, options)
     emit(_emission(result, joint, settings, stop), json_=settings.json_, quiet=settings.quiet)
-
-
-_RUNS = {BundleMode.JOINT: solve_joint, BundleMode.LEXICOGRAPHIC: solve_lexicographic,
-         BundleMode.PRIORITY: place_in_priority_order}
 
 
 def _emission(result: JointResult, joint: JointInstance, settings: BundleSettings,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated
 
 import typer
@@ -35,6 +34,7 @@ from streamplace.cli.bundle import (
     bundle_limits,
     read_bundle,
     read_bundle_current,
+    refuse_for_bundles,
     solve_bundle,
 )
 from streamplace.cli.console import console, handle_errors
@@ -113,7 +113,7 @@ def solve_command(
         given = {"--formulation": formulation, "--start": start,
                  "--solver-option": solver_option, "--dump-model": dump_model,
                  "--solver": solver, "--ignore-names": ignore_names}
-        _refuse_for_bundles(given)
+        refuse_for_bundles(given, "drop it, or solve one application at a time")
         check_outputs([output], [*files, objective, current, *occupied_files(occupied)],
                       json_)
         opts.check_settings(time_limit, gap, threads, seed)
@@ -199,13 +199,6 @@ def _split_files(files: list[str], bundle: BundleMode | None) -> tuple[str | Non
                                     path="--bundle")
         return files[0], files[1]
     return None, files[-1]
-
-
-def _refuse_for_bundles(given: Mapping[str, object]) -> None:
-    for flag, value in given.items():
-        if value:
-            raise InputError.single(f"{flag} does not apply to several applications yet",
-                                    "drop it, or solve one application at a time", path=flag)
 
 
 def _emission(result: SolveResult, instance: Instance, tree: bool, output: str | None,

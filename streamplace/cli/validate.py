@@ -28,6 +28,7 @@ from streamplace.cli.args import (
     TargetUtilizationOpt,
     WeightsOpt,
 )
+from streamplace.cli.bundle import refuse_for_bundles
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
@@ -74,11 +75,8 @@ def validate_command(
     if len(files) > 3:
         given = {"--html": html_, "--current": current, "--max-moves": max_moves,
                  "--ignore-names": ignore_names}
-        for flag, value in given.items():
-            if value:
-                raise InputError.single(f"{flag} does not apply to several applications yet",
-                                        "drop it, or validate one application at a time "
-                                        "with --occupied of the others", path=flag)
+        refuse_for_bundles(given, "drop it, or validate one application at a time with "
+                                  "--occupied of the others")
         validate_bundle(files[:-2], files[-2], files[-1], opts.limit_values(
             max_response_time, min_availability, max_cost, max_traffic, max_network_usage,
             max_elastic_energy), opts.build_objective(objective, weights, network_metric),

@@ -88,12 +88,9 @@ def solve(instance: Instance, scenario: Scenario, time_limit: float | None,
 
 def solve_bundle(joint: JointInstance, scenario: Scenario, settings: Settings) -> JointResult:
     """What ``streamplace solve APP1 APP2 ... INFRA --bundle MODE`` runs."""
-    from streamplace.solve.joint.lexicographic import solve_lexicographic
-    from streamplace.solve.joint.solve import place_in_priority_order, solve_joint
+    from streamplace.solve.joint.modes import PLACEMENTS
 
-    run = {"joint": solve_joint, "lexicographic": solve_lexicographic,
-           "priority": place_in_priority_order}[settings.bundle or "joint"]
-    return run(joint, get_method(scenario.method),
+    return PLACEMENTS[settings.bundle or "joint"](joint, get_method(scenario.method),
                SolveOptions(time_limit=settings.time_limit, seed=scenario.seed))
 
 

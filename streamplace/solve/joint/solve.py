@@ -1,4 +1,4 @@
-"""Placing a bundle: the joint program (odrp, odp), or one application after another in
+"""Placing a bundle: the joint program (odrp), or one application after another in
 priority order with any method, each beside the load of those placed before it."""
 
 from __future__ import annotations
