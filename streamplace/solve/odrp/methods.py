@@ -73,6 +73,8 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
         relaxation = relaxation_bound(data, budget) \
             if formulation == FormulationName.COMPACT else None
         relaxed = relaxation.bound if relaxation is not None else None
+        if primal is not None and relaxation is not None and relaxation.start is not None:
+            primal.offer(relaxation.start)
         _say_bound(options, budget, primal, relaxed)
         if relaxation is not None and primal is not None and \
                 not relaxation.time_for_program(budget):

@@ -2,7 +2,9 @@
 
 A thread improves the start plan by the local search on F (local_search.py), then by the
 large-neighbourhood search (lns.py), while the main thread builds the whole program
-and HiGHS solves it (HiGHS runs in its own thread without Python's lock, so on two cores
+and HiGHS solves it. A plan offered meanwhile (the relaxation's LP optimum rounded,
+rounding.py) is climbed too, at the search's next turn, and the search goes on from the
+better of the two (HiGHS runs in its own thread without Python's lock, so on two cores
 both run at full speed). When the solver stops, the search is stopped too and its plan
 competes with the solver's on the evaluator's F; the bound is the solver's alone. The
 search never makes a result ``optimal``: only the solver's proof does.
@@ -23,11 +25,13 @@ from streamplace.solve.odrp.data import OdrpData
 
 if TYPE_CHECKING:
     from streamplace.solve.odrp.primal.lns import LnsResult
+    from streamplace.solve.odrp.primal.local_search import SearchResult
 
 SEARCH_SHARE = 0.3  # of a time limit, for the local search
 SEARCH_WORK = 300_000  # moves at most: without a time limit the search ends the same anywhere
 LNS_SHARE = 0.55  # of a time limit, for the large-neighbourhood search after it
 LNS_ROUNDS = 60  # sub-programs at most (per phase)
+LNS_CHUNK = 10  # sub-programs between two looks at an offered plan
 MIN_PHASE = 0.5  # seconds: less is not worth a sub-program
 SECOND_SEED = 7919  # the second worker's seed offset (any other stream of choices)
 WATCH = 0.05  # seconds between looks at the interrupt while the workers run alone
@@ -48,6 +52,8 @@ class PrimalSearch:
     climbed: threading.Event = field(default_factory=threading.Event)  # local search done
     value: float = -math.inf  # F of ``plan``
     second: LnsResult | None = None  # the second worker's, when it ran
+    offered: Plan | None = None  # a plan to climb from too, taken once
+    _offer_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def start(cls, data: OdrpData, given: Plan, budget: Budget, seed: int) -> PrimalSearch:
@@ -55,6 +61,32 @@ class PrimalSearch:
         search.thread = threading.Thread(target=search._run, name="odrp-primal", daemon=True)
         search.thread.start()
         return search
+
+    def offer(self, plan: Plan) -> None:
+        """A plan found elsewhere: a worker climbs from it at its next turn (after the
+        local search, between rounds of the large-neighbourhood search, or as the second
+        worker's start), and the search goes on from the better plan."""
+        with self._offer_lock:
+            self.offered = plan
+
+    def _take_offer(self) -> Plan | None:
+        with self._offer_lock:
+            plan, self.offered = self.offered, None
+        return plan
+
+    def _climb_offer(self) -> SearchResult | None:
+        """The local search from the offered plan, when there is one and it holds."""
+        from streamplace.solve.odrp.primal.local_search import improve
+
+        plan = self._take_offer()
+        if plan is None or self.halt:
+            return None
+        found = improve(self.data, plan, self._phase(SEARCH_SHARE, SEARCH_WORK), self.seed)
+        self.counters.update(offered_F=found.start_value, offered_search_F=found.value)
+        if found.value == -math.inf or placement_violations(
+                self.data.graph, self.data.network, found.plan):
+            return None
+        return found
 
     @staticmethod
     def finish(search: PrimalSearch | None, plan: Plan | None, alone: bool = False,
@@ -91,11 +123,15 @@ class PrimalSearch:
             self.plan, self.value = second.plan, second.value
 
     def _second_worker(self) -> None:
-        from streamplace.solve.odrp.primal.lns import lns
+        from streamplace.solve.odrp.primal.lns import LnsResult, lns
 
         try:
             self.climbed.wait()
-            start = self.plan
+            start, value = self.plan, self.value
+            offered = self._climb_offer()
+            if offered is not None and offered.value > value:
+                start, value = offered.plan, offered.value
+                self.second = LnsResult(start, value, 0, 0)
             phase = self._phase(1.0)
             if start is None or self.halt or (
                     phase.time_limit is not None and phase.time_limit <= MIN_PHASE):
@@ -127,6 +163,11 @@ class PrimalSearch:
         finally:
             self.climbed.set()  # never leave a second worker waiting
 
+    def _adopt(self, found: SearchResult | LnsResult | None) -> None:
+        if found is not None and found.value > self.value and not placement_violations(
+                self.data.graph, self.data.network, found.plan):
+            self.plan, self.value = found.plan, found.value
+
     def _search(self) -> None:
         from streamplace.solve.odrp.primal.lns import lns
         from streamplace.solve.odrp.primal.local_search import improve
@@ -147,17 +188,20 @@ class PrimalSearch:
             return
         rounds = improved = 0
         seconds = 0.0
-        while not self.halt:  # once, or again while alone with time left
-            phase = self._phase(1.0 if self.alone else LNS_SHARE)
-            if phase.time_limit is not None and phase.time_limit <= MIN_PHASE:
+        given = self._phase(LNS_SHARE)  # the phase's end, when a solver runs beside
+        while not self.halt:  # chunk by chunk, to take an offered plan between them
+            self._adopt(self._climb_offer())
+            phase = self._phase(1.0) if self.alone else given
+            left = phase.remaining()
+            most = LNS_CHUNK if self.alone else min(LNS_CHUNK, LNS_ROUNDS - rounds)
+            if (left is not None and left <= MIN_PHASE) or most <= 0:
                 break
-            deeper = lns(data, self.plan, phase, self.seed + rounds, LNS_ROUNDS)
+            began = time.perf_counter()
+            deeper = lns(data, self.plan, phase, self.seed + rounds, most)
             rounds, improved = rounds + deeper.rounds, improved + deeper.improved
-            seconds += phase.elapsed()
-            if deeper.value > self.value and not placement_violations(
-                    data.graph, data.network, deeper.plan):
-                self.plan, self.value = deeper.plan, deeper.value
-            if not self.alone or deeper.rounds == 0:
+            seconds += time.perf_counter() - began
+            self._adopt(deeper)
+            if deeper.rounds == 0:
                 break
         self.counters.update(lns_rounds=rounds, lns_improved=improved,
                              lns_seconds=round(seconds, 3), lns_F=self.value)
