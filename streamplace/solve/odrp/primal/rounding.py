@@ -7,8 +7,8 @@ over the nodes in use, so moving one replica off a node gains nothing until the 
 empty, and every move on the way costs response time. The LP pays for a node's use in
 proportion to what it fills (the capacity rows times y[u]), so its optimum puts the load
 on few reliable nodes. On bench/odrp.py's 100 x 60 instances (2 cores) the rounded plan
-scored F 0.940 (uniform), 0.932 (spread-out pins), 0.917 (heterogeneous), 0.877 and 0.867
-(routed TataNld, brain), where the 60 s runs from the baseline had reached 0.843, 0.843,
+scored F 0.940 (uniform), 0.932 (spread-out pins), 0.917 (heterogeneous), 0.876 and 0.867
+(routed TataNld, brain), where the 60 s runs from the baseline had reached 0.842, 0.843,
 0.854, 0.890 and 0.866.
 
 Rounding: pinned operators first (their one node must not be filled by others), then the
