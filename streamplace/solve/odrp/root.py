@@ -80,10 +80,11 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
         solved = lp.solve(phase)
         if rounds == 0:
             first_seconds = time.perf_counter() - started
-            # any end but a proof counts as out of time: one interrupted at its share's
-            # end reports neither (50 x 40 spread-out pins: 27 s, then HiGHS was
-            # started with 10 s left and abandoned with nothing)
-            first_stopped = solved not in (Ended.OPTIMAL, Ended.INFEASIBLE)
+            # an LP interrupted at its share's end may report neither (50 x 40
+            # spread-out pins: 27 s, then HiGHS was started with 10 s left and
+            # abandoned with nothing); any other end leaves HiGHS to say
+            first_stopped = solved in (Ended.STOPPED, Ended.TIME_LIMIT) or (
+                solved is Ended.OTHER and phase.expired())
             # the rounds after the first LP share a smaller part of the time: they only
             # tighten a bound the first one already gave
             if left is not None:
