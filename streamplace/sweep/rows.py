@@ -90,8 +90,9 @@ def solve_bundle(joint: JointInstance, scenario: Scenario, settings: Settings) -
     """What ``streamplace solve APP1 APP2 ... INFRA --bundle MODE`` runs."""
     from streamplace.solve.joint.modes import PLACEMENTS
 
-    return PLACEMENTS[settings.bundle or "joint"](joint, get_method(scenario.method),
-               SolveOptions(time_limit=settings.time_limit, seed=scenario.seed))
+    place = PLACEMENTS[settings.bundle or "joint"]
+    return place(joint, get_method(scenario.method),
+                 SolveOptions(time_limit=settings.time_limit, seed=scenario.seed))
 
 
 def outcome(scenario: Scenario, result: SolveResult, settings: Settings,

@@ -75,7 +75,7 @@ class PrimalSearch:
         return plan
 
     def _climb_offer(self) -> SearchResult | None:
-        """The local search from the offered plan, when there is one and it holds."""
+        """The local search from the offered plan, when there is one."""
         from streamplace.solve.odrp.primal.local_search import improve
 
         plan = self._take_offer()
@@ -83,10 +83,7 @@ class PrimalSearch:
             return None
         found = improve(self.data, plan, self._phase(SEARCH_SHARE, SEARCH_WORK), self.seed)
         self.counters.update(offered_F=found.start_value, offered_search_F=found.value)
-        if found.value == -math.inf or placement_violations(
-                self.data.graph, self.data.network, found.plan):
-            return None
-        return found
+        return found  # checked where it is adopted (_adopt)
 
     @staticmethod
     def finish(search: PrimalSearch | None, plan: Plan | None, alone: bool = False,
@@ -117,10 +114,7 @@ class PrimalSearch:
                 worker.join(WATCH)
                 if self.budget.interrupted:
                     self.halt.set()
-        second = self.second
-        if second is not None and second.value > self.value and not placement_violations(
-                self.data.graph, self.data.network, second.plan):
-            self.plan, self.value = second.plan, second.value
+        self._adopt(self.second)
 
     def _second_worker(self) -> None:
         from streamplace.solve.odrp.primal.lns import LnsResult, lns
@@ -131,6 +125,7 @@ class PrimalSearch:
             offered = self._climb_offer()
             if offered is not None and offered.value > value:
                 start, value = offered.plan, offered.value
+                # it competes as the second worker's plan even where no round follows
                 self.second = LnsResult(start, value, 0, 0)
             phase = self._phase(1.0)
             if start is None or self.halt or (
@@ -164,6 +159,7 @@ class PrimalSearch:
             self.climbed.set()  # never leave a second worker waiting
 
     def _adopt(self, found: SearchResult | LnsResult | None) -> None:
+        """Go on from ``found`` where it is better and breaks no constraint."""
         if found is not None and found.value > self.value and not placement_violations(
                 self.data.graph, self.data.network, found.plan):
             self.plan, self.value = found.plan, found.value

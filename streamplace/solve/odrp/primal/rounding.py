@@ -23,58 +23,46 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from streamplace.model.application import Operator
 from streamplace.model.evaluate.constraints import placement_violations
 from streamplace.model.plan import Plan
 from streamplace.solve.odrp.compact import CompactModel
 from streamplace.solve.odrp.data import OdrpData
-
-ROOM = 1e-9  # resource amounts are compared with this slack
+from streamplace.solve.placement import PlacementState
 
 
 def round_relaxation(data: OdrpData, built: CompactModel, values: Sequence[float],
                      ) -> Plan | None:
     """The plan rounded from ``values`` (an LP optimum of ``built``), None where an
     operator finds no room or the plan breaks a constraint."""
-    free = {u: {dim: data.capacity(u, dim) for dim in data.dims}
-            for u in data.network.processors}
+    state = PlacementState(data.graph, data.network, {}, data.cands,  # counts: chosen below
+                           {op.id: {} for op in data.ops})
     use: dict[str, float] = {}
     for (_op, u), cells in built.cells.items():
         use[u] = use.get(u, 0.0) + sum(values[col] for _m, _a, col in cells)
-    placement: dict[str, dict[str, int]] = {}
     for op in sorted(data.ops, key=lambda o: len(data.cands[o.id]) > 1):  # stable: DAG order
         # the count the LP weighs most, else the next, where the first finds no room
-        for m in sorted(data.counts[op.id], key=lambda k: (-values[built.c[(op.id, k)]], k)):
-            reps = _place(data, built, values, free, use, op, m)
-            if reps is not None:
-                placement[op.id] = reps
-                break
-        else:
+        counts = sorted(data.counts[op.id], key=lambda k: (-values[built.c[(op.id, k)]], k))
+        if not any(_place(data, built, values, state, use, op.id, m) for m in counts):
             return None
-    plan = Plan.model_validate({"placement": placement, "bounds_used": data.bounds_used()})
+    plan = Plan.model_validate({"placement": state.nodes, "bounds_used": data.bounds_used()})
     return None if placement_violations(data.graph, data.network, plan) else plan
 
 
 def _place(data: OdrpData, built: CompactModel, values: Sequence[float],
-           free: dict[str, dict[str, float]], use: dict[str, float], op: Operator,
-           m: int) -> dict[str, int] | None:
-    """``m`` replicas of ``op`` by LP share, taken out of ``free``; None (``free`` as it
-    was) where one finds no room."""
-    want = {u: m * sum(values[col] / count for count, _a, col in
-                       built.cells.get((op.id, u), []))
-            for u in data.cands[op.id]}
-    need = {dim: op.resources.get(dim, 0.0) for dim in data.dims}
-    reps: dict[str, int] = {}
+           state: PlacementState, use: dict[str, float], op: str, m: int) -> bool:
+    """Place ``m`` replicas of ``op`` by LP share; False (``state`` as it was) where one
+    finds no room."""
+    want = {u: m * sum(values[col] / count for count, _a, col in built.cells.get((op, u), []))
+            for u in data.cands[op]}
+    placed = state.nodes[op]
     for _ in range(m):
-        room = [u for u in data.cands[op.id]
-                if reps.get(u, 0) < data.node_cap(op, u, m)
-                and all(free[u][dim] + ROOM >= need[dim] + reps.get(u, 0) * need[dim]
-                        for dim in data.dims)]
+        room = [u for u in data.cands[op] if placed.get(u, 0) < data.node_cap(
+            state.op(op), u, m) and state.fits(op, u)]
         if not room:
-            return None
-        u = max(room, key=lambda v: (want[v] - reps.get(v, 0), use.get(v, 0.0)))
-        reps[u] = reps.get(u, 0) + 1
-    for u, count in reps.items():
-        for dim in data.dims:
-            free[u][dim] -= count * need[dim]
-    return reps
+            for u, count in list(placed.items()):
+                for _ in range(count):
+                    state.remove(op, u)
+            return False
+        state.place(op, max(room, key=lambda v: (want[v] - placed.get(v, 0), use.get(v, 0.0))))
+    state.counts[op] = m
+    return True
