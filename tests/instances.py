@@ -82,6 +82,35 @@ def spread_instance(seed: int) -> Instance:
                     Objective.model_validate({"weights": weights}))
 
 
+def two_sinks_instance(seed: int) -> Instance:
+    """A pinned source and two sinks pinned far apart, a chain of two replicable
+    operators feeding both: R is the farther sink's path, which an LP that averages over
+    an operator's nodes halves by keeping it half near each sink."""
+    rng = random.Random(2000 + seed)
+    nodes = [{"id": f"n{u}", "resources": rng.choice([2, 3]),
+              "speedup": rng.choice([1.0, 1.5]),
+              "availability": rng.choice([0.99, 1.0])} for u in range(4)]
+    # n3 is a hub near the source; n1 and n2, where the sinks are, lie far apart
+    far = rng.uniform(0.03, 0.06)
+    delay = {(0, 1): rng.uniform(0.01, 0.03), (0, 2): rng.uniform(0.01, 0.03), (1, 2): far,
+             (0, 3): rng.uniform(0.002, 0.01), (1, 3): rng.uniform(0.01, 0.03),
+             (2, 3): rng.uniform(0.01, 0.03)}
+    links = [{"from": f"n{u}", "to": f"n{v}", "delay": d} for (u, v), d in delay.items()]
+    ops = [{"id": "src", "service_rate": 200, "candidates": ["n0"]},
+           {"id": "a", "service_rate": rng.uniform(25, 60), "max_replicas": 2},
+           {"id": "b", "service_rate": rng.uniform(25, 60), "max_replicas": 2},
+           {"id": "east", "latency": 0.002, "candidates": ["n1"]},
+           {"id": "west", "latency": 0.002, "candidates": ["n2"]}]
+    streams = [{"from": x, "to": y, "rate": 20, "tuple_size": 100}
+               for x, y in (("src", "a"), ("a", "b"), ("b", "east"), ("b", "west"))]
+    weights = [{"response_time": 1.0}, {"response_time": 1.0, "availability": 0.5},
+               {"response_time": 1.0, "network": 0.5}][seed % 3]
+    return Instance(make_app({"name": f"two-sinks{seed}", "operators": ops,
+                              "streams": streams}),
+                    make_infra({"name": "four", "nodes": nodes, "links": links}),
+                    Objective.model_validate({"weights": weights}))
+
+
 # ------------------------------------------------------------------ Benoit (trees)
 
 def tiny_tree(seed: int, constr: bool) -> Instance:

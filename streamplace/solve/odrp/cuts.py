@@ -38,7 +38,7 @@ def landmark_potentials(data: OdrpData, m_: LinearModel, cells: Cells,
         return []
     nodes = sorted({u for cands in data.cands.values() for u in cands})
     index = {u: k for k, u in enumerate(nodes)}
-    dist = _closure(nodes, distance or (lambda u, v: data.link(u, v).delay))
+    dist = closure(nodes, distance or (lambda u, v: data.link(u, v).delay))
     potentials = []
     for landmark in landmarks:
         if landmark not in index:
@@ -66,7 +66,7 @@ def delay_potentials(data: OdrpData, m_: LinearModel, cells: Cells) -> list[dict
     return landmark_potentials(data, m_, cells)
 
 
-def _closure(nodes: list[str], distance: Callable[[str, str], float]) -> np.ndarray:
+def closure(nodes: list[str], distance: Callable[[str, str], float]) -> np.ndarray:
     """Floyd-Warshall over the symmetrised distances: the metric closure (inf where no
     route)."""
     dist = np.array([[0.0 if u == v else min(distance(u, v), distance(v, u)) for v in nodes]

@@ -1,0 +1,93 @@
+"""Rows on the response time through each operator's nodes (docs/models.md sec. 2).
+
+R is a maximum over the sinks, and each stream's delay D a maximum over the pairs of nodes
+the two operators use. The LP pays for a fractional operator the average of its replicas'
+delays instead, path by path, so an operator half near one pinned sink and half near
+another seems half as far from each as it is (R is then the larger of two halves, where
+a plan pays the whole distance to one of them). These rows average over an operator's
+nodes what a replica there makes R at least, the maximum over the sinks taken first.
+
+For a replica of operator i on node u, every pinned ancestor a (on n_a) reaches it through
+a chain of replicas of the operators between them, each hop a pair of nodes that both
+streams use, so its delay is at least d''(n_a, u), d'' being the metric closure of the
+symmetrised delays (cuts.py); every operator on the way adds at least its least latency.
+So, with head_i(u) the largest such sum over i's ancestors and tail_i(u) over its
+descendants (a pinned one's own tail included):
+
+    T_i >= lat_i + sum_u p_i(u) head_i(u)        R >= T_i + sum_u p_i(u) tail_i(u)
+
+hold for every plan (the averages over i's replicas are at most their maxima), and do
+not change the program's optimum.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from streamplace.solve.mip.model import LinearModel
+from streamplace.solve.odrp.cuts import Cells, closure
+from streamplace.solve.odrp.data import OdrpData
+
+
+def add_path_rows(data: OdrpData, m_: LinearModel, cells: Cells, arrival: dict[str, int],
+                  lat: dict[str, int], r: int) -> None:
+    """The two rows per operator where they say more than the arrival rows."""
+    nodes = sorted({u for cands in data.cands.values() for u in cands})
+    index = {u: k for k, u in enumerate(nodes)}
+    dist = closure(nodes, lambda u, v: data.link(u, v).delay)
+    least = {op.id: _least_latency(data, op.id) for op in data.ops}
+    at = {op: np.array([index[u] for u in c], dtype=np.int64) for op, c in data.cands.items()}
+    order = data.graph.topological_order()
+    preds: dict[str, list[str]] = {op: [] for op in order}
+    succs: dict[str, list[str]] = {op: [] for op in order}
+    for s in data.streams:
+        preds[s.target].append(s.source)
+        succs[s.source].append(s.target)
+    head = _reach(order, preds, at, least, dist)
+    tail = _reach(order[::-1], succs, at, least, dist)
+    for op in order:
+        if preds[op]:
+            _row(m_, cells, data.cands[op], index, op, head[op], [arrival[op], lat[op]])
+        if succs[op]:
+            _row(m_, cells, data.cands[op], index, op, tail[op], [r, arrival[op]])
+
+
+def _row(m_: LinearModel, cells: Cells, cands: list[str], index: dict[str, int], op: str,
+         reach: np.ndarray, cols: list[int]) -> None:
+    """``cols[0] - cols[1] >= sum_u p(u) reach(u)``, where reach is positive somewhere."""
+    terms: list[tuple[int, float]] = []
+    for u in cands:
+        value = float(reach[index[u]])
+        if 0 < value < math.inf:
+            terms.extend((col, -value / m) for m, _a, col in cells[(op, u)])
+    if terms:
+        m_.row([*cols, *(col for col, _v in terms)], [1.0, -1.0, *(v for _c, v in terms)],
+               lo=0.0, family="path rows")
+
+
+def _reach(order: list[str], before: dict[str, list[str]], cands: dict[str, np.ndarray],
+           least: dict[str, float], dist: np.ndarray) -> dict[str, np.ndarray]:
+    """Per operator and node u of the network, a lower bound on the time between it and
+    the ends of the DAG on the side of ``before`` (its predecessors: from the sources'
+    start to its own; its successors: from its end to R) when one of its replicas runs on
+    u. ``order`` lists every operator after those before it; ``cands`` their nodes."""
+    n = dist.shape[0]
+    out: dict[str, np.ndarray] = {}
+    for op in order:
+        reach = np.zeros(n)
+        for other in before[op]:
+            # other runs on some node w of its candidates: its own bound there and its
+            # latency, then a hop from w to u
+            at = cands[other]
+            via = np.min((out[other][at] + least[other])[:, None] + dist[at, :], axis=0)
+            np.maximum(reach, np.where(np.isfinite(via), via, 0.0), out=reach)
+        out[op] = reach
+    return out
+
+
+def _least_latency(data: OdrpData, op_id: str) -> float:
+    op = next(o for o in data.ops if o.id == op_id)
+    fastest = max(data.speedup(u) for u in data.cands[op_id])
+    return min(data.latency(op, m) for m in data.counts[op_id]) / fastest
