@@ -29,7 +29,7 @@ def lp_optimum(model) -> float:
 
 @pytest.mark.parametrize("products", [True, False])
 def test_every_relaxation_bounds_the_brute_force_optimum(products):
-    compared = landmarks = capacity_times_use = path_rows = 0
+    compared = landmarks = capacity_times_use = through_rows = 0
     for instance in BATTERY:
         expected = best_utility(instance)
         if expected is None:
@@ -39,17 +39,17 @@ def test_every_relaxation_bounds_the_brute_force_optimum(products):
         assert lp_optimum(model) >= expected - 1e-7, instance.app.name
         compared += 1
         landmarks += model.row_family.count("landmark cuts")
-        path_rows += model.row_family.count("path rows")
+        through_rows += model.row_family.count("through rows")
         capacity_times_use += any(
             family == "capacity (eq. 23)" and hi == 0.0
             for family, hi in zip(model.row_family, model.row_hi, strict=True))
     assert compared >= 15
-    assert landmarks > 0 and capacity_times_use > 0 and path_rows > 0, \
+    assert landmarks > 0 and capacity_times_use > 0 and through_rows > 0, \
         "the rows under test were not built"
 
 
-def test_path_rows_tighten_the_lp_where_sinks_lie_apart_and_keep_it_exact(monkeypatch):
-    """The rows on R through an operator's nodes (path_rows.py): with two sinks pinned
+def test_through_rows_tighten_the_lp_where_sinks_lie_apart_and_keep_it_exact(monkeypatch):
+    """The rows on R through an operator's nodes (through_rows.py): with two sinks pinned
     far apart, the LP can no longer keep an operator half near each for half the
     distance; the LP still bounds the brute-force optimum, and the program with the
     rows still reaches it."""
@@ -64,11 +64,11 @@ def test_path_rows_tighten_the_lp_where_sinks_lie_apart_and_keep_it_exact(monkey
         expected = best_utility(instance)
         assert expected is not None
         model = build_compact(prepare(instance), None, "all").model
-        assert "path rows" in model.row_family
+        assert "through rows" in model.row_family
         bound = lp_optimum(model)
         assert bound >= expected - 1e-7, seed
         with monkeypatch.context() as patch:
-            patch.setattr(compact, "add_path_rows", lambda *args: None)
+            patch.setattr(compact, "add_through_rows", lambda *args: None)
             loose = lp_optimum(build_compact(prepare(instance), None, "all").model)
         assert bound <= loose + 1e-9, seed
         tighter += bound < loose - 1e-4

@@ -39,8 +39,8 @@ from streamplace.solve.odrp.data import OdrpData
 from streamplace.solve.odrp.delays import LAZY_DELAYS_FROM, DelayRows, delay_row_count
 from streamplace.solve.odrp.limits import add_limits
 from streamplace.solve.odrp.network import Share, add_traffic
-from streamplace.solve.odrp.path_rows import add_path_rows
 from streamplace.solve.odrp.reconfiguration import add_reconfiguration
+from streamplace.solve.odrp.through_rows import add_through_rows
 
 
 @dataclass
@@ -239,7 +239,7 @@ def _response_time(data: OdrpData, out: CompactModel, z: dict[tuple[str, str], i
                [1.0, -1.0, -1.0, -1.0], lo=0.0, family="arrival times (eqs. 8-9)")
     for sink in data.graph.sinks:
         m_.row([r, arrival[sink]], [1.0, -1.0], lo=0.0, family="response time (eq. 22)")
-    add_path_rows(data, m_, out.cells, arrival, lat, r)
+    add_through_rows(data, m_, out.cells, arrival, lat, r)
     return r
 
 

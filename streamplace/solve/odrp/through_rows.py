@@ -1,4 +1,4 @@
-"""Rows on the response time through each operator's nodes (docs/models.md sec. 2).
+"""Through rows: R through each operator's nodes (docs/models.md sec. 2).
 
 R is a maximum over the sinks, and each stream's delay D a maximum over the pairs of nodes
 the two operators use. The LP pays for a fractional operator the average of its replicas'
@@ -31,7 +31,7 @@ from streamplace.solve.odrp.cuts import Cells, closure
 from streamplace.solve.odrp.data import OdrpData
 
 
-def add_path_rows(data: OdrpData, m_: LinearModel, cells: Cells, arrival: dict[str, int],
+def add_through_rows(data: OdrpData, m_: LinearModel, cells: Cells, arrival: dict[str, int],
                   lat: dict[str, int], r: int) -> None:
     """The two rows per operator where they say more than the arrival rows."""
     nodes = sorted({u for cands in data.cands.values() for u in cands})
@@ -64,7 +64,7 @@ def _row(m_: LinearModel, cells: Cells, cands: list[str], index: dict[str, int],
             terms.extend((col, -value / m) for m, _a, col in cells[(op, u)])
     if terms:
         m_.row([*cols, *(col for col, _v in terms)], [1.0, -1.0, *(v for _c, v in terms)],
-               lo=0.0, family="path rows")
+               lo=0.0, family="through rows")
 
 
 def _reach(order: list[str], before: dict[str, list[str]], cands: dict[str, np.ndarray],
