@@ -28,16 +28,26 @@ import numpy as np
 
 from streamplace.solve.mip.model import LinearModel
 from streamplace.solve.odrp.cuts import Cells, closure
-from streamplace.solve.odrp.data import OdrpData
+from streamplace.solve.odrp.data import OdrpData, compact_columns
+
+# estimated columns (30 x 20: 4,956-9,542 on bench/odrp.py's families; 50 x 40: 21,306-
+# 31,980). Each row holds every cell of its operator: at 100 x 60 (spread-out pins) they
+# slowed the relaxation's LP past its share of a minute, which then gave neither bound nor
+# start, and from 50 x 40 on they moved no bound by more than 0.0001
+THROUGH_ROWS_BELOW = 20_000
 
 
-def add_through_rows(data: OdrpData, m_: LinearModel, cells: Cells, arrival: dict[str, int],
-                  lat: dict[str, int], r: int) -> None:
-    """The two rows per operator where they say more than the arrival rows."""
+def add_through_rows(data: OdrpData, m_: LinearModel, cells: Cells,
+                     arrival: dict[str, int], lat: dict[str, int], r: int) -> None:
+    """The two rows per operator where they say more than the arrival rows, on models
+    below :data:`THROUGH_ROWS_BELOW` estimated columns."""
+    if compact_columns(data) >= THROUGH_ROWS_BELOW:
+        return
     nodes = sorted({u for cands in data.cands.values() for u in cands})
     index = {u: k for k, u in enumerate(nodes)}
     dist = closure(nodes, lambda u, v: data.link(u, v).delay)
-    least = {op.id: _least_latency(data, op.id) for op in data.ops}
+    least = {op.id: min(data.latency(op, m) for m in data.counts[op.id])
+             / max(data.speedup(u) for u in data.cands[op.id]) for op in data.ops}
     at = {op: np.array([index[u] for u in c], dtype=np.int64) for op, c in data.cands.items()}
     order = data.graph.topological_order()
     preds: dict[str, list[str]] = {op: [] for op in order}
@@ -61,7 +71,7 @@ def _row(m_: LinearModel, cells: Cells, cands: list[str], index: dict[str, int],
     for u in cands:
         value = float(reach[index[u]])
         if 0 < value < math.inf:
-            terms.extend((col, -value / m) for m, _a, col in cells[(op, u)])
+            terms.extend((col, -value / m) for m, _a, col in cells.get((op, u), []))
     if terms:
         m_.row([*cols, *(col for col, _v in terms)], [1.0, -1.0, *(v for _c, v in terms)],
                lo=0.0, family="through rows")
@@ -86,8 +96,3 @@ def _reach(order: list[str], before: dict[str, list[str]], cands: dict[str, np.n
         out[op] = reach
     return out
 
-
-def _least_latency(data: OdrpData, op_id: str) -> float:
-    op = next(o for o in data.ops if o.id == op_id)
-    fastest = max(data.speedup(u) for u in data.cands[op_id])
-    return min(data.latency(op, m) for m in data.counts[op_id]) / fastest
