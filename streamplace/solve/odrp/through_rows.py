@@ -7,12 +7,13 @@ another seems half as far from each as it is (R is then the larger of two halves
 a plan pays the whole distance to one of them). These rows average over an operator's
 nodes what a replica there makes R at least, the maximum over the sinks taken first.
 
-For a replica of operator i on node u, every pinned ancestor a (on n_a) reaches it through
-a chain of replicas of the operators between them, each hop a pair of nodes that both
-streams use, so its delay is at least d''(n_a, u), d'' being the metric closure of the
-symmetrised delays (cuts.py); every operator on the way adds at least its least latency.
-So, with head_i(u) the largest such sum over i's ancestors and tail_i(u) over its
-descendants (a pinned one's own tail included):
+For a replica of operator i on node u, each ancestor a reaches it through a chain of
+replicas of the operators between them, each hop a pair of nodes that its stream uses, so
+the chain's delay is at least d''(w, u) from whichever node w runs a's replica, d'' being
+the metric closure of the symmetrised delays (cuts.py); every operator on the way adds at
+least its least latency. So, with head_i(u) the largest such time over i's ancestors (the
+least over the nodes each may run on, a pinned one's being its node) and tail_i(u) the
+same over its descendants:
 
     T_i >= lat_i + sum_u p_i(u) head_i(u)        R >= T_i + sum_u p_i(u) tail_i(u)
 
@@ -95,4 +96,3 @@ def _reach(order: list[str], before: dict[str, list[str]], cands: dict[str, np.n
             np.maximum(reach, np.where(np.isfinite(via), via, 0.0), out=reach)
         out[op] = reach
     return out
-
