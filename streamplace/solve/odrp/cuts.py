@@ -36,9 +36,7 @@ def landmark_potentials(data: OdrpData, m_: LinearModel, cells: Cells,
     landmarks = sorted(set(pinned), key=lambda u: (-pinned.count(u), u))[:MAX_LANDMARKS]
     if not landmarks:
         return []
-    nodes = sorted({u for cands in data.cands.values() for u in cands})
-    index = {u: k for k, u in enumerate(nodes)}
-    dist = closure(nodes, distance or (lambda u, v: data.link(u, v).delay))
+    index, dist = candidate_closure(data, distance)
     potentials = []
     for landmark in landmarks:
         if landmark not in index:
@@ -66,7 +64,16 @@ def delay_potentials(data: OdrpData, m_: LinearModel, cells: Cells) -> list[dict
     return landmark_potentials(data, m_, cells)
 
 
-def closure(nodes: list[str], distance: Callable[[str, str], float]) -> np.ndarray:
+def candidate_closure(data: OdrpData, distance: Callable[[str, str], float] | None = None,
+                      ) -> tuple[dict[str, int], np.ndarray]:
+    """The metric closure of ``distance`` (the link delays unless given) over every
+    operator's candidate nodes, and each node's index in it."""
+    nodes = sorted({u for cands in data.cands.values() for u in cands})
+    dist = _closure(nodes, distance or (lambda u, v: data.link(u, v).delay))
+    return {u: k for k, u in enumerate(nodes)}, dist
+
+
+def _closure(nodes: list[str], distance: Callable[[str, str], float]) -> np.ndarray:
     """Floyd-Warshall over the symmetrised distances: the metric closure (inf where no
     route)."""
     dist = np.array([[0.0 if u == v else min(distance(u, v), distance(v, u)) for v in nodes]

@@ -28,13 +28,13 @@ import math
 import numpy as np
 
 from streamplace.solve.mip.model import LinearModel
-from streamplace.solve.odrp.cuts import Cells, closure
+from streamplace.solve.odrp.cuts import Cells, candidate_closure
 from streamplace.solve.odrp.data import OdrpData, compact_columns
 
 # estimated columns (30 x 20: 4,956-9,542 on bench/odrp.py's families; 50 x 40: 21,306-
 # 31,980). Each row holds every cell of its operator: at 100 x 60 (spread-out pins) they
 # slowed the relaxation's LP past its share of a minute, which then gave neither bound nor
-# start, and from 50 x 40 on they moved no bound by more than 0.0001
+# start, and at 50 x 40 (each of the four families) they moved no bound by more than 0.0001
 THROUGH_ROWS_BELOW = 20_000
 
 
@@ -44,18 +44,11 @@ def add_through_rows(data: OdrpData, m_: LinearModel, cells: Cells,
     below :data:`THROUGH_ROWS_BELOW` estimated columns."""
     if compact_columns(data) >= THROUGH_ROWS_BELOW:
         return
-    nodes = sorted({u for cands in data.cands.values() for u in cands})
-    index = {u: k for k, u in enumerate(nodes)}
-    dist = closure(nodes, lambda u, v: data.link(u, v).delay)
+    index, dist = candidate_closure(data)
     least = {op.id: min(data.latency(op, m) for m in data.counts[op.id])
              / max(data.speedup(u) for u in data.cands[op.id]) for op in data.ops}
     at = {op: np.array([index[u] for u in c], dtype=np.int64) for op, c in data.cands.items()}
-    order = data.graph.topological_order()
-    preds: dict[str, list[str]] = {op: [] for op in order}
-    succs: dict[str, list[str]] = {op: [] for op in order}
-    for s in data.streams:
-        preds[s.target].append(s.source)
-        succs[s.source].append(s.target)
+    order, preds, succs = data.graph.topological_order(), data.graph.preds, data.graph.succs
     head = _reach(order, preds, at, least, dist)
     tail = _reach(order[::-1], succs, at, least, dist)
     for op in order:
