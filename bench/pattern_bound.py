@@ -51,7 +51,7 @@ from streamplace.solve.mip.persistent import Ended, PersistentModel
 from streamplace.solve.odrp.compact import CompactModel, build_compact
 from streamplace.solve.odrp.data import OdrpData, prepare
 from streamplace.solve.odrp.root import cut_root
-from streamplace.solve.odrp.share_cuts import _Side
+from streamplace.solve.odrp.share_cuts import ReplicaShares
 
 PRICED = 1e-7    # a pattern whose reduced cost is above this enters
 VIOLATION = 1e-6  # of F, as for odrp's share cuts
@@ -200,7 +200,8 @@ def transport_cuts(master: Master, x: np.ndarray) -> list[tuple[float, float, li
     for index, column, weights in master.costs:
         s = streams[index]
         ups, downs = data.cands[s.source], data.cands[s.target]
-        up, down = _Side.of(s.source, ups, built.cells), _Side.of(s.target, downs, built.cells)
+        up = ReplicaShares.of(s.source, ups, built.cells)
+        down = ReplicaShares.of(s.target, downs, built.cells)
         p_up, p_down = np.clip(up.shares(x), 0, None), np.clip(down.shares(x), 0, None)
         if p_up.sum() <= 0 or p_down.sum() <= 0:
             continue
@@ -262,7 +263,7 @@ def measure(case_name: str, inst: Instance, max_rounds: int, delays: bool) -> No
         for counts in ({}, {i: reps.get(u, 0) for i, reps in seed.items()
                             if (i, u) in master.built.z}):
             lp.add_column(0.0, 0.0, math.inf, *map(np.array, pattern_column(master, u, counts)))
-    lagrangian, columns, cuts, value = math.inf, 0, 0, math.inf
+    lagrangian, columns, cuts, value, converged = math.inf, 0, 0, math.inf, False
     x = np.zeros(0)
     for round_ in range(max_rounds):
         if lp.solve(Budget(None)) is not Ended.OPTIMAL:
@@ -288,8 +289,10 @@ def measure(case_name: str, inst: Instance, max_rounds: int, delays: bool) -> No
                   f"{columns} patterns, {cuts} cuts, {time.perf_counter() - started:.1f} s",
                   flush=True)
         if not (entered or found):
+            converged = True
             break
-    print(f"  pattern bound: {min(lagrangian, value):.5f} "
+    # the LP of the patterns so far is no bound (it lacks columns) until none would enter
+    print(f"  pattern bound: {lagrangian:.5f}{'' if converged else ' (not converged)'} "
           f"({time.perf_counter() - started:.1f} s)")
     print(f"  LP terms: {terms(master.built.model, x)} "
           f"(offset {master.built.model.offset:.4f})")

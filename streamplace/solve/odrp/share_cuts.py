@@ -46,7 +46,7 @@ class ShareCut:
 
 
 @dataclass(frozen=True)
-class _Side:
+class ReplicaShares:
     """One operator's replica shares p(u) over its candidates, as columns t/m."""
 
     cols: np.ndarray
@@ -55,7 +55,7 @@ class _Side:
     nodes: int
 
     @classmethod
-    def of(cls, op: str, cands: list[str], cells: Cells) -> _Side:
+    def of(cls, op: str, cands: list[str], cells: Cells) -> ReplicaShares:
         cols, node, weight = [], [], []
         for k, u in enumerate(cands):
             for m, _a, col in cells.get((op, u), []):
@@ -83,8 +83,8 @@ class _Side:
 @dataclass(frozen=True)
 class _Stream:
     share: Share
-    up: _Side
-    down: _Side
+    up: ReplicaShares
+    down: ReplicaShares
 
 
 class ShareCuts:
@@ -96,8 +96,8 @@ class ShareCuts:
             share = shares.get(s.index)
             if share is not None and share.weights.size and share.weights.max() > 0:
                 self._streams.append(_Stream(
-                    share, _Side.of(s.source, data.cands[s.source], cells),
-                    _Side.of(s.target, data.cands[s.target], cells)))
+                    share, ReplicaShares.of(s.source, data.cands[s.source], cells),
+                    ReplicaShares.of(s.target, data.cands[s.target], cells)))
 
     def __bool__(self) -> bool:
         return bool(self._streams)
