@@ -29,6 +29,7 @@ import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -246,29 +247,31 @@ def terms(model: LinearModel, x: np.ndarray) -> dict[str, float]:
     return {name: round(float(value), 4) for name, value in split.items()}
 
 
-def measure(case_name: str, inst: Instance, max_rounds: int, delays: bool) -> None:
-    data = prepare(inst)
-    started = time.perf_counter()
-    plain = build_compact(data, Budget(None))
-    root = cut_root(data, plain, Budget(None))
-    print(f"  compact root LP with share cuts: {root.bound if root else None} "
-          f"({time.perf_counter() - started:.1f} s)", flush=True)
-    started = time.perf_counter()
-    master = build_master(data, delays)
+@dataclass(frozen=True)
+class PatternBound:
+    bound: float      # the Lagrangian bound: a bound on F at every round
+    converged: bool   # no pattern would enter and no cut was found: the LP is the bound
+    values: np.ndarray  # the last LP's columns
+    columns: int
+    cuts: int
+
+
+def pattern_bound(master: Master, seed: dict[str, dict[str, int]], max_rounds: int,
+                  progress: Callable[[int, float, float, int, int], None] | None = None,
+                  ) -> PatternBound | None:
+    """Price patterns and cut, round by round, from the empty patterns and ``seed``'s (a
+    plan's placement, which makes the first LP feasible); None if an LP did not solve."""
     lp = PersistentModel(threads=1, relaxation=True)
     lp.load(master.built.model)
-    best = kept(case_name)
-    seed = seed_placement(inst, best)
-    for u in master.nodes:  # the empty pattern, and a plan's, keep it feasible
+    for u in master.nodes:
         for counts in ({}, {i: reps.get(u, 0) for i, reps in seed.items()
                             if (i, u) in master.built.z}):
             lp.add_column(0.0, 0.0, math.inf, *map(np.array, pattern_column(master, u, counts)))
-    lagrangian, columns, cuts, value, converged = math.inf, 0, 0, math.inf, False
+    lagrangian, columns, cuts = math.inf, 0, 0
     x = np.zeros(0)
     for round_ in range(max_rounds):
         if lp.solve(Budget(None)) is not Ended.OPTIMAL:
-            print("  the master LP did not solve")
-            return
+            return None
         duals, value, x = lp.row_duals(), lp.objective, lp.values()
         bound, entered = value, 0
         for u in master.nodes:
@@ -284,17 +287,38 @@ def measure(case_name: str, inst: Instance, max_rounds: int, delays: bool) -> No
         if found:
             lp.add_rows(found)
             cuts += len(found)
-        if round_ % 10 == 0 or not (entered or found):
-            print(f"  round {round_}: LP {value:.5f}, bound {lagrangian:.5f}, "
-                  f"{columns} patterns, {cuts} cuts, {time.perf_counter() - started:.1f} s",
-                  flush=True)
+        if progress is not None:
+            progress(round_, value, lagrangian, columns, cuts)
         if not (entered or found):
-            converged = True
-            break
+            return PatternBound(lagrangian, True, x, columns, cuts)
     # the LP of the patterns so far is no bound (it lacks columns) until none would enter
-    print(f"  pattern bound: {lagrangian:.5f}{'' if converged else ' (not converged)'} "
-          f"({time.perf_counter() - started:.1f} s)")
-    print(f"  LP terms: {terms(master.built.model, x)} "
+    return PatternBound(lagrangian, False, x, columns, cuts)
+
+
+def measure(case_name: str, inst: Instance, max_rounds: int, delays: bool) -> None:
+    data = prepare(inst)
+    started = time.perf_counter()
+    plain = build_compact(data, Budget(None))
+    root = cut_root(data, plain, Budget(None))
+    print(f"  compact root LP with share cuts: {root.bound if root else None} "
+          f"({time.perf_counter() - started:.1f} s)", flush=True)
+    started = time.perf_counter()
+    master = build_master(data, delays)
+    best = kept(case_name)
+
+    def progress(round_: int, value: float, bound: float, columns: int, cuts: int) -> None:
+        if round_ % 10 == 0:
+            print(f"  round {round_}: LP {value:.5f}, bound {bound:.5f}, {columns} patterns, "
+                  f"{cuts} cuts, {time.perf_counter() - started:.1f} s", flush=True)
+
+    found = pattern_bound(master, seed_placement(inst, best), max_rounds, progress)
+    if found is None:
+        print("  an LP did not solve")
+        return
+    print(f"  pattern bound: {found.bound:.5f}{'' if found.converged else ' (not converged)'}"
+          f" ({time.perf_counter() - started:.1f} s, {found.columns} patterns, "
+          f"{found.cuts} cuts)")
+    print(f"  LP terms: {terms(master.built.model, found.values)} "
           f"(offset {master.built.model.offset:.4f})")
     if best:
         ev = evaluate(inst.app, inst.infra, Plan.model_validate({"placement": best["placement"]}),
