@@ -52,7 +52,7 @@ from streamplace.solve.mip.persistent import Ended, PersistentModel
 from streamplace.solve.odrp.compact import CompactModel, build_compact
 from streamplace.solve.odrp.data import OdrpData, prepare
 from streamplace.solve.odrp.root import cut_root
-from streamplace.solve.odrp.share_cuts import ReplicaShares
+from streamplace.solve.odrp.share_cuts import ReplicaShares, transport_duals
 
 PRICED = 1e-7    # a pattern whose reduced cost is above this enters
 VIOLATION = 1e-6  # of F, as for odrp's share cuts
@@ -73,12 +73,12 @@ class Master:
     presence: dict[tuple[str, str], int] = field(default_factory=dict)
     together: dict[tuple[int, str], int] = field(default_factory=dict)
     w: dict[tuple[int, str], int] = field(default_factory=dict)
-    delays: bool = False  # cut the stream delays D too
+    # (stream index, column, G): what the capped transport cuts bound (pair_costs)
     costs: list[tuple[int, int, np.ndarray]] = field(default_factory=list)
 
 
 def build_master(data: OdrpData, delays: bool) -> Master:
-    built = build_compact(data, Budget(None), "all")
+    built = build_compact(data, Budget(None))
     m = built.model
     nodes = [u for u in data.network.processors
              if any(data.capacity(u, dim) < math.inf for dim in data.dims)]
@@ -86,7 +86,7 @@ def build_master(data: OdrpData, delays: bool) -> Master:
     streams_on = {u: [(s.index, s.source, s.target) for s in data.streams
                       if s.source != s.target and (s.source, u) in built.z
                       and (s.target, u) in built.z] for u in nodes}
-    master = Master(data, built, nodes, ops_on, streams_on, delays=delays)
+    master = Master(data, built, nodes, ops_on, streams_on)
     with m.family("patterns"):
         for u in nodes:
             master.convexity[u] = m.row([], [], 1.0, 1.0)
@@ -102,7 +102,7 @@ def build_master(data: OdrpData, delays: bool) -> Master:
                     m.row([w, *(c for _m, _a, c in cells)],
                           [1.0, *(-1.0 / k for k, _a, _c in cells)], hi=0.0)
                 master.together[(s, u)] = m.row([w], [1.0], hi=0.0)
-    master.costs = pair_costs(master)
+    master.costs = pair_costs(data, built, delays)
     return master
 
 
@@ -149,43 +149,17 @@ def price(master: Master, u: str, duals: np.ndarray) -> tuple[float, dict[str, i
             {i: round(x[count[i]]) for i in ops})
 
 
-def capped_transport(weights: np.ndarray, supply: np.ndarray, demand: np.ndarray,
-                     caps: dict[tuple[int, int], float]
-                     ) -> tuple[np.ndarray, dict[tuple[int, int], float]] | None:
-    """Duals (alpha, gamma >= 0) of min sum G f, f's margins ``supply`` and ``demand``,
-    f(u,u) <= ``caps``."""
-    rows, cols = weights.shape
-    cap_row = {pair: rows + cols + k for k, pair in enumerate(caps)}
-    start, index, value = [0], [], []
-    for u in range(rows):
-        for v in range(cols):
-            index += [u, rows + v]
-            if (u, v) in cap_row:
-                index.append(cap_row[(u, v)])
-            value += [1.0] * (len(index) - len(value))
-            start.append(len(index))
-    lp = PersistentModel(threads=1)
-    lp.load_columns(weights.ravel(), np.zeros(rows * cols), np.full(rows * cols, np.inf),
-                    np.concatenate([supply, demand, np.full(len(caps), -np.inf)]),
-                    np.concatenate([supply, demand, list(caps.values())]),
-                    np.array(start), np.array(index), np.array(value))
-    if lp.solve(Budget(None)) is not Ended.OPTIMAL:
-        return None
-    duals = lp.row_duals()
-    return duals[:rows], {pair: max(0.0, -duals[row]) for pair, row in cap_row.items()}
-
-
-def pair_costs(master: Master) -> list[tuple[int, int, np.ndarray]]:
+def pair_costs(data: OdrpData, built: CompactModel, delays: bool,
+               ) -> list[tuple[int, int, np.ndarray]]:
     """(stream index, column, G) for each stream's share of the network term, and, with
     ``delays``, for its delay D, which is at least the mean delay of any coupling of its
     ends' shares (a plan's D is the maximum over the pairs in use)."""
-    data, built = master.data, master.built
     found = []
     for s in data.streams:
         share = built.shares.get(s.index)
         if share is not None and share.weights.size and share.weights.max() > 0:
             found.append((s.index, share.column, share.weights))
-        if master.delays and built.delays is not None and s.index in built.delays.delays:
+        if delays and built.delays is not None and s.index in built.delays.delays:
             delay = np.array([[data.link(u, v).delay if u != v else 0.0
                                for v in data.cands[s.target]] for u in data.cands[s.source]])
             if np.isfinite(delay).all() and delay.max() > 0:
@@ -208,8 +182,9 @@ def transport_cuts(master: Master, x: np.ndarray) -> list[tuple[float, float, li
             continue
         caps = {(k, downs.index(u)): max(0.0, x[master.w[(index, u)]])
                 for k, u in enumerate(ups) if (index, u) in master.w}
-        duals = capped_transport(weights, p_up / p_up.sum(), p_down / p_down.sum(), caps)
-        if duals is None:
+        duals = transport_duals(weights, p_up / p_up.sum(), p_down / p_down.sum(),
+                                Budget(None), caps)
+        if duals is None or not np.isfinite(duals[0]).all():
             continue
         alpha, gamma = duals
         bound = weights.copy()  # alpha_u + beta_v <= G(u,v); on a capped pair <= gamma
@@ -270,7 +245,9 @@ def pattern_bound(master: Master, seed: dict[str, dict[str, int]], max_rounds: i
     lagrangian, columns, cuts = math.inf, 0, 0
     x = np.zeros(0)
     for round_ in range(max_rounds):
-        if lp.solve(Budget(None)) is not Ended.OPTIMAL:
+        # HiGHS at times ends a warm-started LP of a few hundred rows unknown: once more
+        if lp.solve(Budget(None)) is not Ended.OPTIMAL and \
+                lp.solve(Budget(None)) is not Ended.OPTIMAL:
             return None
         duals, value, x = lp.row_duals(), lp.objective, lp.values()
         bound, entered = value, 0

@@ -59,23 +59,27 @@ def test_the_families_differ_where_the_bench_says_they_do():
     assert sum(n.role != "router" for n in infra.nodes) == 15
 
 
-@pytest.mark.parametrize("family", ["uniform", "spread-pins", "heterogeneous", "routed"])
-@pytest.mark.parametrize("seed", [1, 2])
-def test_the_pattern_bound_never_falls_below_the_brute_forced_optimum(family, seed):
+def test_the_pattern_bound_never_falls_below_the_brute_forced_optimum():
     """bench/pattern_bound.py's LP (what each node holds as columns, capped transport cuts
-    on the network shares and the delays) is a bound on F once no column enters."""
+    on the network shares and the delays) is a bound on F once no column enters, on every
+    bench family. A heuristic's plan starts the columns: the optimum's would make the bound
+    hold whatever the pricing did, so most starts must lie below the optimum."""
     import pattern_bound
 
+    from streamplace.model.evaluate import evaluate
     from streamplace.solve.odrp.data import prepare
 
-    app, infra = tiny(family, seed)
-    instance = Instance(app, infra, Objective.model_validate(BENCH_OBJECTIVE))
-    best = best_utility(instance)
-    # a heuristic's plan starts the columns: the optimum's would make the bound hold alone
-    # (it is below the optimum on 7 of these 8 instances)
-    plan = get_method("resource-aware").solve(instance, SolveOptions(time_limit=60)).plan
-    assert best is not None and plan is not None
-    master = pattern_bound.build_master(prepare(instance), delays=True)
-    found = pattern_bound.pattern_bound(master, plan.model_dump()["placement"], 500)
-    assert found is not None and found.converged, (family, seed)
-    assert found.bound >= best - 1e-7, (family, seed, found.bound, best)
+    below = 0
+    for family in ("uniform", "spread-pins", "heterogeneous", "routed"):
+        for seed in (1, 2):
+            app, infra = tiny(family, seed)
+            instance = Instance(app, infra, Objective.model_validate(BENCH_OBJECTIVE))
+            best = best_utility(instance)
+            plan = get_method("resource-aware").solve(instance, SolveOptions()).plan
+            assert best is not None and plan is not None
+            below += evaluate(app, infra, plan, instance.objective).utility.value < best - 1e-6
+            master = pattern_bound.build_master(prepare(instance), delays=True)
+            found = pattern_bound.pattern_bound(master, plan.model_dump()["placement"], 500)
+            assert found is not None and found.converged, (family, seed)
+            assert found.bound >= best - 1e-7, (family, seed, found.bound, best)
+    assert below >= 6  # 7 of the 8 measured

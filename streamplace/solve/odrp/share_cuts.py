@@ -112,10 +112,11 @@ class ShareCuts:
             p_down = np.clip(stream.down.shares(x), 0.0, None)
             if p_up.sum() <= 0 or p_down.sum() <= 0:
                 continue
-            alpha = _transport_duals(stream.share.weights, p_up / p_up.sum(),
-                                     p_down / p_down.sum(), budget)
-            if alpha is None:
+            duals = transport_duals(stream.share.weights, p_up / p_up.sum(),
+                                    p_down / p_down.sum(), budget)
+            if duals is None:
                 break
+            alpha = duals[0]
             if not np.isfinite(alpha).all():
                 continue
             beta = (stream.share.weights - alpha[:, None]).min(axis=0)  # feasible by construction
@@ -129,19 +130,34 @@ class ShareCuts:
         return found
 
 
-def _transport_duals(weights: np.ndarray, supply: np.ndarray, demand: np.ndarray,
-                     budget: Budget) -> np.ndarray | None:
+def transport_duals(weights: np.ndarray, supply: np.ndarray, demand: np.ndarray,
+                    budget: Budget, caps: dict[tuple[int, int], float] | None = None,
+                    ) -> tuple[np.ndarray, dict[tuple[int, int], float]] | None:
     """The supply side's duals alpha of min sum G f s.t. f's rows sum to ``supply`` and its
-    columns to ``demand``, f >= 0 (both sum to 1); None when ``budget`` stopped the LP."""
+    columns to ``demand``, f >= 0 (both sum to 1), and f(u,v) <= ``caps[(u,v)]`` where
+    given, with each cap's dual gamma >= 0 (the price of one more unit there); None when
+    ``budget`` stopped the LP, NaN duals where it ended otherwise than optimal (caps can
+    make it infeasible, and an infeasible LP's duals are no prices)."""
+    caps = caps or {}
     rows, cols = weights.shape
     pairs = rows * cols
     up, down = np.divmod(np.arange(pairs), cols)
-    index = np.empty(2 * pairs, dtype=np.int32)
-    index[0::2], index[1::2] = up, rows + down
+    capped = np.array([u * cols + v for u, v in caps], dtype=np.int64)
+    per_pair = np.full(pairs, 2, dtype=np.int64)
+    per_pair[capped] = 3
+    start = np.concatenate([[0], np.cumsum(per_pair)])
+    index = np.empty(start[-1], dtype=np.int32)
+    index[start[:-1]], index[start[:-1] + 1] = up, rows + down
+    index[start[capped] + 2] = rows + cols + np.arange(len(caps))
     lp = PersistentModel(threads=1)
     lp.load_columns(weights.ravel(), np.zeros(pairs), np.full(pairs, np.inf),
-                    np.concatenate([supply, demand]), np.concatenate([supply, demand]),
-                    np.arange(0, 2 * pairs + 1, 2), index, np.ones(2 * pairs))
-    if lp.solve(budget) is Ended.STOPPED:
+                    np.concatenate([supply, demand, np.full(len(caps), -np.inf)]),
+                    np.concatenate([supply, demand, np.fromiter(caps.values(), float,
+                                                                len(caps))]),
+                    start, index, np.ones(start[-1]))
+    ended = lp.solve(budget)
+    if ended is Ended.STOPPED:
         return None
-    return lp.row_duals()[:rows]
+    duals = lp.row_duals() if ended is Ended.OPTIMAL else np.full(lp.num_rows, np.nan)
+    return duals[:rows], {pair: max(0.0, -float(duals[rows + cols + k]))
+                          for k, pair in enumerate(caps)}
