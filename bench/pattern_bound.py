@@ -245,9 +245,7 @@ def pattern_bound(master: Master, seed: dict[str, dict[str, int]], max_rounds: i
     lagrangian, columns, cuts = math.inf, 0, 0
     x = np.zeros(0)
     for round_ in range(max_rounds):
-        # HiGHS at times ends a warm-started LP of a few hundred rows unknown: once more
-        if lp.solve(Budget(None)) is not Ended.OPTIMAL and \
-                lp.solve(Budget(None)) is not Ended.OPTIMAL:
+        if lp.solve(Budget(None)) is not Ended.OPTIMAL:
             return None
         duals, value, x = lp.row_duals(), lp.objective, lp.values()
         bound, entered = value, 0

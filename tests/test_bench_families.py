@@ -41,6 +41,23 @@ def test_odrp_proves_the_brute_forced_optimum_on_every_bench_family(family, seed
     assert not used & routers
 
 
+@pytest.mark.parametrize("family", ["uniform", "spread-pins", "heterogeneous", "routed"])
+def test_odrp_objective_coefficients_stay_where_rounding_cannot_swamp_them(family):
+    """On the tiny routed instances every candidate node is pinned, so availability is the
+    same for every plan; its derived bounds still differed in their last bit, and odrp's
+    model got slopes of 1e15 on it: HiGHS then found its optimal LP 'unknown' (an
+    objective error of 1e-4 against 1e-7), and F lost its last four digits."""
+    from streamplace.solve.budget import Budget
+    from streamplace.solve.odrp.compact import build_compact
+    from streamplace.solve.odrp.data import prepare
+
+    for seed in (1, 2):
+        app, infra = tiny(family, seed)
+        data = prepare(Instance(app, infra, Objective.model_validate(BENCH_OBJECTIVE)))
+        costs = build_compact(data, Budget(None)).model.cost
+        assert max(abs(c) for c in costs) < 1e3, (family, seed)
+
+
 def test_the_families_differ_where_the_bench_says_they_do():
     """Spread-out pins: two sources and several sinks, each on its own node; heterogeneous:
     tuple sizes, resources and speed-ups vary; routed: shortest-path routes over routers."""

@@ -9,6 +9,8 @@ import pytest
 
 from streamplace.io.readers import read_instance, read_objective, read_plan_for
 from streamplace.model.evaluate import evaluate
+from streamplace.model.evaluate.utility import normalised
+from streamplace.model.metrics import Term
 from streamplace.model.objective import Objective
 
 from .conftest import make_app, make_infra, make_plan, sample
@@ -168,3 +170,18 @@ def test_rates_are_derived_from_inputs_and_throughput():
     graph = build_graph(app)
     assert graph.input_rates == {"s": 40, "m": 40, "t": 5}
     assert [s.rate for s in graph.streams] == [40, 5]
+
+
+def test_bounds_apart_by_rounding_alone_make_a_constant_term():
+    """Derived bounds are products and sums taken in some order: where every plan has the
+    same availability, lo and hi may still differ in their last bit. Dividing by that
+    difference scored the term anywhere between -inf and +inf; such bounds are one value."""
+    lo = 0.9979011998999999
+    hi = math.nextafter(lo, 1.0)
+    for value in (lo, hi, math.nextafter(lo, 0.0)):
+        assert normalised(Term.AVAILABILITY, value, lo, hi) == 1.0
+        assert normalised(Term.AVAILABILITY, value, hi, lo) == 1.0
+    assert normalised(Term.AVAILABILITY, 0.99, lo, hi) == 0.0
+    assert normalised(Term.COST, 5.0 + 1e-15, 5.0, 5.0) == 1.0
+    assert normalised(Term.COST, 6.0, 5.0, 5.0) == 0.0
+    assert normalised(Term.COST, 6.0, 5.0, 7.0) == 0.5  # a real span is untouched

@@ -15,6 +15,9 @@ feasible plan, though not always tight:
   (1 for traffic, d for network usage, d^2 for elastic energy; 0 on one node).
 
 A term whose lo equals hi is constant; it is scored 1 (its best) rather than divided by 0.
+Bounds within rounding of each other (:data:`SAME_BOUND`) are one value: a product taken in
+another order differs in its last bits, and dividing by that difference would score the
+term anywhere (and give a solver slopes of 1e15).
 """
 
 from __future__ import annotations
@@ -155,9 +158,24 @@ def utility(metrics: OdrpMetrics, objective: Objective,
     return Utility(sum(t.contribution for t in parts), network_metric, parts)
 
 
+SAME_BOUND = 1e-12  # relative: bounds (and a value and its bound) this close are one value
+
+
+def one_value(a: float, b: float) -> bool:
+    """Whether two bounds, or a value and a bound, differ by rounding alone."""
+    return a == b or math.isclose(a, b, rel_tol=SAME_BOUND)
+
+
 def normalised(term: Term, value: float, lo: float, hi: float) -> float:
     """A term's score in [0, 1] when the value is within its bounds: availability on a
-    log scale (higher is better), every other term lower is better."""
+    log scale (higher is better), every other term lower is better. A constant term
+    (:func:`one_value` bounds) scores 1 unless the value is worse than its bound."""
+    if one_value(lo, hi):
+        if math.isnan(value):
+            return 0.0
+        worse = value < hi if term.higher_is_better else value > lo
+        return 0.0 if worse and not one_value(value, hi if term.higher_is_better else lo) \
+            else 1.0
     if term.higher_is_better:  # availability
         return _scaled(_log(value) - _log(lo), _log(hi) - _log(lo))
     return _scaled(hi - value, hi - lo)

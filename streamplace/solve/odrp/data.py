@@ -14,7 +14,7 @@ from streamplace.errors import InfeasibleError
 from streamplace.model.application import Operator
 from streamplace.model.evaluate import resolve_bounds
 from streamplace.model.evaluate.scorer import PlacementScorer
-from streamplace.model.evaluate.utility import candidates
+from streamplace.model.evaluate.utility import candidates, one_value
 from streamplace.model.graph import AppGraph, ResolvedStream, build_graph
 from streamplace.model.links import LogicalLink
 from streamplace.model.metrics import Metric, Term
@@ -187,7 +187,11 @@ def _unstable_reason(op: Operator, rate: float, cap: int, need: int) -> str:
 
 
 def _scale(term: Term, weight: float, bound: tuple[float, float], derived: bool) -> TermScale:
+    """The term's slope and offset in F; a constant term (bounds within rounding of each
+    other, as the evaluator scores it) adds its weight and no slope."""
     lo, hi = bound
+    if one_value(lo, hi):
+        return TermScale(weight, lo, hi, 0.0, weight, derived)
     if term.higher_is_better:  # availability
         lo_, hi_ = (math.log(lo) if lo > 0 else -math.inf), math.log(hi)
         span = hi_ - lo_
