@@ -111,6 +111,43 @@ def two_sinks_instance(seed: int) -> Instance:
                     Objective.model_validate({"weights": weights}))
 
 
+def one_way_instance(seed: int) -> Instance:
+    """Two sources and two sinks pinned apart on a network whose links differ by direction
+    and break the triangle inequality: an edge node reaches the cloud sooner through
+    another edge node than directly, and each link is slower one way than the other. A
+    bound that took a hop the wrong way, or straight past the operators between, would
+    cut off plans here."""
+    rng = random.Random(3000 + seed)
+    nodes = [{"id": f"e{u}", "resources": rng.choice([2, 3]),
+              "availability": rng.choice([0.99, 1.0])} for u in range(3)]
+    nodes.append({"id": "cloud", "resources": 4, "speedup": 2.0, "availability": 0.9999})
+    one_way = {("e0", "e1"): rng.uniform(0.002, 0.006),
+               ("e1", "e2"): rng.uniform(0.002, 0.006),
+               ("e0", "e2"): rng.uniform(0.004, 0.012), ("e0", "cloud"): rng.uniform(0.04, 0.06),
+               ("e1", "cloud"): rng.uniform(0.008, 0.015),
+               ("e2", "cloud"): rng.uniform(0.015, 0.03)}
+    links = []
+    for (u, v), d in one_way.items():
+        back = d * rng.uniform(0.3, 3.0)
+        links += [{"from": u, "to": v, "delay": d, "bidirectional": False},
+                  {"from": v, "to": u, "delay": back, "bidirectional": False}]
+    ops = [{"id": "camera", "service_rate": 200, "candidates": ["e0"]},
+           {"id": "meter", "service_rate": 200, "candidates": ["e1"]},
+           {"id": "a", "service_rate": rng.uniform(45, 90), "max_replicas": 2},
+           {"id": "b", "service_rate": rng.uniform(45, 90), "max_replicas": 2},
+           {"id": "edge", "latency": 0.002, "candidates": ["e2"]},
+           {"id": "store", "latency": 0.002, "candidates": ["cloud"]}]
+    streams = [{"from": x, "to": y, "rate": 20, "tuple_size": 100}
+               for x, y in (("camera", "a"), ("meter", "a"), ("a", "b"), ("b", "edge"),
+                            ("b", "store"))]
+    weights = [{"response_time": 1.0}, {"response_time": 1.0, "availability": 0.5},
+               {"response_time": 1.0, "network": 0.5}][seed % 3]
+    return Instance(make_app({"name": f"one-way{seed}", "operators": ops,
+                              "streams": streams}),
+                    make_infra({"name": "one-way", "nodes": nodes, "links": links}),
+                    Objective.model_validate({"weights": weights}))
+
+
 # ------------------------------------------------------------------ Benoit (trees)
 
 def tiny_tree(seed: int, constr: bool) -> Instance:

@@ -14,7 +14,7 @@ from streamplace.solve.odrp.compact import build_compact
 from streamplace.solve.odrp.data import prepare
 
 from .conftest import best_utility
-from .instances import random_instance, spread_instance, two_sinks_instance
+from .instances import one_way_instance, random_instance, spread_instance, two_sinks_instance
 
 BATTERY = [random_instance(seed) for seed in range(14)] + \
     [spread_instance(seed) for seed in range(6)]
@@ -59,8 +59,8 @@ def test_through_rows_tighten_the_lp_where_sinks_lie_apart_and_keep_it_exact(mon
     from .conftest import assert_exact
 
     tighter = 0
-    for seed in range(9):
-        instance = two_sinks_instance(seed)
+    for seed, instance in enumerate([two_sinks_instance(seed) for seed in range(9)]
+                                    + [one_way_instance(seed) for seed in range(4)]):
         expected = best_utility(instance)
         assert expected is not None
         model = build_compact(prepare(instance), None, "all").model
@@ -75,7 +75,50 @@ def test_through_rows_tighten_the_lp_where_sinks_lie_apart_and_keep_it_exact(mon
         result = get_method("odrp").solve(
             instance, SolveOptions(gap=0.0, formulation=FormulationName.COMPACT))
         assert_exact(result, expected, seed)
-    assert tighter >= 4, "the rows under test tightened too few LPs"
+    assert tighter >= 6, "the rows under test tightened too few LPs"
+
+
+def test_through_rows_hold_at_every_plan_where_links_differ_by_direction():
+    """Every plan's point of the program (its replica cells, its latencies, arrival times
+    and R as the evaluator computes them) meets every through row, on networks whose links
+    are slower one way and where two hops beat one (tests/instances.py, one_way_instance).
+    Taking the hops the wrong way on either side cut off two thirds of the plans."""
+    import numpy as np
+
+    from streamplace.model.evaluate import evaluate
+
+    from .conftest import placements
+
+    checked = 0
+    for seed in range(8):
+        instance = one_way_instance(seed)
+        data = prepare(instance)
+        built = build_compact(data, None, "all")
+        rows = [k for k, family in enumerate(built.model.row_family) if family == "through rows"]
+        assert rows, seed
+        start, index, value = built.model.to_csr()
+        column = {name: k for k, name in enumerate(built.model.names)}
+        for plan in placements(instance.app, instance.infra,
+                               lambda op, counts=data.counts: counts[op.id]):
+            if any(u not in data.cands[op] for op, reps in plan.placement.items()
+                   for u in reps):
+                continue
+            x = np.array([0.0 if v is None else v for v in built.start_from(plan)])
+            odrp = evaluate(instance.app, instance.infra, plan, instance.objective).odrp
+            latency = {op.id: op.latency for op in odrp.operators}
+            delay = {(s.source, s.target): s.delay for s in odrp.streams}
+            arrival: dict[str, float] = {}
+            for op in data.graph.topological_order():  # eqs. 8-9
+                arrival[op] = latency[op] + max(
+                    (arrival[p] + delay[(p, op)] for p in data.graph.preds[op]), default=0.0)
+                x[column[f"T[{op}]"]], x[column[f"lat[{op}]"]] = arrival[op], latency[op]
+            x[column["r"]] = odrp.response_time
+            for row in rows:
+                cols = slice(start[row], start[row + 1])
+                assert value[cols] @ x[index[cols]] >= built.model.row_lo[row] - 1e-9, \
+                    (seed, plan.placement)
+            checked += 1
+    assert checked > 1000, "too few plans checked"
 
 
 def test_share_cuts_hold_at_every_plan_and_keep_the_bound():

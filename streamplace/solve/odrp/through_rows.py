@@ -8,12 +8,16 @@ a plan pays the whole distance to one of them). These rows average over an opera
 nodes what a replica there makes R at least, the maximum over the sinks taken first.
 
 For a replica of operator i on node u, each ancestor a reaches it through a chain of
-replicas of the operators between them, each hop a pair of nodes that its stream uses, so
-the chain's delay is at least d''(w, u) from whichever node w runs a's replica, d'' being
-the metric closure of the symmetrised delays (cuts.py); every operator on the way adds at
-least its least latency. So, with head_i(u) the largest such time over i's ancestors (the
-least over the nodes each may run on, a pinned one's being its node) and tail_i(u) the
-same over its descendants:
+replicas of the operators between them, one per operator on the way. Each hop is a pair
+of nodes its stream uses (every pair of the two operators' replicas carries some of it),
+so it adds at least that pair's delay d(w, v), in the stream's direction; every operator
+on the way adds at least its least latency. The hops are the streams' own: a metric
+closure would let one hop pass through nodes no operator runs on, and on edge + cloud
+networks, where two short edge hops beat the direct edge-to-cloud link, it priced a hop
+to the cloud as that detour (spread-out pins 30 x 20: the root LP after the share cuts
+0.9098 with the closure, 0.9066 hop by hop). So, with head_i(u) the largest such time
+over i's ancestors (the least over the nodes each operator on the way may run on, a
+pinned one's being its node) and tail_i(u) the same over its descendants:
 
     T_i >= lat_i + sum_u p_i(u) head_i(u)        R >= T_i + sum_u p_i(u) tail_i(u)
 
@@ -28,7 +32,7 @@ import math
 import numpy as np
 
 from streamplace.solve.mip.model import LinearModel
-from streamplace.solve.odrp.cuts import Cells, candidate_closure
+from streamplace.solve.odrp.cuts import Cells
 from streamplace.solve.odrp.data import OdrpData, compact_columns
 
 # estimated columns (30 x 20: 4,956-9,542 on bench/odrp.py's families; 50 x 40: 21,306-
@@ -44,18 +48,27 @@ def add_through_rows(data: OdrpData, m_: LinearModel, cells: Cells,
     below :data:`THROUGH_ROWS_BELOW` estimated columns."""
     if compact_columns(data) >= THROUGH_ROWS_BELOW:
         return
-    index, dist = candidate_closure(data)
+    index, hop = _hop_delays(data)
     least = {op.id: min(data.latency(op, m) for m in data.counts[op.id])
              / max(data.speedup(u) for u in data.cands[op.id]) for op in data.ops}
     at = {op: np.array([index[u] for u in c], dtype=np.int64) for op, c in data.cands.items()}
     order, preds, succs = data.graph.topological_order(), data.graph.preds, data.graph.succs
-    head = _reach(order, preds, at, least, dist)
-    tail = _reach(order[::-1], succs, at, least, dist)
+    head = _reach(order, preds, at, least, hop)  # a hop from a predecessor's w to u
+    tail = _reach(order[::-1], succs, at, least, hop.T)  # from u to a successor's w
     for op in order:
         if preds[op]:
             _row(m_, cells, data.cands[op], index, op, head[op], [arrival[op], lat[op]])
         if succs[op]:
             _row(m_, cells, data.cands[op], index, op, tail[op], [r, arrival[op]])
+
+
+def _hop_delays(data: OdrpData) -> tuple[dict[str, int], np.ndarray]:
+    """Over every operator's candidate nodes: each node's index, and the delay a stream
+    pays from u to v (0 on one node, infinite where no route joins them)."""
+    nodes = sorted({u for cands in data.cands.values() for u in cands})
+    hop = np.array([[0.0 if u == v else data.link(u, v).delay if data.link(u, v).reachable
+                     else math.inf for v in nodes] for u in nodes], dtype=float)
+    return {u: k for k, u in enumerate(nodes)}, hop
 
 
 def _row(m_: LinearModel, cells: Cells, cands: list[str], index: dict[str, int], op: str,
@@ -72,12 +85,13 @@ def _row(m_: LinearModel, cells: Cells, cands: list[str], index: dict[str, int],
 
 
 def _reach(order: list[str], before: dict[str, list[str]], cands: dict[str, np.ndarray],
-           least: dict[str, float], dist: np.ndarray) -> dict[str, np.ndarray]:
+           least: dict[str, float], hop: np.ndarray) -> dict[str, np.ndarray]:
     """Per operator and node u of the network, a lower bound on the time between it and
     the ends of the DAG on the side of ``before`` (its predecessors: from the sources'
     start to its own; its successors: from its end to R) when one of its replicas runs on
-    u. ``order`` lists every operator after those before it; ``cands`` their nodes."""
-    n = dist.shape[0]
+    u. ``order`` lists every operator after those before it; ``cands`` their nodes;
+    ``hop[w, u]`` the delay from a node w of an operator in ``before`` to u."""
+    n = hop.shape[0]
     out: dict[str, np.ndarray] = {}
     for op in order:
         reach = np.zeros(n)
@@ -85,7 +99,7 @@ def _reach(order: list[str], before: dict[str, list[str]], cands: dict[str, np.n
             # other runs on some node w of its candidates: its own bound there and its
             # latency, then a hop from w to u
             at = cands[other]
-            via = np.min((out[other][at] + least[other])[:, None] + dist[at, :], axis=0)
+            via = np.min((out[other][at] + least[other])[:, None] + hop[at, :], axis=0)
             np.maximum(reach, np.where(np.isfinite(via), via, 0.0), out=reach)
         out[op] = reach
     return out
