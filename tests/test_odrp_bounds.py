@@ -75,7 +75,8 @@ def test_through_rows_tighten_the_lp_where_sinks_lie_apart_and_keep_it_exact(mon
         result = get_method("odrp").solve(
             instance, SolveOptions(gap=0.0, formulation=FormulationName.COMPACT))
         assert_exact(result, expected, seed)
-    assert tighter >= 6, "the rows under test tightened too few LPs"
+    # hop by hop all 13 (with the symmetrised metric closure it was 9)
+    assert tighter >= 12, "the rows under test tightened too few LPs"
 
 
 def test_through_rows_hold_at_every_plan_where_links_differ_by_direction():
