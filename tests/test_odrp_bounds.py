@@ -4,6 +4,7 @@ instance of the exactness batteries (a bound below an optimum would be a bug).""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from streamplace.solve import SolveOptions, SolveStatus
@@ -13,11 +14,29 @@ from streamplace.solve.odrp import relaxation_bound
 from streamplace.solve.odrp.compact import build_compact
 from streamplace.solve.odrp.data import prepare
 
-from .conftest import best_utility
+from .conftest import best_utility, placements
 from .instances import one_way_instance, random_instance, spread_instance, two_sinks_instance
 
 BATTERY = [random_instance(seed) for seed in range(14)] + \
     [spread_instance(seed) for seed in range(6)]
+
+
+def plan_points(instance, data, built):
+    """Every plan on the operators' candidates, with the program's integer columns set
+    to it (the rest 0, for the caller to fill)."""
+    for plan in placements(instance.app, instance.infra,
+                           lambda op, counts=data.counts: counts[op.id]):
+        if any(u not in data.cands[op] for op, reps in plan.placement.items() for u in reps):
+            continue
+        yield plan, np.array([0.0 if v is None else v for v in built.start_from(plan)])
+
+
+def broken_rows(built, rows, csr, x) -> list[int]:
+    """The rows among ``rows`` that point ``x`` breaks (``csr``: the model's rows)."""
+    start, index, value = csr
+    return [row for row in rows
+            if value[start[row]:start[row + 1]] @ x[index[start[row]:start[row + 1]]]
+            < built.model.row_lo[row] - 1e-9]
 
 
 def lp_optimum(model) -> float:
@@ -84,11 +103,7 @@ def test_through_rows_hold_at_every_plan_where_links_differ_by_direction():
     and R as the evaluator computes them) meets every through row, on networks whose links
     are slower one way and where two hops beat one (tests/instances.py, one_way_instance).
     Taking the hops the wrong way on either side cut off two thirds of the plans."""
-    import numpy as np
-
     from streamplace.model.evaluate import evaluate
-
-    from .conftest import placements
 
     checked = 0
     for seed in range(8):
@@ -97,14 +112,9 @@ def test_through_rows_hold_at_every_plan_where_links_differ_by_direction():
         built = build_compact(data, None, "all")
         rows = [k for k, family in enumerate(built.model.row_family) if family == "through rows"]
         assert rows, seed
-        start, index, value = built.model.to_csr()
+        csr = built.model.to_csr()
         column = {name: k for k, name in enumerate(built.model.names)}
-        for plan in placements(instance.app, instance.infra,
-                               lambda op, counts=data.counts: counts[op.id]):
-            if any(u not in data.cands[op] for op, reps in plan.placement.items()
-                   for u in reps):
-                continue
-            x = np.array([0.0 if v is None else v for v in built.start_from(plan)])
+        for plan, x in plan_points(instance, data, built):
             odrp = evaluate(instance.app, instance.infra, plan, instance.objective).odrp
             latency = {op.id: op.latency for op in odrp.operators}
             delay = {(s.source, s.target): s.delay for s in odrp.streams}
@@ -114,10 +124,7 @@ def test_through_rows_hold_at_every_plan_where_links_differ_by_direction():
                     (arrival[p] + delay[(p, op)] for p in data.graph.preds[op]), default=0.0)
                 x[column[f"T[{op}]"]], x[column[f"lat[{op}]"]] = arrival[op], latency[op]
             x[column["r"]] = odrp.response_time
-            for row in rows:
-                cols = slice(start[row], start[row + 1])
-                assert value[cols] @ x[index[cols]] >= built.model.row_lo[row] - 1e-9, \
-                    (seed, plan.placement)
+            assert not broken_rows(built, rows, csr, x), (seed, plan.placement)
             checked += 1
     assert checked > 1000, "too few plans checked"
 
@@ -126,12 +133,8 @@ def test_share_cuts_hold_at_every_plan_and_keep_the_bound():
     """The transport cuts on the network shares (share_cuts.py) hold at every plan of
     the model, with each share at its exact value, and the LP they tighten still bounds
     the brute-force optimum (a cut through a plan would be a bug)."""
-    import numpy as np
-
     from streamplace.solve.odrp.network import stream_weights
     from streamplace.solve.odrp.root import cut_root
-
-    from .conftest import placements
 
     checked = 0
     for instance in [*BATTERY, random_instance(14)]:
@@ -143,27 +146,19 @@ def test_share_cuts_hold_at_every_plan_and_keep_the_bound():
             continue
         expected = best_utility(instance)
         assert expected is None or root.bound >= expected - 1e-7, instance.app.name
-        start, index, value = built.model.to_csr()
+        csr = built.model.to_csr()
         streams = {s.index: s for s in data.streams}
 
         def shares(plan, op, cands=data.cands):
             reps = plan.replicas(op)
             return np.array([reps.get(u, 0) for u in cands[op]]) / sum(reps.values())
 
-        for plan in placements(instance.app, instance.infra,
-                               lambda op, counts=data.counts: counts[op.id]):
-            if any(u not in data.cands[op] for op, reps in plan.placement.items()
-                   for u in reps):
-                continue
-            x = np.array([0.0 if v is None else v for v in built.start_from(plan)])
+        for plan, x in plan_points(instance, data, built):
             for k, share in built.shares.items():
                 s = streams[k]
                 x[share.column] = shares(plan, s.source) @ stream_weights(data, s) @ \
                     shares(plan, s.target)
-            for row in rows:
-                cols = slice(start[row], start[row + 1])
-                assert value[cols] @ x[index[cols]] >= built.model.row_lo[row] - 1e-9, \
-                    (instance.app.name, plan.placement)
+            assert not broken_rows(built, rows, csr, x), (instance.app.name, plan.placement)
             checked += 1
     assert checked > 500, "too few plans met a share cut"
 
