@@ -74,14 +74,18 @@ def drift_check(cluster: FlinkCluster, job: str, files: dict[str, Path]) -> dict
     return doc
 
 
+def sink_keeps_up(drift: dict[str, Any]) -> bool:
+    app = drift["drift"]["application"]
+    return bool(abs(app["sink_rate"] - app["source_rate"]) <= 0.02 * app["source_rate"])
+
+
 def assert_converged(drift: dict[str, Any]) -> None:
     """No vertex back-pressured 10% or more, the sink within 2% of the source, each busy
     share within 0.1 of the plan's utilisation."""
     assert drift["exit"] == 0, drift["drift"]["broken"]
     rows = drift["drift"]["operators"]
     assert all(r["pressed"] < 0.10 for r in rows), rows
-    app = drift["drift"]["application"]
-    assert abs(app["sink_rate"] - app["source_rate"]) <= 0.02 * app["source_rate"], app
+    assert sink_keeps_up(drift), drift["drift"]["application"]
     for r in rows:
         if r["predicted_utilization"] is not None:
             assert abs(r["busy"] - r["predicted_utilization"]) <= 0.1, r
@@ -111,7 +115,14 @@ def test_one_step_at_the_offered_load(cluster: FlinkCluster, job: str, tmp_path:
     work = json.loads(applied.stdout)["parallelism"]["work"]
     running = {v["name"]: v["parallelism"] for v in cluster.get(f"/jobs/{job}")["vertices"]}
     assert running["work"] == work >= 2
+    # a job just rescaled drains what queued while it restarted, its sink above its
+    # source for a window (205/s against 200/s once, beside two busy loops): the model
+    # is judged once the two agree, or on the third window
     drift = drift_check(cluster, job, files)
+    for _ in range(2):
+        if sink_keeps_up(drift):
+            break
+        drift = drift_check(cluster, job, files)
     _record(cluster, "one step", drift)
     assert_converged(drift)
 
