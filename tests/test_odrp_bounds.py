@@ -102,7 +102,8 @@ def test_through_rows_hold_at_every_plan_where_links_differ_by_direction():
     """Every plan's point of the program (its replica cells, its latencies, arrival times
     and R as the evaluator computes them) meets every through row, on networks whose links
     are slower one way and where two hops beat one (tests/instances.py, one_way_instance).
-    Taking the hops the wrong way on either side cut off two thirds of the plans."""
+    Taken the wrong way on either side, the hops cut off two thirds of these plans
+    (1,050 and 1,064 of 1,568, when tried)."""
     from streamplace.model.evaluate import evaluate
 
     checked = 0

@@ -14,10 +14,11 @@ feasible plan, though not always tight:
 - Z: per stream, bytes/s times the smallest (lo) or largest (hi) candidate-pair factor
   (1 for traffic, d for network usage, d^2 for elastic energy; 0 on one node).
 
-A term whose lo equals hi is constant; it is scored 1 (its best) rather than divided by 0.
-Bounds within rounding of each other (:data:`SAME_BOUND`) are one value: a product taken in
-another order differs in its last bits, and dividing by that difference would score the
-term anywhere (and give a solver slopes of 1e15).
+A term whose lo equals hi is constant; it is scored 1 (its best) rather than divided by 0,
+0 where the value is worse than the bound. Bounds within rounding of each other
+(:data:`SAME_BOUND`) are one value: a product taken in another order differs in its last
+bits, and dividing by that difference would score the term anywhere (and give a solver
+slopes of 1e15).
 """
 
 from __future__ import annotations
@@ -184,7 +185,7 @@ def normalised(term: Term, value: float, lo: float, hi: float) -> float:
 def _scaled(numerator: float, span: float) -> float:
     if math.isnan(numerator):
         return 0.0
-    if span == 0 or not math.isfinite(span):
+    if not math.isfinite(span):  # a zero span is a constant term: normalised() took it
         return 1.0 if numerator >= 0 else 0.0
     return numerator / span
 

@@ -195,11 +195,11 @@ def _scale(term: Term, weight: float, bound: tuple[float, float], derived: bool)
     if term.higher_is_better:  # availability
         lo_, hi_ = (math.log(lo) if lo > 0 else -math.inf), math.log(hi)
         span = hi_ - lo_
-        if weight == 0 or span == 0 or not math.isfinite(span):
+        if weight == 0 or not math.isfinite(span):
             return TermScale(weight, lo, hi, 0.0, weight, derived)
         return TermScale(weight, lo, hi, weight / span, -weight * lo_ / span, derived)
     span = hi - lo
-    if weight == 0 or span == 0 or not math.isfinite(span):
+    if weight == 0 or not math.isfinite(span):
         return TermScale(weight, lo, hi, 0.0, weight, derived)
     return TermScale(weight, lo, hi, -weight / span, weight * hi / span, derived)
 

@@ -65,9 +65,12 @@ def add_through_rows(data: OdrpData, m_: LinearModel, cells: Cells,
 def _hop_delays(data: OdrpData) -> tuple[dict[str, int], np.ndarray]:
     """Over every operator's candidate nodes: each node's index, and the delay a stream
     pays from u to v (0 on one node, infinite where no route joins them)."""
+    def delay(u: str, v: str) -> float:
+        link = data.link(u, v)
+        return 0.0 if u == v else link.delay if link.reachable else math.inf
+
     nodes = sorted({u for cands in data.cands.values() for u in cands})
-    hop = np.array([[0.0 if u == v else data.link(u, v).delay if data.link(u, v).reachable
-                     else math.inf for v in nodes] for u in nodes], dtype=float)
+    hop = np.array([[delay(u, v) for v in nodes] for u in nodes], dtype=float)
     return {u: k for k, u in enumerate(nodes)}, hop
 
 
