@@ -48,8 +48,11 @@ class PersistentModel:
         if relaxation:
             h.setOptionValue("solve_relaxation", True)
         for name, value in (options or {}).items():
-            if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
-                raise SolverError(f"HiGHS rejected option {name}={value!r}")
+            self.set_option(name, value)
+
+    def set_option(self, name: str, value: bool | int | float | str) -> None:
+        if self._h.setOptionValue(name, value) == self._highspy.HighsStatus.kError:
+            raise SolverError(f"HiGHS rejected option {name}={value!r}")
 
     # building
     def load(self, model: LinearModel) -> None:
@@ -89,6 +92,11 @@ class PersistentModel:
                    values: np.ndarray) -> None:
         self._h.addCol(float(cost), float(lower), float(upper), len(rows),
                        np.asarray(rows, dtype=np.int32), np.asarray(values, dtype=float))
+
+    def delete_rows(self, rows: np.ndarray) -> None:
+        """Delete the rows ``rows``; those after them move up."""
+        if len(rows):
+            self._h.deleteRows(len(rows), np.asarray(rows, dtype=np.int32))
 
     def delete_rows_from(self, first: int) -> None:
         """Delete every row from ``first`` on."""

@@ -8,6 +8,11 @@ reaches after. On bench/odrp.py's 30 x 20 seed 2 instance (``--root``) 13 rounds
 LP from 0.9485 to 0.9432 in 28 s (the best plan known is 0.9388). Where the rounds no
 longer move the bound (seed 1 there, and 50 x 40), they stop after four: the first LP and
 three that did not move it.
+
+Where eq. 4's rows are all in the program (below delays.LAZY_DELAYS_FROM) the LP starts
+without them, solved first by the interior-point method, and takes back those its
+solutions break (docs/models.md sec. 2): on bench/families.py's 30 x 20 instances the
+first LP took 1.3-3.5 s where it took 3.2-7.4 s with every row, to the same bound.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from streamplace.solve.budget import Budget
 from streamplace.solve.mip.persistent import Ended, PersistentModel
 from streamplace.solve.odrp.compact import CompactModel
 from streamplace.solve.odrp.data import OdrpData
+from streamplace.solve.odrp.delays import HeldRows
 from streamplace.solve.odrp.share_cuts import ShareCut, ShareCuts
 
 CUT_SHARE = 0.3   # of the time left, at most, for the rounds after the first LP
@@ -31,6 +37,8 @@ ROOT_FACTOR = 2.0
 MAX_ROUNDS = 60
 STALL_ROUNDS = 3  # rounds in a row that move the bound by less than STALL end the rounds
 STALL = 1e-7      # relative
+# solves of one LP that hand back held delay rows; after them every row left goes in at once
+MAX_PASSES = 30
 
 
 @dataclass(frozen=True)
@@ -42,11 +50,13 @@ class RootCuts:
     seconds: float
     first_seconds: float  # the first LP's, or as long as it ran unsolved
     first_stopped: bool  # the first LP ran out of its share of the time
+    delay_rows_left_out: int = 0  # eq. 4's rows no LP solution broke: never in the LP
 
     def counters(self) -> dict[str, object]:
         return {"share_cut_rounds": self.rounds, "share_cuts": self.cuts,
                 "share_cut_seconds": round(self.seconds, 3),
-                "root_lp_seconds": round(self.first_seconds, 3)}
+                "root_lp_seconds": round(self.first_seconds, 3),
+                "root_lp_delay_rows_left_out": self.delay_rows_left_out}
 
     def time_for_program(self, budget: Budget) -> bool:
         """Whether what is left of the time could see HiGHS through its own root, which
@@ -71,13 +81,14 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
     phase = budget if left is None else budget.until(started + FIRST_SHARE * left)
     lp = PersistentModel(threads=1, relaxation=True)
     lp.load(built.model)
+    held = _hold_delay_rows(lp, built)
     first: float | None = None
     bound: float | None = None
     rounds = cuts = stalled = 0
     first_seconds = 0.0
     first_stopped = False
     while rounds < MAX_ROUNDS:
-        solved = lp.solve(phase)
+        solved = _solve_whole(lp, phase, held, interior=rounds == 0 and held is not None)
         if rounds == 0:
             first_seconds = time.perf_counter() - started
             # an LP interrupted at its share's end may report neither (50 x 40
@@ -104,7 +115,40 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
         _add(lp, built, found)
         cuts += len(found)
     return RootCuts(first, bound, rounds, cuts, time.perf_counter() - started, first_seconds,
-                    first_stopped)
+                    first_stopped, len(held) if held is not None else 0)
+
+
+def _hold_delay_rows(lp: PersistentModel, built: CompactModel) -> HeldRows | None:
+    """Take eq. 4's rows out of ``lp`` (delays.py): held, not lost. Only where they are
+    all in the model: where they start out of it, the few a plan broke are kept."""
+    if built.delays is None or built.delays.lazy or not built.delays.rows:
+        return None
+    held = HeldRows(built.delays.rows)
+    lp.delete_rows(held.model_rows)
+    return held
+
+
+def _solve_whole(lp: PersistentModel, phase: Budget, held: HeldRows | None,
+                 interior: bool = False) -> Ended:
+    """Solve ``lp``, handing back the held rows each solution breaks, until one breaks
+    none: then it is the LP with every row. Each solve before is a relaxation of it.
+    ``interior``: the first solve is by the interior-point method, the rest from its basis."""
+    for passes in range(1, MAX_PASSES + 1):
+        if interior and passes == 1:
+            lp.set_option("solver", "ipm")
+            solved = lp.solve(phase)
+            lp.set_option("solver", "choose")
+            if solved is Ended.OTHER and not phase.expired():  # it gave up: simplex may not
+                solved = lp.solve(phase)
+        else:
+            solved = lp.solve(phase)
+        if solved is not Ended.OPTIMAL or held is None or not len(held):
+            return solved
+        back = held.broken(lp.values()) if passes < MAX_PASSES else held.rest()
+        if not back:
+            return solved
+        lp.add_rows(back)
+    return lp.solve(phase)
 
 
 def _add(lp: PersistentModel, built: CompactModel, found: list[ShareCut]) -> None:
