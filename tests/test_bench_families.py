@@ -100,3 +100,18 @@ def test_the_pattern_bound_never_falls_below_the_brute_forced_optimum():
             assert found is not None and found.converged, (family, seed)
             assert found.bound >= best - 1e-7, (family, seed, found.bound, best)
     assert below >= 6  # 7 of the 8 measured
+
+
+def test_the_capacity_lagrangian_never_falls_below_the_brute_forced_optimum():
+    """bench/capacity_lagrangian.py's bound, each priced program's proven bound plus the
+    prices times the capacities, holds on every bench family, and it converges."""
+    import capacity_lagrangian
+
+    for family in ("uniform", "spread-pins", "heterogeneous", "routed"):
+        app, infra = tiny(family, 1)
+        instance = Instance(app, infra, Objective.model_validate(BENCH_OBJECTIVE))
+        best = best_utility(instance)
+        dual = capacity_lagrangian.lagrangian_dual(instance, 60.0, 200, lambda _line: None)
+        assert best is not None and dual.converged, family
+        assert dual.bound >= best - 1e-7, (family, dual.bound, best)
+        assert dual.mixed <= dual.bound + 1e-9
