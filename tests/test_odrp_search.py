@@ -91,3 +91,47 @@ def test_the_search_beside_the_solver_reports_what_it_did_and_never_claims_a_pro
     off = get_method("odrp").solve(instance, SolveOptions(gap=0.0, params={"search": "off"}))
     assert off.objective == pytest.approx(result.objective, abs=1e-9)
     assert "search_moves" not in off.solver
+
+
+def test_the_search_empties_a_node_no_single_move_would_leave() -> None:
+    """Two operators share an unreliable node; a reliable one holds both. Moving either
+    alone keeps the unreliable node in use and adds another (availability falls), so only
+    emptying the node at once improves F: the climb must find it without a kick."""
+    import random
+
+    from streamplace.model.evaluate.scorer import one_replica_changes
+    from streamplace.model.objective import Objective
+    from streamplace.model.plan import Plan
+    from streamplace.solve.odrp.primal.local_search import _Search
+
+    from .conftest import make_app, make_infra
+
+    nodes = [{"id": "home", "resources": 2}, {"id": "shaky", "resources": 2,
+                                              "availability": 0.9},
+             {"id": "steady", "resources": 2, "availability": 0.9999}]
+    links = [{"from": u, "to": v, "delay": 0.01}
+             for u, v in (("home", "shaky"), ("home", "steady"), ("shaky", "steady"))]
+    ops = [{"id": "src", "service_rate": 100, "candidates": ["home"]},
+           {"id": "a", "service_rate": 50}, {"id": "b", "service_rate": 50},
+           {"id": "out", "latency": 0.001, "candidates": ["home"]}]
+    streams = [{"from": x, "to": y, "rate": 10, "tuple_size": 100}
+               for x, y in (("src", "a"), ("a", "b"), ("b", "out"))]
+    instance = Instance(make_app({"name": "shaky", "operators": ops, "streams": streams}),
+                        make_infra({"name": "three", "nodes": nodes, "links": links}),
+                        Objective.model_validate({"weights": {"availability": 1.0}}))
+    data = prepare(instance)
+    start = Plan.model_validate({"placement": {"src": {"home": 1}, "a": {"shaky": 1},
+                                               "b": {"shaky": 1}, "out": {"home": 1}}})
+    scorer = data.scorer(start)
+    before = scorer.score()
+    for op in ("a", "b"):  # a local optimum of the single moves
+        current = scorer.placement[op]
+        for _words, multiset in one_replica_changes(current, data.cands[op], add=False,
+                                                    remove=False):
+            scorer.change(op, multiset)
+            assert not (scorer.feasible() and scorer.value() > before + 1e-12)
+            scorer.change(op, current)
+    search = _Search(data, scorer, Budget(None, work_limit=1_000), random.Random(0))
+    assert search.climb() > before + 1e-3
+    assert all("shaky" not in scorer.placement[op] for op in ("a", "b"))
+    assert scorer.placement["a"] == scorer.placement["b"] == {"steady": 1}

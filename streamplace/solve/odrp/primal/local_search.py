@@ -3,9 +3,10 @@ first incumbent, so the solver starts from a good plan instead of a framework ba
 
 Iterated local search (Lourenco, Martin and Stuetzle's scheme) over the moves of one
 operator: a replica moved to another candidate, added, or removed, within the counts the
-operator may run (stable, at most k_i); each move scored by the incremental scorer
-(:mod:`streamplace.model.evaluate.scorer`), which gives the evaluator's F, capacity and
-the metric limits. First improvement, operators in a seeded random order; at a local
+operator may run (stable, at most k_i), and at a local optimum of those the emptying of a
+node (every replica on it moved to one other node at once); each move scored by the
+incremental scorer (:mod:`streamplace.model.evaluate.scorer`), which gives the evaluator's
+F, capacity and the metric limits. First improvement, operators in a seeded random order; at a local
 optimum a kick re-places one operator and its neighbours in the DAG at random, the search
 climbs again and keeps the better of the two optima. Every move tried is one unit of work:
 the same seed and work give the same plan on any machine.
@@ -72,13 +73,19 @@ class _Search:
         self.value = scorer.score()
 
     def climb(self, active: list[str] | None = None) -> float:
-        """First improvement until no move of any operator improves F (or the budget ends).
-        Only the ``active`` operators are looked at first (all by default); an operator
-        that improves wakes its DAG neighbours (don't-look bits, as in Bentley's 2-opt)."""
+        """First improvement until no move of any operator, nor the emptying of a node,
+        improves F (or the budget ends). Only the ``active`` operators are looked at first
+        (all by default); an operator that improves wakes its DAG neighbours (don't-look
+        bits, as in Bentley's 2-opt)."""
         queue = list(self.movable if active is None else active)
         self.rng.shuffle(queue)
         waiting = set(queue)
-        while queue and not self.budget.expired():
+        while not self.budget.expired():
+            if not queue:
+                queue = self._empty_a_node()
+                waiting = set(queue)
+                if not queue:
+                    break
             op_id = queue.pop(0)
             waiting.discard(op_id)
             if self._improve_operator(op_id):
@@ -87,6 +94,39 @@ class _Search:
                         waiting.add(other)
                         queue.append(other)
         return self.value
+
+    def _empty_a_node(self) -> list[str]:
+        """Move every replica on one node to another node at once, the first such move
+        that improves F; the operators moved and their neighbours ([] if none improves).
+        Availability is a product over the nodes in use: moving one replica off a node
+        gains nothing until the node is empty, so no single move finds this."""
+        scorer, cands = self.scorer, self.data.cands
+        held: dict[str, list[str]] = {}
+        for op_id, reps in scorer.placement.items():
+            for u in reps:
+                held.setdefault(u, []).append(op_id)
+        nodes = [u for u, ops in held.items() if all(op in self.neighbours for op in ops)]
+        self.rng.shuffle(nodes)
+        for u in nodes:
+            ops = held[u]
+            targets = [v for v in cands[ops[0]] if v != u and all(v in cands[op] for op in ops)]
+            self.rng.shuffle(targets)
+            for v in targets:
+                before = {op: scorer.placement[op] for op in ops}
+                for op in ops:
+                    self.budget.spend()
+                    moved = {w: n for w, n in before[op].items() if w != u}
+                    moved[v] = moved.get(v, 0) + before[op][u]
+                    scorer.change(op, moved)
+                if scorer.feasible() and scorer.value() > self.value + MIN_GAIN:
+                    self.value = scorer.value()
+                    return [n for op in ops for n in (op, *self.neighbours[op])
+                            if n in self.neighbours]
+                for op in ops:
+                    scorer.change(op, before[op])
+                if self.budget.expired():
+                    return []
+        return []
 
     def _improve_operator(self, op_id: str) -> bool:
         scorer = self.scorer
