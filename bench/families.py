@@ -19,6 +19,7 @@ stands for its size), the name under which bench/best_known/ keeps its best plan
 
 from __future__ import annotations
 
+import argparse
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -145,3 +146,15 @@ def cases(families: list[str], sizes: list[str], seeds: int) -> list[Case]:
                 out.append(Case(family, size, f"{n_nodes} x {n_ops} s{seed}", name, app,
                                 infra))
     return out
+
+
+def add_choice_arguments(parser: argparse.ArgumentParser) -> None:
+    """--family, --size and --label: the instances a one-family bench measures."""
+    parser.add_argument("--family", default="routed")
+    parser.add_argument("--size", default="small", choices=list(SIZES))
+    parser.add_argument("--label", default="", help="only instances whose label holds this")
+
+
+def chosen(args: argparse.Namespace) -> list[Case]:
+    """The instances of ``args.family`` and ``args.size`` whose label holds ``args.label``."""
+    return [case for case in cases([args.family], [args.size], 1) if args.label in case.label]

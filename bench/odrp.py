@@ -20,10 +20,12 @@ to it; the goals beside each (gap <= 1% small, <= 2% medium, <= 5% and a bound l
 below the best other method and within 0.5% of the best known); last, the worst gap per
 family, the worst family first.
 
-Part 3 (``--root``, on its own), the share cuts at the root (docs/models.md sec. 2) on the
-30 x 20 and 50 x 40 instances, without a time limit: the LP relaxation's optimum before and
-after the rounds, their number, the cuts added and their seconds, beside the best known
-plan.
+Part 3 (``--root``, on its own), the root LP and its share cuts (docs/models.md sec. 2) on
+the instances of ``--families`` and ``--sizes``, without a time limit: the LP relaxation's
+optimum before and after the rounds, their number, the cuts added, the first LP's seconds
+and all the rounds', the pair rows of eq. 4 that never entered the LP, the first LP's
+seconds alone by dual simplex and by the interior-point method with every pair row and
+without them, beside the best known plan.
 
 Run: ``python bench/odrp.py [--time-limit 60] [--seeds 2] [--others-time 20] [--skip-cbc]
 [--only-debs] [--only-scale] [--families uniform,spread-pins,heterogeneous,routed]
@@ -51,11 +53,11 @@ from streamplace.solve import (
     get_method,
 )
 from streamplace.solve.mip.highs.thread import wait_for_abandoned
+from streamplace.solve.odrp.compact import CompactModel
 
 sys.path.insert(0, str(Path(__file__).parent))
 from families import GENERATED, NETWORKS, SIZES, cases
 from known import keep_best, kept
-from scenarios import edge_cloud_instance
 
 ROOT = Path(__file__).resolve().parent.parent
 DEBS = ROOT / "samples" / "debs2015"
@@ -230,26 +232,48 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{x:.1%}"
 
 
-def root(seeds: int) -> None:
+def root(families: list[str], sizes: list[str], seeds: int) -> None:
     from streamplace.solve.budget import Budget
     from streamplace.solve.odrp.compact import build_compact
     from streamplace.solve.odrp.data import prepare
     from streamplace.solve.odrp.root import MAX_ROUNDS, cut_root
 
-    print(f"\nshare cuts at the root, no time limit (at most {MAX_ROUNDS} rounds)")
-    print(f"{'instance':>14} {'seed':>4} {'LP':>8} {'with cuts':>9} {'rounds':>6} {'cuts':>5} "
-          f"{'seconds':>7} {'best known':>10}")
-    for n_nodes, n_ops, k in ((30, 20, 4), (50, 40, 4)):
-        for seed in range(1, seeds + 1):
-            app, infra = edge_cloud_instance(n_nodes, n_ops, k, seed)
-            data = prepare(Instance(app, infra, balanced()))
-            cut = cut_root(data, build_compact(data), Budget(time_limit=None))
-            if cut is None or cut.first is None or cut.bound is None:
-                raise SystemExit(f"{n_nodes} x {n_ops} seed {seed}: the LP was not solved")
-            known = kept(f"edge-cloud-{n_nodes}x{n_ops}x{k}-s{seed}")
-            print(f"{n_nodes:>4} x {n_ops:>3} x {k} {seed:>4} {cut.first:>8.5f} "
-                  f"{cut.bound:>9.5f} {cut.rounds:>6} {cut.cuts:>5} {cut.seconds:>7.1f} "
-                  f"{known['F'] if known else float('nan'):>10.5f}", flush=True)
+    print(f"\nthe root LP and its share cuts, no time limit (at most {MAX_ROUNDS} rounds); "
+          "first LP alone by dual simplex and by the interior-point method, with every "
+          "pair row of eq. 4 and without them")
+    print(f"{'family':>13} {'instance':>30} {'LP':>8} {'with cuts':>9} {'rounds':>6} "
+          f"{'cuts':>5} {'first s':>7} {'all s':>6} {'left out':>8} {'simplex':>7} "
+          f"{'ipm':>6} {'simplex-':>8} {'ipm-':>6} {'best known':>10}")
+    for case in cases(families, sizes, seeds):
+        data = prepare(Instance(case.app, case.infra, balanced()))
+        alone = [first_lp_seconds(build_compact(data), solver, held)
+                 for held in (False, True) for solver in ("simplex", "ipm")]
+        cut = cut_root(data, build_compact(data), Budget(time_limit=None))
+        if cut is None or cut.first is None or cut.bound is None:
+            raise SystemExit(f"{case.name}: the LP was not solved")
+        known = kept(case.name)
+        print(f"{case.family:>13} {case.label:>30} {cut.first:>8.5f} {cut.bound:>9.5f} "
+              f"{cut.rounds:>6} {cut.cuts:>5} {cut.first_seconds:>7.1f} {cut.seconds:>6.1f} "
+              f"{cut.delay_rows_left_out:>8} "
+              + " ".join(f"{x:>{w}.1f}" for x, w in zip(alone, (7, 6, 8, 6), strict=True))
+              + f" {known['F'] if known else float('nan'):>10.5f}", flush=True)
+
+
+def first_lp_seconds(built: CompactModel, solver: str, without_pair_rows: bool) -> float:
+    """Seconds of the program's LP relaxation, by ``solver``, with or without eq. 4's pair
+    rows (where they start out of the model, there are none to take out)."""
+    from streamplace.solve.budget import Budget
+    from streamplace.solve.mip.persistent import Ended, PersistentModel
+    from streamplace.solve.odrp.delays import HeldRows
+
+    lp = PersistentModel(threads=1, relaxation=True, options={"solver": solver})
+    lp.load(built.model)
+    if without_pair_rows and built.delays is not None and built.delays.rows:
+        lp.delete_rows(HeldRows(built.delays.rows).model_rows)
+    started = time.perf_counter()
+    if lp.solve(Budget(time_limit=None)) is not Ended.OPTIMAL:
+        raise SystemExit("the LP was not solved")
+    return time.perf_counter() - started
 
 
 def main() -> None:
@@ -267,7 +291,7 @@ def main() -> None:
                         help="comma-separated, of: " + ", ".join(NETWORKS))
     args = parser.parse_args()
     if args.root:
-        root(args.seeds)
+        root(args.families.split(","), args.sizes.split(","), args.seeds)
         return
     if not args.only_scale:
         debs(max(args.time_limit, 300.0), args.skip_cbc)

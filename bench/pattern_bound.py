@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from families import SIZES, cases
+from families import add_choice_arguments, chosen
 from known import kept
 from odrp import balanced
 
@@ -307,18 +307,15 @@ def measure(case_name: str, inst: Instance, max_rounds: int, delays: bool) -> No
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", default="routed")
-    parser.add_argument("--size", default="small", choices=list(SIZES))
-    parser.add_argument("--label", default="", help="only instances whose label holds this")
+    add_choice_arguments(parser)
     parser.add_argument("--max-rounds", type=int, default=400)
     parser.add_argument("--delays", action="store_true",
                         help="cut each stream's delay D as its network share is")
     args = parser.parse_args()
-    for case in cases([args.family], [args.size], 1):
-        if args.label in case.label:
-            print(f"{case.family} {case.label}", flush=True)
-            measure(case.name, Instance(case.app, case.infra, balanced()), args.max_rounds,
-                    args.delays)
+    for case in chosen(args):
+        print(f"{case.family} {case.label}", flush=True)
+        measure(case.name, Instance(case.app, case.infra, balanced()), args.max_rounds,
+                args.delays)
 
 
 if __name__ == "__main__":
