@@ -6,16 +6,17 @@ operator: a replica moved to another candidate, added, or removed, within the co
 operator may run (stable, at most k_i), and at a local optimum of those the emptying of a
 node (every replica on it moved to one other node at once); each move scored by the
 incremental scorer (:mod:`streamplace.model.evaluate.scorer`), which gives the evaluator's
-F, capacity and the metric limits. First improvement, operators in a seeded random order; at a local
-optimum a kick re-places one operator and its neighbours in the DAG at random, the search
-climbs again and keeps the better of the two optima. Every move tried is one unit of work:
-the same seed and work give the same plan on any machine.
+F, capacity and the metric limits. First improvement, operators in a seeded random order;
+at a local optimum a kick re-places one operator and its neighbours in the DAG at random,
+the search climbs again and keeps the better of the two optima. Every move tried is one
+unit of work: the same seed and work give the same plan on any machine.
 
 The result is never worse than the start: the best plan seen is what it returns.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -101,14 +102,15 @@ class _Search:
         Availability is a product over the nodes in use: moving one replica off a node
         gains nothing until the node is empty, so no single move finds this."""
         scorer, cands = self.scorer, self.data.cands
-        held: dict[str, list[str]] = {}
+        on_node: dict[str, list[str]] = {}
         for op_id, reps in scorer.placement.items():
             for u in reps:
-                held.setdefault(u, []).append(op_id)
-        nodes = [u for u, ops in held.items() if all(op in self.neighbours for op in ops)]
+                on_node.setdefault(u, []).append(op_id)
+        # a node holding a pinned operator stays in use whatever moves
+        nodes = [u for u, ops in on_node.items() if all(op in self.neighbours for op in ops)]
         self.rng.shuffle(nodes)
         for u in nodes:
-            ops = held[u]
+            ops = on_node[u]
             targets = [v for v in cands[ops[0]] if v != u and all(v in cands[op] for op in ops)]
             self.rng.shuffle(targets)
             for v in targets:
@@ -118,8 +120,9 @@ class _Search:
                     moved = {w: n for w, n in before[op].items() if w != u}
                     moved[v] = moved.get(v, 0) + before[op][u]
                     scorer.change(op, moved)
-                if scorer.feasible() and scorer.value() > self.value + MIN_GAIN:
-                    self.value = scorer.value()
+                value = scorer.value() if scorer.feasible() else -math.inf
+                if value > self.value + MIN_GAIN:
+                    self.value = value
                     return [n for op in ops for n in (op, *self.neighbours[op])
                             if n in self.neighbours]
                 for op in ops:
