@@ -115,3 +115,24 @@ def test_the_capacity_lagrangian_never_falls_below_the_brute_forced_optimum():
         assert best is not None and dual.converged, family
         assert dual.bound >= best - 1e-7, (family, dual.bound, best)
         assert dual.mixed <= dual.bound + 1e-9
+
+
+def test_highs_bounds_the_optimum_whichever_method_solves_its_first_lp():
+    """bench/first_lp.py's HiGHS runs: by either method of the first LP, its first bound
+    and its last hold on every bench family, and the last proves the optimum."""
+    import first_lp
+
+    from streamplace.solve.odrp.compact import build_compact
+    from streamplace.solve.odrp.data import prepare
+
+    for family in ("uniform", "spread-pins", "heterogeneous", "routed"):
+        app, infra = tiny(family, 1)
+        instance = Instance(app, infra, Objective.model_validate(BENCH_OBJECTIVE))
+        best = best_utility(instance)
+        assert best is not None, family
+        model = build_compact(prepare(instance), None, "all").model
+        for method in first_lp.METHODS:
+            seconds, first, end = first_lp.first_lp(model, method, 60.0)
+            assert seconds is not None and first is not None and end is not None
+            assert first >= end - 1e-9 and end >= best - 1e-7, (family, method, end, best)
+            assert end == pytest.approx(best, abs=1e-5), (family, method)

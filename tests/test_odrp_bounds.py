@@ -164,11 +164,13 @@ def test_share_cuts_hold_at_every_plan_and_keep_the_bound():
     assert checked > 500, "too few plans met a share cut"
 
 
-@pytest.mark.parametrize("passes", [None, 1])
-def test_the_root_lp_holds_delay_rows_back_yet_solves_the_whole_lp(monkeypatch, passes):
+@pytest.mark.parametrize(("rows", "passes"), [("all", None), ("all", 1), ("lazy", None)])
+def test_the_root_lp_holds_delay_rows_back_yet_solves_the_whole_lp(monkeypatch, rows, passes):
     """The root LP starts without eq. 4's rows and takes those its solutions break: its
     first optimum is the LP's with every row, while rows no solution breaks stay out. With
-    one pass allowed, every held row goes in after the first solve: the same optimum."""
+    one pass allowed, every held row goes in after the first solve: the same optimum.
+    Where the rows start out of the program, nothing is held: the first LP, by the
+    interior-point method as every first LP, is the program's LP as simplex solves it."""
     from streamplace.solve.odrp import root as root_lp
     from streamplace.solve.odrp.root import cut_root
 
@@ -178,7 +180,7 @@ def test_the_root_lp_holds_delay_rows_back_yet_solves_the_whole_lp(monkeypatch, 
     for instance in [*BATTERY, *(two_sinks_instance(seed) for seed in range(4)),
                      *(one_way_instance(seed) for seed in range(4))]:
         data = prepare(instance)
-        built = build_compact(data, None, "all")
+        built = build_compact(data, None, rows)
         whole = lp_optimum(built.model)
         root = cut_root(data, built, Budget(time_limit=None))
         if root is None:
@@ -186,7 +188,31 @@ def test_the_root_lp_holds_delay_rows_back_yet_solves_the_whole_lp(monkeypatch, 
         assert root.first == pytest.approx(whole, rel=1e-7, abs=1e-9), instance.app.name
         compared += 1
         left_out += root.delay_rows_left_out
-    assert compared >= 15 and (left_out > 0) == (passes is None)
+    assert compared >= 15 and (left_out > 0) == (rows == "all" and passes is None)
+
+
+def test_a_first_lp_method_given_for_highs_wins_and_odrp_stays_exact():
+    """HiGHS's first LP is by the interior-point method unless the options name another;
+    either way odrp proves the brute-forced optimum."""
+    from streamplace.solve import get_method
+    from streamplace.solve.odrp.root import PROGRAM_OPTIONS, RootCuts, program_options
+
+    root = RootCuts(0.9, 0.9, 1, 0, 0.1, 0.1, False)
+    given = SolveOptions(highs={"mip_lp_solver": "simplex"})
+    assert program_options(given, root).highs["mip_lp_solver"] == "simplex"
+    assert program_options(SolveOptions(), root).highs == PROGRAM_OPTIONS
+    assert program_options(SolveOptions(), None).highs == {}
+    proved = 0
+    for instance in BATTERY[:6]:
+        expected = best_utility(instance)
+        if expected is None:
+            continue
+        for options in (SolveOptions(), given):
+            result = get_method("odrp").solve(instance, options)
+            assert result.status == SolveStatus.OPTIMAL, instance.app.name
+            assert result.objective == pytest.approx(expected, abs=1e-6), instance.app.name
+        proved += 1
+    assert proved >= 4
 
 
 def test_the_relaxation_bound_holds_where_odrp_uses_it(monkeypatch):

@@ -28,7 +28,7 @@ from streamplace.solve.odrp.multiset import build_multiset
 from streamplace.solve.odrp.multiset import estimated_columns as estimate_multiset
 from streamplace.solve.odrp.primal.concurrent import PrimalSearch
 from streamplace.solve.odrp.relaxation_bound import relaxation_bound
-from streamplace.solve.odrp.root import cut_root
+from streamplace.solve.odrp.root import cut_root, program_options
 from streamplace.solve.progress import SolverProgress
 from streamplace.solve.result import (
     FormulationName,
@@ -100,7 +100,8 @@ def _solve_odrp(instance: Instance, options: SolveOptions, method: str,
                 else f"its root LP did not end in {root.first_seconds:.1f} s"))
             return replace(_bounded(tightened(result, root.bound, "share_cut", maximize=True),
                                     relaxed), program=built.model)
-        result = _solve_built(instance, options, method, budget, built, start_plan, primal)
+        result = _solve_built(instance, program_options(options, root), method, budget,
+                              built, start_plan, primal)
         if root is not None:
             result = tightened(replace(result, solver=result.solver.counting(
                 **root.counters())), root.bound, "share_cut", maximize=True)

@@ -9,17 +9,19 @@ LP from 0.9485 to 0.9432 in 28 s (the best plan known is 0.9388). Where the roun
 longer move the bound (seed 1 there, and 50 x 40), they stop after four: the first LP and
 three that did not move it.
 
-Where eq. 4's rows are all in the program (below delays.LAZY_DELAYS_FROM) the LP starts
-without them, solved first by the interior-point method, and takes back those its
-solutions break (docs/models.md sec. 2): on bench/families.py's 30 x 20 instances the
-first LP took 1.3-3.5 s where it took 3.2-7.4 s with every row, to the same bound.
+The first LP is solved by the interior-point method, and so is HiGHS's own root LP
+(:func:`program_options`): odrp judges from the one's time whether the other fits in what
+is left. Where eq. 4's rows are all in the program (below delays.LAZY_DELAYS_FROM) the LP
+starts without them and takes back those its solutions break (docs/models.md sec. 2): on
+bench/families.py's 30 x 20 instances the first LP took 1.3-3.5 s where it took 3.2-7.4 s
+with every row, to the same bound.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from streamplace.solve.budget import Budget
 from streamplace.solve.mip.persistent import Ended, PersistentModel
@@ -27,9 +29,13 @@ from streamplace.solve.odrp.compact import CompactModel
 from streamplace.solve.odrp.data import OdrpData
 from streamplace.solve.odrp.delays import HeldRows
 from streamplace.solve.odrp.share_cuts import ShareCut, ShareCuts
+from streamplace.solve.result import MipSolver, SolveOptions
 
 CUT_SHARE = 0.3   # of the time left, at most, for the rounds after the first LP
 FIRST_SHARE = 0.6  # of the time left, at most, for the first LP: the bound itself
+# HiGHS's first LP: by the interior-point method, where dual simplex took 78 s against 35 s
+# on routed Uninett2010, 22 s against 14 s on VtlWavenet2011 (bench/first_lp.py)
+PROGRAM_OPTIONS = {"mip_lp_solver": "ipm"}
 # HiGHS's own root (presolve, the LP again, its cuts) against the first LP. Where HiGHS had
 # less, at 50 x 40 it was abandoned with neither bound nor plan, and the search beside it
 # reached F 0.835-0.892 where two searches alone reached 0.940 (docs/models.md sec. 2)
@@ -88,7 +94,7 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
     first_seconds = 0.0
     first_stopped = False
     while rounds < MAX_ROUNDS:
-        solved = _solve_whole(lp, phase, held, interior=rounds == 0 and held is not None)
+        solved = _solve_whole(lp, phase, held, interior=rounds == 0)
         if rounds == 0:
             first_seconds = time.perf_counter() - started
             # an LP interrupted at its share's end may report neither (50 x 40
@@ -116,6 +122,15 @@ def cut_root(data: OdrpData, built: CompactModel, budget: Budget) -> RootCuts | 
         cuts += len(found)
     return RootCuts(first, bound, rounds, cuts, time.perf_counter() - started, first_seconds,
                     first_stopped, len(held) if held is not None else 0)
+
+
+def program_options(options: SolveOptions, root: RootCuts | None) -> SolveOptions:
+    """``options`` for HiGHS on the program whose root :func:`cut_root` timed (``root``):
+    its first LP by the method that LP was first solved by, unless the options name
+    another. Without a timed root, ``options`` as they are."""
+    if root is None or options.solver != MipSolver.HIGHS:
+        return options
+    return replace(options, highs={**PROGRAM_OPTIONS, **options.highs})
 
 
 def _hold_delay_rows(lp: PersistentModel, built: CompactModel) -> HeldRows | None:
