@@ -4,8 +4,8 @@ HiGHS solves the first LP of a MIP (the root's, without a basis yet) by the meth
 option ``mip_lp_solver`` names; ``odrp`` asks for the interior-point method
 (docs/models.md sec. 2). Per instance of bench/families.py: the program's size, and per
 method, HiGHS alone on one thread for ``--time-limit`` seconds (no start, no primal search
-beside it): the seconds until it first reported a dual bound (its root LP solved), that
-bound, and its bound at the end.
+beside it): the seconds until its callbacks first reported a dual bound (once its root's
+first LP is solved, or later), that bound, and its bound at the end.
 
     python bench/first_lp.py --families routed --sizes medium --time-limit 90
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from families import GENERATED, SIZES, cases
-from odrp import balanced
+from odrp import _num, balanced
 
 from streamplace.solve import Instance, SolveOptions
 from streamplace.solve.mip.highs.solve import solve_highs
@@ -52,8 +52,10 @@ def first_lp(model: LinearModel, method: str,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--families", default=",".join([*GENERATED, "routed"]))
-    parser.add_argument("--sizes", default="small,medium")
+    parser.add_argument("--families", default=",".join([*GENERATED, "routed"]),
+                        help="comma-separated, of: " + ", ".join([*GENERATED, "routed"]))
+    parser.add_argument("--sizes", default="small,medium",
+                        help="comma-separated, of: " + ", ".join(SIZES))
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=90.0)
     args = parser.parse_args()
@@ -61,8 +63,7 @@ def main() -> None:
           "of the first LP: seconds to the first bound, that bound, the bound at the end")
     print(f"{'family':>13} {'instance':>30} {'columns':>8} {'rows':>7} "
           + " ".join(f"{m + ' s':>9} {'first':>7} {'end':>7}" for m in METHODS))
-    for case in cases(args.families.split(","), [s for s in args.sizes.split(",")
-                                                  if s in SIZES], args.seeds):
+    for case in cases(args.families.split(","), args.sizes.split(","), args.seeds):
         model = build_compact(prepare(Instance(case.app, case.infra, balanced()))).model
         cells = []
         for method in METHODS:
@@ -70,10 +71,6 @@ def main() -> None:
             cells.append(f"{_num(seconds, 1):>9} {_num(first, 4):>7} {_num(end, 4):>7}")
         print(f"{case.family:>13} {case.label:>30} {model.num_cols:>8} {model.num_rows:>7} "
               + " ".join(cells), flush=True)
-
-
-def _num(x: float | None, places: int) -> str:
-    return "-" if x is None else f"{x:.{places}f}"
 
 
 if __name__ == "__main__":

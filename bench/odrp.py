@@ -224,8 +224,8 @@ def scale(time_limit: float, others_time: float, families: list[str], sizes: lis
         print(f"  {name:<14} {'no bound' if worst == float('inf') else f'{worst:.1%}'}")
 
 
-def _num(x: float | None) -> str:
-    return "-" if x is None else f"{x:.4f}"
+def _num(x: float | None, places: int = 4) -> str:
+    return "-" if x is None else f"{x:.{places}f}"
 
 
 def _pct(x: float | None) -> str:

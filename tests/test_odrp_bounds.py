@@ -202,7 +202,7 @@ def test_a_first_lp_method_given_for_highs_wins_and_odrp_stays_exact():
     assert program_options(given, root).highs["mip_lp_solver"] == "simplex"
     assert program_options(SolveOptions(), root).highs == PROGRAM_OPTIONS
     assert program_options(SolveOptions(), None).highs == {}
-    proved = 0
+    proved = timed = 0
     for instance in BATTERY[:6]:
         expected = best_utility(instance)
         if expected is None:
@@ -212,7 +212,9 @@ def test_a_first_lp_method_given_for_highs_wins_and_odrp_stays_exact():
             assert result.status == SolveStatus.OPTIMAL, instance.app.name
             assert result.objective == pytest.approx(expected, abs=1e-6), instance.app.name
         proved += 1
-    assert proved >= 4
+        # a root LP was timed, so HiGHS had the option set (program_options)
+        timed += "root_lp_seconds" in result.solver.counters
+    assert proved >= 4 and timed >= 3
 
 
 def test_the_relaxation_bound_holds_where_odrp_uses_it(monkeypatch):
