@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 import yaml
 
+from streamplace.control.autoscale.rule import Seen, triggers
+from streamplace.control.flink.observe import observe
+from streamplace.control.flink.offered import offer
+from streamplace.control.flink.rescale import JobAddress, check_cluster
+from streamplace.control.flink.window import vertex_window
 from streamplace.errors import EngineError, InputError
-from streamplace.io.engines.flink_control import JobAddress, check_cluster
-from streamplace.io.engines.flink_observe import observe
-from streamplace.io.engines.flink_offered import offer
-from streamplace.io.engines.flink_window import vertex_window
-from streamplace.model.scaling import Seen, triggers
 
 from .conftest import run
 from .rest_server import rest_server
@@ -81,13 +81,13 @@ def test_the_triggers_are_the_flink_autoscalers():
     def seen(busy: float, pressed: float = 0.0, k: int = 2) -> list[Seen]:
         return [Seen("w", k, busy, pressed, False)]
 
-    assert triggers(seen(0.7), 0.7, 0.3) == []
-    assert triggers(seen(0.5, 0.2), 0.7, 0.3) != []            # back-pressured
-    assert triggers(seen(0.97), 0.7, 0.3) != []                # at its capacity
-    assert triggers(seen(0.45), 0.7, 0.3) == []                # within the boundary
-    assert triggers(seen(0.3), 0.7, 0.3) != []                 # below it
-    assert triggers(seen(0.2, k=1), 0.7, 0.3) == []            # and already at one subtask
-    assert triggers([Seen("s", 1, 0.01, 0.0, True)], 0.7, 0.3) == []  # a source idles
+    assert triggers(seen(0.7), 0.4, 1.0) == []
+    assert triggers(seen(0.5, 0.2), 0.4, 1.0) != []            # back-pressured
+    assert triggers(seen(0.97), 0.4, 1.0) != []                # at its capacity
+    assert triggers(seen(0.45), 0.4, 1.0) == []                # within the boundary
+    assert triggers(seen(0.3), 0.4, 1.0) != []                 # below it
+    assert triggers(seen(0.2, k=1), 0.4, 1.0) == []            # and already at one subtask
+    assert triggers([Seen("s", 1, 0.01, 0.0, True)], 0.4, 1.0) == []  # a source idles
 
 
 def cluster_answers(version: str, settings: dict[str, str]) -> dict[str, Any]:
@@ -159,9 +159,11 @@ def test_apply_refuses_without_sending(observed_files: dict[str, Path], tmp_path
 
 
 @pytest.mark.parametrize("args", [
-    ["--method", "ds3"], ["--target-utilization", "1.5"], ["--metrics-window", "1"],
+    ["--method", "ds3"], ["--utilization-target", "1.5"], ["--metrics-window", "1"],
     ["--max-steps", "0"], ["--source-rate", "events"], ["--source-rate", "events=-1"],
-    ["--target-utilization-boundary", "1"], ["--max-moves", "-1"],
+    ["--utilization-min", "0.8"], ["--utilization-max", "0.5"], ["--max-moves", "-1"],
+    ["--metrics-window", "1e308"], ["--replan-time-limit", "0"], ["--wait", "nan"],
+    ["--wait", "inf"], ["--wait", "-1"],
 ])
 def test_autoscale_bad_options_are_bad_input_before_anything_is_read(args: list[str]):
     done = run("autoscale", f"http://127.0.0.1:{closed_port()}/jobs/{JID}", "--yes", *args)

@@ -18,7 +18,7 @@ from typing import TypeVar
 import pytest
 import yaml
 
-from streamplace.io.engines.flink_observe import METER_SECONDS
+from streamplace.control.flink.observe import METER_SECONDS
 
 from .flink_cluster import ClusterPool, FlinkCluster
 from .test_observe import assert_what_the_job_was_made_to_do

@@ -128,7 +128,7 @@ def test_one_step_at_the_offered_load(cluster: FlinkCluster, job: str, tmp_path:
 
 
 AUTOSCALE = ("--yes", "--metrics-window", WINDOW, "--stabilization-interval", "2",
-             "--target-utilization", str(TARGET), "-q")
+             "--utilization-target", str(TARGET), "-q")
 
 
 def converged(lines: list[dict[str, Any]], most: int, held_to_plan: bool = True,

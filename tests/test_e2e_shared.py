@@ -111,7 +111,7 @@ def test_a_second_job_is_planned_into_the_slots_the_first_leaves(cluster: FlinkC
         # autoscale reads the other job's slots at every step, and plans within the rest
         decided = streamplace("autoscale", url, "--dry-run", "--max-steps", "1",
                               "--stabilization-interval", "0", "--metrics-window", WINDOW,
-                              "--source-rate", f"events={RATE}", "--target-utilization",
+                              "--source-rate", f"events={RATE}", "--utilization-target",
                               _target_for(app, SLOTS - OTHER + 1), "-q")
         assert decided.returncode == 0, decided.stderr
         line = json.loads(decided.stdout.splitlines()[0])

@@ -65,7 +65,7 @@ def test_an_endless_answer_stops_at_the_size_cap(monkeypatch):
 def test_credentials_are_sent_as_basic_auth_and_never_shown():
     """The right password gets the job (the server answers 401 otherwise); neither the
     wrong one nor the right one shows in a message or in the snapshot --save writes."""
-    from streamplace.io.engines.flink_rest import fetch_snapshot
+    from streamplace.control.flink.job import fetch_snapshot
 
     with hostile_server("auth") as server:
         wrong = observe(server.port, userinfo="user:wrong-one@")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from streamplace.io.engines.flink_rest import METERS
+from streamplace.control.flink.job import METERS
 
 from .conftest import run, sample
 from .flink_cluster import RATE
@@ -239,11 +239,11 @@ def test_a_plan_solved_beside_the_other_jobs_fits_the_slots_they_leave(tmp_path)
 def test_ds2_is_capped_at_the_slots_the_other_jobs_leave():
     """autoscale --method ds2 spreads DS2's parallelism over the free TaskManagers: more
     than the slots left is never asked for."""
-    from streamplace.io.engines.flink_documents import documents, other_jobs
-    from streamplace.io.engines.flink_observe import observe
+    from streamplace.control.autoscale.rule import spread
+    from streamplace.control.flink.documents import documents, other_jobs
+    from streamplace.control.flink.observe import observe
     from streamplace.io.readers import application_from, infrastructure_from
     from streamplace.model.occupied import beside
-    from streamplace.model.scaling import spread
 
     snapshot = json.loads(Path(SHARED).read_text())
     obs = observe(snapshot, SHARED)
@@ -290,16 +290,18 @@ def test_a_cluster_that_does_not_say_who_holds_a_slot_is_refused(tmp_path):
 def test_autoscale_plans_beside_the_other_jobs_and_alone_where_the_cluster_does_not_say():
     """The instance each autoscale step solves: the TaskManagers less the other jobs'
     slots; where the cluster does not list allocatedSlots, all of them, with a warning."""
-    from streamplace.cli.autoscale import _instance
-    from streamplace.io.engines.flink_observe import observe
+    from streamplace.control.autoscale.evaluate import observed_instance
+    from streamplace.control.flink.observe import observe
 
     snapshot = json.loads(Path(SHARED).read_text())
-    _app, infra, _now, others = _instance(observe(snapshot, SHARED), 0.7, snapshot["load"])
+    found = observed_instance(observe(snapshot, SHARED), 0.7, snapshot["load"])
+    infra, others = found.infra, found.others
     assert [held.name for held in others] == ["paced"]
     assert infra.holds.names == ("paced",)
     for details in snapshot["load"]["taskmanagers"].values():
         del details["allocatedSlots"]
     obs = observe(snapshot, SHARED)
-    _app, infra, _now, others = _instance(obs, 0.7, snapshot["load"])
+    found = observed_instance(obs, 0.7, snapshot["load"])
+    infra, others = found.infra, found.others
     assert others == [] and infra.holds.names == ()
     assert any("planned as if every slot were this job's" in w for w in obs.warnings)

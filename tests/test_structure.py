@@ -77,9 +77,10 @@ def test_no_circle_hides_behind_type_checking():
 
 
 def test_layers_import_downwards_only():
-    """cli -> sweep -> solve/io/draw -> model -> errors: no module imports a layer above its
-    own."""
-    rank = {"__main__": 5, "cli": 4, "sweep": 3, "solve": 2, "io": 2, "draw": 2, "model": 1}
+    """cli -> sweep/control -> solve/io/draw -> model -> errors: no module imports a layer
+    above its own."""
+    rank = {"__main__": 5, "cli": 4, "sweep": 3, "control": 3, "solve": 2, "io": 2, "draw": 2,
+            "model": 1}
 
     def layer(module: str) -> int:
         parts = module.split(".")
@@ -101,7 +102,7 @@ def test_method_modules_never_import_the_registry():
     assert importers <= {"streamplace.solve", "streamplace.cli.options", "streamplace.cli.solve",
                          "streamplace.cli.compare", "streamplace.cli.listing",
                          "streamplace.sweep.rows", "streamplace.sweep.checks",
-                         "streamplace.cli.autoscale"}
+                         "streamplace.control.autoscale.decide"}
 
 
 def test_every_highs_status_has_one_documented_meaning():
@@ -286,3 +287,44 @@ def test_only_the_backend_seam_imports_a_solver():
             found += [(str(path.relative_to(ROOT)), n) for n in names
                       if n.split(".")[0] in solvers]
     assert found == []
+
+
+def _calls(path) -> set[str]:
+    """The names a module calls (``f()`` and ``x.f()``)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call):
+            func = node.func
+            out.add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+    return out
+
+
+def test_commands_neither_wait_nor_poll_nor_speak_http():
+    """cli/ parses, calls and renders: sleeping, polling and HTTP live in control/."""
+    found = []
+    for path in (PACKAGE / "cli").rglob("*.py"):
+        text = path.read_text()
+        bad = {"sleep", "get_json", "put_json", "fetch_snapshot", "fetch_window",
+               "wait_for"} & _calls(path)
+        bad |= {m for m in ("urllib", "http.client", "streamplace.io.http import get",
+                            "streamplace.io.http import put") if m in text}
+        found += [(str(path.relative_to(ROOT)), b) for b in sorted(bad)]
+    assert found == []
+
+
+def test_only_the_control_layer_sends_a_change():
+    """io/ turns bytes into models: a PUT to a running job is issued from control/ alone."""
+    senders = [str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py")
+               if "put_json" in _calls(p)]
+    assert senders and all(s.startswith("streamplace/control/") for s in senders), senders
+
+
+ENGINES = ("flink", "storm", "heron", "spark", "kubernetes")
+
+
+def test_no_module_is_named_with_an_engine_as_prefix():
+    """A folder says what its modules are about: control/flink/observe.py, never
+    io/engines/flink_observe.py."""
+    prefixed = [str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py")
+                if any(p.stem.startswith(f"{engine}_") for engine in ENGINES)]
+    assert prefixed == []

@@ -23,9 +23,9 @@ from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.tables import table
+from streamplace.control.flink.job import fetch_job, saved_job
 from streamplace.errors import InputError
 from streamplace.io.engines import Export, ExportOptions, Target, export
-from streamplace.io.engines.flink_rest import fetch_job, saved_job
 from streamplace.io.http import is_url, without_credentials
 from streamplace.io.loader import load_path
 from streamplace.io.outputs import STDOUT, Output

@@ -14,11 +14,12 @@ from streamplace.cli import options as opts
 from streamplace.cli.args import FormatOpt, JsonOpt, OutputOpt, QuietOpt
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
-from streamplace.cli.flink_args import SourceRateOpt, WindowOpt, parse_rates, read_job
+from streamplace.cli.job_args import SourceRateOpt, WindowOpt, parse_rates
 from streamplace.cli.opening import open_inputs
+from streamplace.control.flink.documents import documents
+from streamplace.control.flink.drift import TOLERANCE, drift
+from streamplace.control.flink.read import read_job
 from streamplace.errors import InputError
-from streamplace.io.engines.flink_documents import documents
-from streamplace.io.engines.flink_drift import TOLERANCE, drift
 from streamplace.io.http import is_url
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.io.writers import dumps, format_for

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from streamplace.model.application import APPLICATION_SCHEMA, Application
 from streamplace.model.base import Document
 from streamplace.model.bundle import BUNDLE_SCHEMA, BundlePlan
+from streamplace.model.decision import DECISION_SCHEMA, Decision
 from streamplace.model.infrastructure import (
     CATALOG_SCHEMA,
     INFRASTRUCTURE_SCHEMA,
@@ -22,7 +25,7 @@ from streamplace.model.occupied import OCCUPIED_SCHEMA, OccupiedFile
 from streamplace.model.plan import PLAN_SCHEMA, Plan
 from streamplace.model.sweep import SWEEP_SCHEMA, SweepFile
 
-KINDS: dict[str, tuple[type[Document], str]] = {
+KINDS: dict[str, tuple[type[Document] | type[BaseModel], str]] = {
     "application": (Application, APPLICATION_SCHEMA),
     "infrastructure": (Infrastructure, INFRASTRUCTURE_SCHEMA),
     "objective": (ObjectiveFile, OBJECTIVE_SCHEMA),
@@ -31,11 +34,14 @@ KINDS: dict[str, tuple[type[Document], str]] = {
     "catalog": (CatalogFile, CATALOG_SCHEMA),
     "occupied": (OccupiedFile, OCCUPIED_SCHEMA),
     "bundle": (BundlePlan, BUNDLE_SCHEMA),
+    "decision": (Decision, DECISION_SCHEMA),  # a line autoscale writes, not a file it reads
 }
 
 
 def json_schema(kind: str) -> dict[str, Any]:
     model, schema_id = KINDS[kind]
-    body = model.model_json_schema(by_alias=True, mode="validation")
+    body = model.model_json_schema(
+        by_alias=True, mode="serialization" if model is Decision else "validation")
+    what = "autoscale decision line" if model is Decision else f"{kind} file"
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": schema_id,
-            **body, "title": f"streamplace {kind} file"}
+            **body, "title": f"streamplace {what}"}

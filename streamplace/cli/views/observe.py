@@ -6,8 +6,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from streamplace.cli.views.tables import table
-from streamplace.io.engines.flink_drift import Drift
-from streamplace.io.engines.flink_observe import Observation
+from streamplace.control.flink.drift import Drift
+from streamplace.control.flink.observe import Observation
 
 
 def render_observation(con: Console, obs: Observation) -> None:

@@ -31,7 +31,7 @@ from streamplace.model.plan import Plan
 
 OVERRIDES = "pipeline.jobvertex-parallelism-overrides"
 MAX_PARALLELISM = "pipeline.max-parallelism"
-VERTEX_ID = re.compile(r"[0-9a-f]{32}")
+VERTEX_ID = re.compile(r"[0-9a-fA-F]{32}")  # a JobVertexID (and a JobID): 16 bytes in hex
 _PREFIXES = ("Source: ", "Sink: ")
 _SUFFIXES = (": Writer",)  # a Sink V2 sink's writer vertex (its committer keeps its name)
 
@@ -77,7 +77,7 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
                      "vertex ids and as all of them; chaining is not checked")
         job_max = None
     else:
-        vertices = read_job(options.flink_job, options.flink_job_file)
+        vertices = job_vertices(options.flink_job, options.flink_job_file)
         matched = match(items, vertices, options.flink_job_file)
         job_max = options.flink_job.get("maxParallelism")
     parallelism = _vertex_parallelism(items, matched, vertices, notes)
@@ -154,7 +154,7 @@ def default_max_parallelism(parallelism: int) -> int:
     return min(max(power, 128), 32768)
 
 
-def read_job(job: Any, file: str) -> list[Vertex]:
+def job_vertices(job: Any, file: str) -> list[Vertex]:
     """The vertices of a ``GET /jobs/:jobid`` response; every shape problem at once."""
     if not isinstance(job, dict) or not isinstance(job.get("vertices"), list):
         raise InputError.single("not the JSON of GET /jobs/:jobid: no 'vertices' list",

@@ -20,16 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamplace.control.flink.observe import PRESSED, SATURATED, Observation, ObservedVertex
 from streamplace.io.engines.common import components
 from streamplace.io.engines.flink import Vertex, match
-from streamplace.io.engines.flink_observe import Observation, ObservedVertex
 from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
 from streamplace.model.explain import roles
 from streamplace.model.graph import build_graph
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
-from streamplace.model.scaling import PRESSED, SATURATED
 
 TOLERANCE = 0.1
 

@@ -9,8 +9,8 @@ keeps the selectivity it showed (records out per record in), and one step suffic
 
 from __future__ import annotations
 
+from streamplace.control.flink.observe import Observation
 from streamplace.errors import InputError, Problem
-from streamplace.io.engines.flink_observe import Observation
 
 
 def offer(obs: Observation, rates: dict[str, float], label: str = "--source-rate") -> None:

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from streamplace.control.flink.job import split_job_url
 from streamplace.errors import EngineError, InputError
-from streamplace.io.engines.flink_rest import split_job_url
 from streamplace.io.http import Address, get_json, put_json
 
 POLL = 0.5           # seconds between two readings of the job while it rescales
@@ -96,7 +96,7 @@ def put_parallelism(where: JobAddress, body: dict[str, Any], label: str = "JOB")
                           f"{reason}: {_first_error(answer)}")
 
 
-def running(job: Any) -> dict[str, int]:
+def parallelism_of(job: Any) -> dict[str, int]:
     """Each vertex id's parallelism in the JSON of ``GET /jobs/:jobid``."""
     return {v["id"]: v["parallelism"] for v in job.get("vertices", [])
             if isinstance(v, dict) and isinstance(v.get("id"), str)
@@ -105,7 +105,7 @@ def running(job: Any) -> dict[str, int]:
 
 def settled(job: Any, wanted: dict[str, int]) -> bool:
     return isinstance(job, dict) and job.get("state") == "RUNNING" and \
-        running(job) == wanted and all(isinstance(v, dict) and v.get("status") == "RUNNING"
+        parallelism_of(job) == wanted and all(isinstance(v, dict) and v.get("status") == "RUNNING"
                                        for v in job.get("vertices", []))
 
 
@@ -120,14 +120,14 @@ def wait_for(where: JobAddress, wanted: dict[str, int], seconds: float,
             return job
         state = job.get("state") if isinstance(job, dict) else None
         if state in ENDED:
-            raise EngineError(f"the job is {state} while it was rescaled: " + runs(job))
+            raise EngineError(f"the job is {state} while it was rescaled: " + state_of(job))
         if time.monotonic() >= ends:
             raise EngineError(f"the job does not run the plan {seconds:g} s after the "
-                              f"change was sent: {runs(job)}")
+                              f"change was sent: {state_of(job)}")
         sleep(POLL)
 
 
-def runs(job: Any) -> str:
+def state_of(job: Any) -> str:
     """What the job runs, as errors say it."""
     if not isinstance(job, dict):
         return "the job's state is unknown"

@@ -1,5 +1,5 @@
 """The files ``streamplace observe`` writes from an observation of a running Flink job
-(:mod:`streamplace.io.engines.flink_observe`): an application, an infrastructure skeleton of
+(:mod:`streamplace.control.flink.observe`): an application, an infrastructure skeleton of
 its TaskManagers and the plan it runs now, each checked as a file would be."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamplace.io.engines.flink_load import occupied
-from streamplace.io.engines.flink_observe import Observation, ObservedVertex
-from streamplace.io.engines.flink_values import as_count, as_number, unique_id
+from streamplace.control.flink.load import occupied
+from streamplace.control.flink.observe import Observation, ObservedVertex
+from streamplace.control.flink.values import as_count, as_number, unique_id
 from streamplace.io.readers import application_from, build_document, infrastructure_from
 from streamplace.model.fields import MOST_REPLICAS
 from streamplace.model.occupied import OccupiedFile

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamplace.errors import InputError
+from streamplace.io.engines.flink import VERTEX_ID
 from streamplace.io.http import Address, get_json
 
-JOB_PATH = re.compile(r"((?:/[^\s]*?)?)/jobs/([0-9a-fA-F]{32})/?")
-VERTEX_ID = re.compile(r"[0-9a-fA-F]{32}")
+JOB_PATH = re.compile(rf"((?:/[^\s]*?)?)/jobs/({VERTEX_ID.pattern})/?")
 TASKMANAGER_ID = re.compile(r"[A-Za-z0-9_.:-]{1,200}")  # host:port-suffix, a container name
 SNAPSHOT_SCHEMA = "streamplace/flink-snapshot/v1"
 METERS = ("numRecordsInPerSecond", "numRecordsOutPerSecond", "busyTimeMsPerSecond",

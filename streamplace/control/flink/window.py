@@ -17,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from streamplace.control.flink.job import fetch_snapshot
+from streamplace.control.flink.values import as_list, totals
 from streamplace.errors import EngineError
-from streamplace.io.engines.flink_rest import fetch_snapshot
-from streamplace.io.engines.flink_values import as_list, totals
 
+MIN_WINDOW = 5.0  # seconds: Flink's counters move in steps
 TIMES = ("accumulated-busy-time", "accumulated-idle-time", "accumulated-backpressured-time")
 COUNTS = ("read-records", "write-records", "read-bytes", "write-bytes")
 
@@ -37,6 +38,21 @@ class Window:
 
     def rate(self, count: str) -> float:
         return self.counts.get(count, 0.0) / self.seconds
+
+    def meters(self) -> dict[str, tuple[float, float]]:
+        """Flink's four meters as the window gives them: metric to (sum, avg) over the
+        subtasks, as ``GET .../subtasks/metrics`` answers them."""
+        p = len(self.busy)
+        rates = {"numRecordsInPerSecond": self.rate("read-records"),
+                 "numRecordsOutPerSecond": self.rate("write-records"),
+                 "busyTimeMsPerSecond": 1000 * sum(self.busy) / p,
+                 "backPressuredTimeMsPerSecond": 1000 * sum(self.pressed) / p}
+        return {k: (r if k.startswith("num") else r * p, r / p if k.startswith("num") else r)
+                for k, r in rates.items()}
+
+    def totals(self) -> dict[str, float]:
+        """The counters over the window, as the life-long ones are named."""
+        return {**self.counts, "accumulated-busy-time": self.busy_ms}
 
 
 def vertex_window(name: str, before: Any, after: Any) -> Window:
@@ -73,26 +89,14 @@ def vertex_window(name: str, before: Any, after: Any) -> Window:
     return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms)
 
 
-def windowed(vertices: list[Any], before: dict[str, Any],
-              details: dict[str, Any]) -> float:
-    """Every vertex's counters and shares over the window, put where the meters and the
-    life-long counters were (``vertices``: flink_observe's ObservedVertex, which imports
-    this module): the rest of the reading is the same."""
+def windows(vertices: dict[str, str], before: dict[str, Any],
+            details: dict[str, Any]) -> dict[str, Window]:
+    """Each vertex's window (``vertices``: id to name) from the snapshot taken at the
+    window's start (``before``) and the details at its end."""
     earlier = before.get("vertices")
     earlier = earlier if isinstance(earlier, dict) else {}
-    for v in vertices:
-        w = vertex_window(v.name, earlier.get(v.id), details.get(v.id))
-        p = len(w.busy)
-        rates = {"numRecordsInPerSecond": w.rate("read-records"),
-                 "numRecordsOutPerSecond": w.rate("write-records"),
-                 "busyTimeMsPerSecond": 1000 * sum(w.busy) / p,
-                 "backPressuredTimeMsPerSecond": 1000 * sum(w.pressed) / p}
-        v.meters = {k: (r if k.startswith("num") else r * p, r / p if k.startswith("num")
-                        else r) for k, r in rates.items()}
-        v.totals = {**w.counts, "accumulated-busy-time": w.busy_ms}
-        v.window = w
-    spans: list[float] = [v.window.seconds for v in vertices]
-    return sum(spans) / max(1, len(spans))
+    return {vid: vertex_window(name, earlier.get(vid), details.get(vid))
+            for vid, name in vertices.items()}
 
 
 def _subtasks(details: Any) -> dict[int, dict[str, float]]:

@@ -1,11 +1,12 @@
-"""When a running job is rescaled, and DS2's rule for how far (``autoscale``).
+"""When a running job is rescaled, and DS2's rule for how far.
 
 The triggers are the Flink Kubernetes operator autoscaler's: a vertex whose busy share
-leaves ``target ± boundary`` (``job.autoscaler.target.utilization`` and its
-``.boundary``), or one back-pressured. DS2 (Kalavri et al., OSDI '18, eq. 3 as the Flink
-autoscaler applies it) gives each operator ceil(λ / (μ · target)) instances, where μ is the
-true processing rate of one instance (records per second of busy time) and λ the rate it
-must take in; it decides parallelism only, with no placement, cost or availability.
+leaves ``[utilization.min, utilization.max]``, or one back-pressured. DS2 (Kalavri et al.,
+OSDI '18, eq. 3 as the Flink autoscaler applies it) gives each operator
+ceil(λ / (μ · target)) instances (:func:`~streamplace.solve.baseline.ds2.ds2_parallelism`,
+the one place the rule is written), where μ is the true processing rate of one instance
+(records per second of busy time) and λ the rate it must take in; it decides parallelism
+only, with no placement, cost or availability.
 """
 
 from __future__ import annotations
@@ -13,15 +14,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from streamplace.control.flink.observe import PRESSED, SATURATED
 from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
 from streamplace.model.explain import roles
 from streamplace.model.graph import build_graph
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
-
-PRESSED = 0.10    # a back-pressured share at which a vertex's rates are held back
-SATURATED = 0.95  # a busy share at which a vertex runs at its capacity: its queue may grow
+from streamplace.solve.baseline.ds2 import ds2_parallelism
 
 
 @dataclass(frozen=True)
@@ -35,33 +35,34 @@ class Seen:
     source: bool
 
 
-def triggers(seen: list[Seen], target: float, boundary: float) -> list[str]:
-    """Why the job should be rescaled; empty when it should be left alone."""
+def triggers(seen: list[Seen], low: float, high: float) -> list[str]:
+    """Why the job should be rescaled (busy shares outside ``[low, high]``, backpressure);
+    empty when it should be left alone."""
     out = []
+    top = min(high, SATURATED)
     for s in seen:
         if s.pressed >= PRESSED:
             out.append(f"{s.op} is back-pressured {s.pressed:.0%} of the time")
-        elif s.busy is not None and not s.source and \
-                s.busy > min(target + boundary, SATURATED):
+        elif s.busy is not None and not s.source and s.busy > top:
             out.append(f"{s.op} is busy {s.busy:.2f}, above "
-                       + (f"{target:g} + {boundary:g}" if target + boundary < SATURATED
+                       + (f"{high:g}" if high < SATURATED
                           else f"{SATURATED:g}: at its capacity"))
-        elif s.busy is not None and not s.source and s.busy < target - boundary and \
-                s.parallelism > 1:
-            out.append(f"{s.op} is busy {s.busy:.2f}, below {target:g} - {boundary:g}, on "
-                       f"{s.parallelism} subtasks")
+        elif s.busy is not None and not s.source and s.busy < low and s.parallelism > 1:
+            out.append(f"{s.op} is busy {s.busy:.2f}, below {low:g}, on {s.parallelism} "
+                       "subtasks")
     return out
 
 
-def ds2(app: Application, current: dict[str, int], target: float) -> dict[str, int]:
-    """Each operator's parallelism by DS2's rule; a source, or an operator without a
-    service rate, keeps its own.
+def ds2(app: Application, current: dict[str, int]) -> dict[str, int]:
+    """Each operator's parallelism by DS2's rule at its target utilisation, within its
+    replica cap; a source, or an operator without a service rate, keeps its own.
 
     >>> from streamplace.model.application import Application
     >>> app = Application.model_validate({"name": "a", "operators": [
-    ...     {"id": "s"}, {"id": "w", "service_rate": 100, "max_replicas": 8}],
+    ...     {"id": "s"}, {"id": "w", "service_rate": 100, "max_replicas": 8,
+    ...                   "target_utilization": 0.7}],
     ...     "streams": [{"from": "s", "to": "w", "rate": 200}]})
-    >>> ds2(app, {"s": 1, "w": 1}, 0.7)
+    >>> ds2(app, {"s": 1, "w": 1})
     {'s': 1, 'w': 3}
     """
     graph = build_graph(app)
@@ -70,8 +71,7 @@ def ds2(app: Application, current: dict[str, int], target: float) -> dict[str, i
         if op.id in graph.sources or op.service_rate is None:
             out[op.id] = current[op.id]
             continue
-        wanted = math.ceil(graph.input_rates[op.id] / (op.service_rate * target) - 1e-9)
-        out[op.id] = max(1, min(wanted, op.replica_cap))
+        out[op.id] = min(ds2_parallelism(op, graph.input_rates[op.id]), op.replica_cap)
     return out
 
 

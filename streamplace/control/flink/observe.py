@@ -22,10 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamplace.errors import EngineError, InputError, Problem
-from streamplace.io.engines.flink import VERTEX_ID, Vertex
-from streamplace.io.engines.flink_rest import SNAPSHOT_SCHEMA, version_of
-from streamplace.io.engines.flink_values import (
+from streamplace.control.flink.job import SNAPSHOT_SCHEMA, version_of
+from streamplace.control.flink.values import (
     as_count,
     as_list,
     as_number,
@@ -34,8 +32,12 @@ from streamplace.io.engines.flink_values import (
     totals,
     unique_id,
 )
-from streamplace.io.engines.flink_window import Window, windowed
-from streamplace.model.scaling import PRESSED, SATURATED
+from streamplace.control.flink.window import Window, windows
+from streamplace.errors import EngineError, InputError, Problem
+from streamplace.io.engines.flink import VERTEX_ID, Vertex
+
+PRESSED = 0.10    # a back-pressured share at which a vertex's rates are held back
+SATURATED = 0.95  # a busy share at which a vertex runs at its capacity: its queue may grow
 
 METER_SECONDS = 75.0
 """How long a vertex runs before its meters hold a full window: Flink's MeterView averages
@@ -113,7 +115,7 @@ class Observation:
 
 
 def observe(snapshot: Any, file: str) -> Observation:
-    """The observation a snapshot (:func:`~streamplace.io.engines.flink_rest.fetch_snapshot`,
+    """The observation a snapshot (:func:`~streamplace.control.flink.job.fetch_snapshot`,
     or the same keys read from a file) holds; every shape problem at once."""
     problems: list[Problem] = []
 
@@ -160,7 +162,11 @@ def observe(snapshot: Any, file: str) -> Observation:
                             "operator all of them; lower its slots.* to what each may use")
     before = snapshot.get("before")
     if isinstance(before, dict):
-        obs.window = windowed(vertices, before, details)
+        found = windows({v.id: v.name for v in vertices}, before, details)
+        for v in vertices:  # the rest of the reading is the same as from the meters
+            v.meters, v.totals, v.window = found[v.id].meters(), found[v.id].totals(), \
+                found[v.id]
+        obs.window = sum(w.seconds for w in found.values()) / max(1, len(found))
     for v in vertices:
         _service(v, obs.warnings)
     obs.streams = _streams(vertices, obs.warnings)

@@ -7,7 +7,7 @@ import math
 import re
 from typing import Any
 
-from streamplace.io.engines.flink_rest import METERS
+from streamplace.control.flink.job import METERS
 from streamplace.model.fields import MOST_REPLICAS
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from streamplace.control.flink.values import unique_id
 from streamplace.errors import InputError
-from streamplace.io.engines.flink_values import unique_id
 from streamplace.model.occupied import OCCUPIED_SCHEMA
 
 FIX = "observe a live job with --occupied-out, or save its snapshot with both options"

@@ -1,0 +1,64 @@
+"""The arguments ``observe``, ``apply`` and ``autoscale`` share: the job, the window, the
+offered load, the wait and the consent to change a running job."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from streamplace.cli.emit import EXIT_NO
+from streamplace.control.flink.rescale import WAIT
+from streamplace.errors import InputError, Problem
+
+JobArg = Annotated[str, typer.Argument(
+    metavar="JOB", help="The running job: http://JOBMANAGER:8081/jobs/JOBID.")]
+WindowOpt = Annotated[float | None, typer.Option(
+    "--window", help="Read the job's exact counters over this many seconds (at least 5) "
+                     "instead of Flink's 60 s rate meters.")]
+SourceRateOpt = Annotated[list[str] | None, typer.Option(
+    "--source-rate", help="OP=RATE (repeatable): the records per second a source offers, "
+                          "where backpressure hides it; the streams downstream are scaled "
+                          "to it.")]
+YesOpt = Annotated[bool, typer.Option(
+    "--yes", "-y", help="Change the job without asking (needed off a terminal: CI).")]
+WaitOpt = Annotated[float, typer.Option(
+    "--wait", help="Seconds to wait for every vertex to run the plan (exit 3 after).")]
+
+__all__ = ["WAIT", "JobArg", "SourceRateOpt", "WaitOpt", "WindowOpt", "YesOpt", "confirm",
+           "parse_rates"]
+
+
+def parse_rates(pairs: list[str] | None, label: str = "--source-rate") -> dict[str, float]:
+    """``OP=RATE`` pairs; every bad one at once."""
+    out, problems = {}, []
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        try:
+            rate = float(value)
+        except ValueError:
+            rate = math.nan
+        if not sep or not key.strip() or not math.isfinite(rate) or rate <= 0:
+            problems.append(Problem(f"cannot read {pair!r} as OP=RATE", "give a source and "
+                                    "its records per second, e.g. --source-rate events=200",
+                                    path=label))
+            continue
+        out[key.strip()] = rate
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def confirm(yes: bool) -> None:
+    """Off a terminal (CI), or in a CI job, a running job changes only with --yes."""
+    if yes:
+        return
+    if os.environ.get("CI") or not sys.stdin.isatty():
+        raise InputError.single("apply changes a running job, and this is not a terminal "
+                                "(or CI is set)", "add --yes to change it, or --dry-run to "
+                                "see the change", path="--yes")
+    if not typer.confirm("Change the running job?", default=False, err=True):
+        raise typer.Exit(EXIT_NO)

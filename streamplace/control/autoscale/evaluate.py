@@ -1,0 +1,74 @@
+"""Evaluate: the observed instance (application, TaskManagers less what the cluster's other
+jobs hold, the plan the job runs) and what each vertex did over the window."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from streamplace.control.autoscale.rule import Seen
+from streamplace.control.flink.documents import documents, other_jobs
+from streamplace.control.flink.observe import Observation
+from streamplace.errors import InputError
+from streamplace.io.readers import application_from, infrastructure_from, plan_from
+from streamplace.model.application import Application
+from streamplace.model.decision import VertexSeen, number
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.occupied import HeldBy, beside
+from streamplace.model.plan import Plan
+
+
+@dataclass(frozen=True)
+class Observed:
+    app: Application             # at the target utilisation
+    infra: Infrastructure        # the slots left to this job
+    plan: Plan                   # what runs
+    others: list[HeldBy]         # the cluster's other jobs
+
+    @property
+    def running(self) -> dict[str, int]:
+        return {op: sum(self.plan.replicas(op).values()) for op in self.app.operator_ids}
+
+    def occupied(self) -> dict[str, int]:
+        """Each other job's slots: a slot takes one unit of every dimension of a
+        TaskManager."""
+        return {held.name: int(sum(min(dims.values(), default=0.0)
+                                   for dims in held.nodes.values())) for held in self.others}
+
+
+def observed_instance(obs: Observation, target: float, load: Any) -> Observed:
+    """The instance a step plans: the TaskManagers less the slots the cluster's other jobs
+    hold (a session cluster is shared)."""
+    docs = documents(obs)
+    if "plan" not in docs:
+        raise InputError.single("where the job's subtasks run is not known (see the "
+                                "warnings)", "observe it again once it runs", path="JOB")
+    app = application_from(docs["application"], f"<observed {obs.address}>")
+    infra = infrastructure_from(docs["infrastructure"], f"<observed {obs.address}>")
+    plan = plan_from(docs["plan"], f"<observed {obs.address}>", app, infra)
+    try:
+        others = other_jobs(obs, load)[1].applications
+    except InputError as exc:  # a cluster that does not say which job holds a slot
+        obs.warnings.append(f"{exc} — planned as if every slot were this job's")
+        others = []
+    return Observed(app.with_target_utilization(target), beside(infra, others), plan, others)
+
+
+def seen(obs: Observation) -> list[Seen]:
+    return [Seen(v.op, v.parallelism, v.busy, v.pressed, v.source) for v in obs.vertices]
+
+
+def seen_record(obs: Observation) -> dict[str, VertexSeen]:
+    """What each vertex did, as the decision line holds it."""
+    return {v.op: VertexSeen(
+        parallelism=v.parallelism, busy=_four(v.busy),
+        busy_max=_four(max(v.window.busy)) if v.window else None,
+        backpressured=_four(v.pressed) or 0.0,
+        records_in=_four(v.meter("numRecordsInPerSecond")),
+        records_out=_four(v.meter("numRecordsOutPerSecond")),
+        service_rate=_four(v.service_rate)) for v in obs.vertices}
+
+
+def _four(value: float | None) -> float | None:
+    out = number(value)
+    return out if isinstance(out, float) or out is None else None

@@ -1,0 +1,13 @@
+"""Execute: the decided plan sent to the job as ``apply`` sends it, and waited for."""
+
+from __future__ import annotations
+
+from streamplace.control.autoscale.evaluate import Observed
+from streamplace.control.flink.change import prepare
+from streamplace.model.plan import Plan
+
+
+def execute(job: str, observed: Observed, plan: Plan, wait: float) -> float:
+    """The seconds from the PUT until every vertex runs ``plan``."""
+    change = prepare(job, observed.app, observed.infra, plan, "<re-plan>")
+    return change.send(wait)

@@ -1,0 +1,147 @@
+"""Every option of ``autoscale``, defined once: its flag, its default, its bounds, what it
+means, and the Flink autoscaler's key for the same thing (``job.autoscaler.*``, from the
+operator's ``AutoScalerOptions``). The command's flags, their checks and the table in
+docs/cli.md all come from :data:`SETTINGS`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+from streamplace.errors import InputError, Problem
+
+METHODS = ("odrp", "ds2")
+FLINK_PREFIX = "job.autoscaler."
+BOUNDARY = 0.3
+"""How far below and above the target a busy share may go before a vertex is rescaled,
+where ``--utilization-min`` or ``--utilization-max`` is not given: the Flink autoscaler's
+``target.utilization.boundary`` default, from which its own min and max fall back."""
+DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One option: its flag, default, bounds and meaning, and the Flink autoscaler's key
+    (without ``job.autoscaler.``) where it has one."""
+
+    flag: str
+    default: float | int | str | None
+    help: str
+    flink: str | None = None
+    low: float | None = None    # the least value allowed
+    high: float | None = None   # the most value allowed
+    low_open: bool = False      # the least value itself is not allowed
+    example: str = ""
+
+    @property
+    def flink_key(self) -> str | None:
+        return FLINK_PREFIX + self.flink if self.flink else None
+
+    def check(self, value: float | None) -> Problem | None:
+        """A problem when ``value`` is out of bounds (None: the option is not set)."""
+        if value is None:
+            return None
+        low = -math.inf if self.low is None else self.low
+        high = math.inf if self.high is None else self.high
+        ok = math.isfinite(value) and (value > low if self.low_open else value >= low) \
+            and value <= high
+        if ok:
+            return None
+        above = f"more than {low:g}" if self.low_open else f"at least {low:g}"
+        bounds = above if high == math.inf else f"{above} and at most {high:g}"
+        return Problem(f"{self.flag} {value:g} is out of range: it must be {bounds}",
+                       f"give e.g. {self.example or self.default}", path=self.flag)
+
+
+SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s for s in (
+    Setting("--method", "odrp", "odrp (re-plan with solve --current) or ds2 (DS2's rule)."),
+    Setting("--utilization-target", 0.7, "The busy share each vertex is planned at.",
+            "utilization.target", 0.0, 1.0, low_open=True),
+    Setting("--utilization-min", None, "Rescale a vertex busy less than this (default: "
+            f"the target less {BOUNDARY:g}).", "utilization.min", 0.0, 1.0, example="0.4"),
+    Setting("--utilization-max", None, "Rescale a vertex busy more than this (default: "
+            f"the target plus {BOUNDARY:g}, at most 0.95).", "utilization.max", 0.0, 1.0,
+            low_open=True, example="0.9"),
+    Setting("--metrics-window", 60.0, "Seconds of counters each decision reads.",
+            "metrics.window", 5.0, DAY),
+    Setting("--stabilization-interval", 30.0, "Seconds to let the job settle after a "
+            "start or a rescale before a window begins.", "stabilization.interval", 0.0,
+            DAY),
+    Setting("--min-improvement", 0.05, "odrp: rescale a job within its bounds when F "
+            "improves by more than this share.", None, 0.0, 1e6),
+    Setting("--max-steps", 10, "Decisions to make, at most.", None, 1.0, 1e9,
+            example="5"),
+    Setting("--until", None, "Seconds after which no step begins.", None, 0.0, 1e9,
+            example="3600"),
+    Setting("--replan-time-limit", 20.0, "Seconds for each re-plan (odrp).", None, 0.0,
+            DAY, low_open=True),
+    Setting("--max-moves", None, "Replicas a rescale may move, at most.", None, 0.0, 1e9,
+            example="4"),
+    Setting("--wait", 120.0, "Seconds to wait for every vertex to run the plan (exit 3 "
+            "after).", None, 0.0, DAY, low_open=True),
+)}
+
+
+@dataclass(frozen=True)
+class AutoscaleOptions:
+    """The options of one ``autoscale`` run, checked (:meth:`checked`)."""
+
+    method: str = "odrp"
+    utilization_target: float = 0.7
+    utilization_min: float | None = None
+    utilization_max: float | None = None
+    metrics_window: float = 60.0
+    stabilization_interval: float = 30.0
+    min_improvement: float = 0.05
+    max_steps: int = 10
+    until: float | None = None
+    replan_time_limit: float = 20.0
+    max_moves: float | None = None
+    wait: float = 120.0
+    dry_run: bool = False
+
+    def checked(self) -> AutoscaleOptions:
+        """These options, once every one is within its bounds; else every problem at
+        once."""
+        problems = []
+        if self.method not in METHODS:
+            problems.append(Problem(f"{self.method!r} is not an autoscaling method",
+                                    f"give one of {', '.join(METHODS)}", path="--method"))
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in SETTINGS and isinstance(value, int | float) and \
+                    not isinstance(value, bool):
+                problem = SETTINGS[f.name].check(float(value))
+                if problem is not None:
+                    problems.append(problem)
+        if not problems and not self.low < self.utilization_target < self.high:
+            problems.append(Problem(
+                f"--utilization-min {self.low:g} and --utilization-max {self.high:g} do not "
+                f"hold the target {self.utilization_target:g} between them",
+                "give a min below the target and a max above it", path="--utilization-min"))
+        if problems:
+            raise InputError(problems)
+        return self
+
+    @property
+    def low(self) -> float:
+        """The busy share under which a vertex on more than one subtask is scaled down."""
+        return self.utilization_min if self.utilization_min is not None else \
+            max(0.0, self.utilization_target - BOUNDARY)
+
+    @property
+    def high(self) -> float:
+        """The busy share over which a vertex is scaled up."""
+        return self.utilization_max if self.utilization_max is not None else \
+            min(1.0, self.utilization_target + BOUNDARY)
+
+
+def settings_markdown() -> str:
+    """The options table of docs/cli.md's ``autoscale`` section."""
+    rows = ["| option | default | Flink autoscaler key | meaning |", "|---|---|---|---|"]
+    for s in SETTINGS.values():
+        default = "" if s.default is None else f"`{s.default}`"
+        flink = f"`{s.flink_key}`" if s.flink_key else "-"
+        rows.append(f"| `{s.flag}` | {default} | {flink} | {s.help} |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,100 @@
+"""What a plan changes in a running Flink job: the job, its cluster and the plan checked
+to fit together before anything is sent, then the one PUT and the wait (``apply``, and
+each rescale of ``autoscale``)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.control.flink.rescale import (
+    JobAddress,
+    check_cluster,
+    free_slots,
+    parallelism_of,
+    put_parallelism,
+    state_of,
+    wait_for,
+)
+from streamplace.errors import EngineError, InputError
+from streamplace.io.engines.common import ExportOptions
+from streamplace.io.engines.flink import export_flink
+from streamplace.io.http import get_json
+from streamplace.model.application import Application
+from streamplace.model.infrastructure import Infrastructure
+from streamplace.model.plan import Plan
+
+
+@dataclass
+class Change:
+    """A plan's parallelism for a running job, checked and ready to send."""
+
+    where: JobAddress
+    version: str
+    job: Any                       # the JSON of GET /jobs/:jobid when it was checked
+    body: dict[str, Any]           # the PUT's resource requirements, per vertex id
+    names: dict[str, str]          # vertex id: name
+    sent: bool = field(default=False, init=False)
+
+    @property
+    def before(self) -> dict[str, int]:
+        return parallelism_of(self.job)
+
+    @property
+    def wanted(self) -> dict[str, int]:
+        return {vid: b["parallelism"]["upperBound"] for vid, b in self.body.items()}
+
+    @property
+    def moves(self) -> dict[str, tuple[int | None, int]]:
+        before = self.before
+        return {vid: (before.get(vid), k) for vid, k in self.wanted.items()
+                if before.get(vid) != k}
+
+    def send(self, wait: float) -> float:
+        """PUT the requirements and wait for them; the seconds it took. From the moment
+        the PUT goes out, ``sent`` is True, whatever ends the wait."""
+        started = time.monotonic()
+        self.sent = True
+        put_parallelism(self.where, self.body)
+        wait_for(self.where, self.wanted, wait)
+        return time.monotonic() - started
+
+    def to_json(self, applied: bool, seconds: float | None = None) -> dict[str, Any]:
+        return {"command": "apply", "applied": applied, "job": self.where.jid,
+                "flink_version": self.version, "seconds": seconds,
+                "changes": [{"vertex": vid, "name": self.names[vid], "from": old, "to": new}
+                            for vid, (old, new) in self.moves.items()],
+                "parallelism": {self.names[vid]: k for vid, k in self.wanted.items()}}
+
+
+def prepare(job: str, app: Application, infra: Infrastructure, plan: Plan,
+            plan_file: str) -> Change:
+    """The change, once the job, its cluster and the plan are known to fit together; else
+    an InputError (exit 2: another job, not running, no adaptive scheduler) or an
+    EngineError (exit 3: too few slots), with nothing sent."""
+    where = JobAddress.parse(job)
+    found = get_json(where.at(where.job), "JOB")
+    if not isinstance(found, dict) or not isinstance(found.get("vertices"), list):
+        raise InputError.single("the address does not answer as a Flink job",
+                                "give http://JOBMANAGER:8081/jobs/JOBID", path="JOB")
+    if found.get("state") != "RUNNING":
+        raise InputError.single(f"the job is {found.get('state')}, not RUNNING",
+                                "apply a plan to a running job", path="JOB")
+    version = check_cluster(where)
+    exported = export_flink(app, infra, plan, ExportOptions(flink_job=found,
+                                                            flink_version=version,
+                                                            flink_job_file=plan_file))
+    if "rest" in exported.withheld:
+        raise InputError.single(f"the plan cannot be sent: {exported.withheld['rest']}",
+                                "re-plan within the job's max parallelism", file=plan_file)
+    body = json.loads(next(a.text for a in exported.artifacts if a.name == "rest"))
+    names = {v["id"]: v["name"] for v in found["vertices"] if isinstance(v, dict)}
+    change = Change(where, version, found, body, names)
+    needed = max(change.wanted.values(), default=0)
+    have = free_slots(where, max(change.before.values(), default=0))
+    if have is not None and needed > have and change.moves:
+        raise EngineError(f"the plan needs {needed} slots and the cluster has {have} for this "
+                          f"job: nothing was sent; {state_of(found)}")
+    return change

@@ -1,0 +1,45 @@
+"""A running job read as ``observe``, ``apply`` and ``autoscale`` read it: live or from a
+saved snapshot, over a window or from Flink's meters, at the load its sources offer."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from streamplace.control.flink.job import fetch_load, fetch_snapshot
+from streamplace.control.flink.observe import Observation, observe
+from streamplace.control.flink.offered import offer
+from streamplace.control.flink.window import MIN_WINDOW, fetch_window
+from streamplace.errors import InputError
+from streamplace.io.http import is_url, without_credentials
+from streamplace.io.loader import load_path
+
+
+def check_window(window: float | None, label: str = "--window") -> None:
+    if window is not None and not (math.isfinite(window) and window >= MIN_WINDOW):
+        raise InputError.single(f"{label} {window:g} is too short", "give at least "
+                                f"{MIN_WINDOW:g} seconds: Flink's counters move in steps",
+                                path=label)
+
+
+def read_job(job: str, window: float | None, rates: dict[str, float], load: bool = False,
+             ) -> tuple[Any, Observation]:
+    """The snapshot (live, or a file saved earlier) and its observation, at the offered
+    load where ``rates`` give it; with ``load``, a live snapshot holds what every job of the
+    cluster holds too (``fetch_load``)."""
+    check_window(window)
+    if window is not None and not is_url(job):
+        raise InputError.single("--window reads a live job over time", "give the job's "
+                                "address, or drop --window", path="--window")
+    if not is_url(job):
+        snapshot = load_path(job)[0]
+    elif window is None:
+        snapshot = fetch_snapshot(job)
+    else:
+        snapshot = fetch_window(job, window)
+    if load and is_url(job):
+        snapshot["load"] = fetch_load(job, snapshot.get("taskmanagers"))
+    obs = observe(snapshot, without_credentials(job) if is_url(job) else job)
+    if rates:
+        offer(obs, rates)
+    return snapshot, obs

@@ -1,0 +1,100 @@
+"""The line ``autoscale`` writes for each step: a typed record with a published JSON Schema
+(``streamplace schema decision``), from which docs/cli.md lists its keys.
+
+Numbers that are not finite (an F of minus infinity, where a vertex runs at its capacity)
+are written as the strings ``"inf"``, ``"-inf"`` and ``"nan"``: every line is strict JSON,
+which jq, Go and ``JSON.parse`` read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DECISION_SCHEMA = "streamplace/decision/v1"
+Number = float | Literal["inf", "-inf", "nan"]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class VertexSeen(Record):
+    """One operator of the running job over the metrics window."""
+
+    parallelism: int
+    busy: float | None = Field(description="share of time busy, averaged over subtasks")
+    busy_max: float | None = Field(description="the busiest subtask's share (over a window)")
+    backpressured: float = Field(description="share of time back-pressured")
+    records_in: float | None = Field(description="records per second in, all subtasks")
+    records_out: float | None = Field(description="records per second out, all subtasks")
+    service_rate: float | None = Field(description="records per second of busy time, per "
+                                                   "subtask")
+
+
+class Replan(Record):
+    """odrp's F for what runs (held to its constraints at full utilisation) and for the
+    plan it made, and the solve's status."""
+
+    running: Number | None
+    plan: Number | None
+    status: str
+
+
+class Decision(Record):
+    """One step of ``autoscale``."""
+
+    step: int | None = Field(None, description="1, 2, ...; none on the last line")
+    method: str | None = Field(None, description="odrp or ds2")
+    decision: Literal["rescale", "no change", "dry run", "stopped"]
+    why: list[str] = Field(description="why this decision, in words")
+    window: float | None = Field(None, description="seconds the counters covered")
+    seen: dict[str, VertexSeen] = Field(default_factory=dict,
+                                        description="operator: what it did over the window")
+    offered: str | None = Field(None, description="whether the offered load was given or "
+                                                  "read (a lower bound under backpressure)")
+    occupied: dict[str, int] = Field(default_factory=dict,
+                                     description="another job of the cluster: its slots")
+    warnings: list[str] = Field(default_factory=list)
+    from_: dict[str, int] = Field(default_factory=dict, alias="from",
+                                  description="operator: parallelism before")
+    to: dict[str, int] = Field(default_factory=dict,
+                               description="operator: parallelism decided")
+    predicted: dict[str, float | None] = Field(
+        default_factory=dict, description="operator: utilisation predicted for what runs "
+                                          "after the decision")
+    planned: dict[str, float | None] | None = Field(
+        None, description="the prediction of the plan the job runs, when autoscale made it")
+    F: Replan | None = Field(None, description="odrp's F before and after (odrp only)")
+    seconds: float = Field(description="seconds since autoscale started")
+    seconds_to_rescale: float | None = Field(None, description="seconds from the PUT until "
+                                                               "every vertex ran the plan")
+
+    def line(self) -> str:
+        """The strict JSON line, keys by their published names."""
+        return json.dumps(_strict(self.model_dump(by_alias=True)),
+                          allow_nan=False)
+
+
+def number(value: float | None) -> Number | None:
+    """A float as the record holds it: four figures, non-finite values as words."""
+    if value is None:
+        return None
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return float(f"{value:.4g}")
+
+
+def _strict(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return number(value)
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strict(v) for v in value]
+    return value
