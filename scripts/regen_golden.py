@@ -4,9 +4,11 @@ table of docs/cli.md (between its markers), from the code they describe."""
 from pathlib import Path
 
 from streamplace.cli.listing import methods_markdown, statuses_markdown
+from streamplace.control.autoscale.options import settings_markdown
 from streamplace.io.outputs import write_output
 from streamplace.io.schema import KINDS, json_schema
 from streamplace.io.writers import json_text
+from streamplace.model.decision import keys_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,3 +28,5 @@ for kind in KINDS:
 
 between_markers(ROOT / "docs" / "cli.md", "methods", methods_markdown())
 between_markers(ROOT / "docs" / "models.md", "statuses", statuses_markdown())
+between_markers(ROOT / "docs" / "cli.md", "autoscale-options", settings_markdown())
+between_markers(ROOT / "docs" / "cli.md", "decision", keys_markdown())

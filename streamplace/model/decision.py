@@ -58,7 +58,8 @@ class Decision(Record):
                                                   "read (a lower bound under backpressure)")
     occupied: dict[str, int] = Field(default_factory=dict,
                                      description="another job of the cluster: its slots")
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list, description="what the reading "
+                                                                  "could not be sure of")
     from_: dict[str, int] = Field(default_factory=dict, alias="from",
                                   description="operator: parallelism before")
     to: dict[str, int] = Field(default_factory=dict,
@@ -98,3 +99,11 @@ def _strict(value: Any) -> Any:
     if isinstance(value, list):
         return [_strict(v) for v in value]
     return value
+
+
+def keys_markdown() -> str:
+    """The keys of a decision line, as docs/cli.md lists them, from the record itself."""
+    rows = ["| key | meaning |", "|---|---|"]
+    for name, f in Decision.model_fields.items():
+        rows.append(f"| `{f.alias or name}` | {f.description or ''} |")
+    return "\n".join(rows) + "\n"
