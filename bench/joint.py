@@ -24,15 +24,15 @@ import time
 from streamplace.io.readers import application_from, infrastructure_from
 from streamplace.model.objective import Objective
 from streamplace.solve import SolveOptions, get_method
-from streamplace.solve.joint.instance import JointInstance
-from streamplace.solve.joint.result import JointResult
-from streamplace.solve.joint.solve import place_in_priority_order, solve_joint
+from streamplace.solve.bundle.instance import BundleInstance
+from streamplace.solve.bundle.result import BundleResult
+from streamplace.solve.bundle.solve import place_in_priority_order, solve_joint
 
 FAMILIES = {"shared edge-cloud, roomy cloud": (8, 10, 12),
             "shared edge-cloud, tight cloud": (4, 5, 6)}
 
 
-def shared_instance(seed: int, cloud_units: tuple[int, ...] = (8, 10, 12)) -> JointInstance:
+def shared_instance(seed: int, cloud_units: tuple[int, ...] = (8, 10, 12)) -> BundleInstance:
     rng = random.Random(seed)
     edge = [{"id": f"edge-{k}", "resources": rng.choice([2, 3]),
              "speedup": rng.choice([0.5, 1.0]), "availability": rng.choice([0.99, 0.995])}
@@ -67,10 +67,10 @@ def shared_instance(seed: int, cloud_units: tuple[int, ...] = (8, 10, 12)) -> Jo
         apps.append(application_from({
             "name": f"app{k}", "operators": ops, "streams": streams,
             "weight": rng.choice([1, 2, 3]), "priority": rng.randint(0, 3)}, f"app{k}"))
-    return JointInstance(tuple(apps), infra, Objective())
+    return BundleInstance(tuple(apps), infra, Objective())
 
 
-def first_comes_first_served() -> JointInstance:
+def first_comes_first_served() -> BundleInstance:
     """``fast`` (priority 1) alone takes the fast node; ``pinned`` must run there and needs
     all of it: priority order leaves pinned out, the joint program moves fast aside."""
     infra = infrastructure_from({"name": "pair", "nodes": [
@@ -80,19 +80,19 @@ def first_comes_first_served() -> JointInstance:
         {"id": "source", "latency": 0.01}]}, "fast")
     pinned = application_from({"name": "pinned", "operators": [
         {"id": "source", "latency": 0.01, "resources": 2, "candidates": ["n0"]}]}, "pinned")
-    return JointInstance((pinned, fast), infra,
+    return BundleInstance((pinned, fast), infra,
                          Objective.model_validate({"weights": {"response_time": 1}}))
 
 
-def _said(result: JointResult) -> str:
+def _said(result: BundleResult) -> str:
     if result.objective is None:
         return f"{result.status.value}: {result.message[:70]}"
     gap = f", gap {result.gap * 100:.2g}%" if result.gap is not None else ""
     return f"{result.objective:.4f} ({result.status.value}{gap}, {result.seconds:.1f} s)"
 
 
-def compare(label: str, joint: JointInstance,
-            time_limit: float) -> tuple[JointResult, JointResult]:
+def compare(label: str, joint: BundleInstance,
+            time_limit: float) -> tuple[BundleResult, BundleResult]:
     odrp = get_method("odrp")
     started = time.perf_counter()
     together = solve_joint(joint, odrp, SolveOptions(time_limit=time_limit))

@@ -17,9 +17,9 @@ import pytest
 from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
 from streamplace.solve import SolveOptions, SolveStatus, methods
-from streamplace.solve.joint.instance import JointInstance, evaluate_joint
-from streamplace.solve.joint.lexicographic import levels_of, solve_lexicographic
-from streamplace.solve.joint.solve import place_in_priority_order, solve_joint
+from streamplace.solve.bundle.instance import BundleInstance, evaluate_bundle
+from streamplace.solve.bundle.lexicographic import levels_of, solve_lexicographic
+from streamplace.solve.bundle.solve import place_in_priority_order, solve_joint
 
 from .conftest import make_app, make_infra, placements, run, sample
 
@@ -39,7 +39,7 @@ def _app(rng: random.Random, name: str, src: str, sink: str, weight: float) -> A
     return make_app({"name": name, "operators": ops, "streams": streams, "weight": weight})
 
 
-def joint_instance(seed: int) -> JointInstance:
+def joint_instance(seed: int) -> BundleInstance:
     """Two or three applications of 3 operators (the middle one replicable) on 3 nodes of
     3-4 units: they compete for room, and each node differs in speed and availability."""
     rng = random.Random(500 + seed)
@@ -55,11 +55,11 @@ def joint_instance(seed: int) -> JointInstance:
 
     weights = [{"response_time": 1.0}, {"response_time": 1.0, "cost": 1.0},
                {"response_time": 0.5, "availability": 0.5, "network": 1.0}][seed % 3]
-    return JointInstance(apps, make_infra({"name": "three-nodes", "nodes": nodes, "links": links}),
+    return BundleInstance(apps, make_infra({"name": "three-nodes", "nodes": nodes, "links": links}),
                          Objective.model_validate({"weights": weights}))
 
 
-def _uses(joint: JointInstance, plans) -> dict[tuple[str, str], float]:
+def _uses(joint: BundleInstance, plans) -> dict[tuple[str, str], float]:
     use: dict[tuple[str, str], float] = defaultdict(float)
     for app in joint.apps:
         for op in app.operators:
@@ -69,12 +69,12 @@ def _uses(joint: JointInstance, plans) -> dict[tuple[str, str], float]:
     return use
 
 
-def _fits(joint: JointInstance, plans) -> bool:
+def _fits(joint: BundleInstance, plans) -> bool:
     return all(used <= (joint.infra.node(u).resources or {}).get(dim, float("inf")) + 1e-9
                for (u, dim), used in _uses(joint, plans).items())
 
 
-def feasible_combinations(joint: JointInstance) -> list[tuple[dict, dict[str, float]]]:
+def feasible_combinations(joint: BundleInstance) -> list[tuple[dict, dict[str, float]]]:
     """(plans, omega_a F_a per application) for every combination of the applications'
     plans that each hold alone, together fit every node and, re-planning, together start
     replicas within the bundle's --max-moves."""
@@ -99,12 +99,12 @@ def feasible_combinations(joint: JointInstance) -> list[tuple[dict, dict[str, fl
     return out
 
 
-def brute_force(joint: JointInstance) -> float | None:
+def brute_force(joint: BundleInstance) -> float | None:
     """The best sum_a omega_a F_a over every feasible combination."""
     return max((sum(c.values()) for _plans, c in feasible_combinations(joint)), default=None)
 
 
-def brute_force_by_levels(joint: JointInstance) -> list[float] | None:
+def brute_force_by_levels(joint: BundleInstance) -> list[float] | None:
     """Each priority level's best sum of omega_a F_a, among the combinations that keep
     every higher level at its best."""
     combos = [values for _plans, values in feasible_combinations(joint)]
@@ -158,7 +158,7 @@ def test_a_limit_on_one_application_bounds_it_alone(seed, which):
              placements(first, joint.infra, lambda op: range(1, op.replica_cap + 1))
              if not (ev := evaluate(first, joint.infra, plan)).violations]
     limit = max(t for t in times if t < was - 1e-9)
-    bounded = JointInstance(joint.apps, joint.infra, joint.objective, None,
+    bounded = BundleInstance(joint.apps, joint.infra, joint.objective, None,
                             {first.name: MetricLimits({Metric.RESPONSE_TIME: limit})})
     expected = brute_force(bounded)
     result = solve_joint(bounded, _odrp(), SolveOptions(gap=0.0))
@@ -182,7 +182,7 @@ def test_replanning_the_bundle_under_one_move_budget_is_brute_force(seed, budget
     current = {app.name: Current({op.id: running[app.name].replicas(op.id)
                                   for op in app.operators})
                for app in whole.apps[:-1]}
-    joint = JointInstance(whole.apps, whole.infra, whole.objective, None, {}, current, budget)
+    joint = BundleInstance(whole.apps, whole.infra, whole.objective, None, {}, current, budget)
     expected = brute_force(joint)
     result = solve_joint(joint, _odrp(), SolveOptions(gap=0.0))
     if not _proven(result, expected):
@@ -196,12 +196,12 @@ def test_replanning_the_bundle_under_one_move_budget_is_brute_force(seed, budget
         assert result.objective >= in_order.objective - 1e-9
 
 
-def _prioritised(joint: JointInstance, seed: int) -> JointInstance:
+def _prioritised(joint: BundleInstance, seed: int) -> BundleInstance:
     """The same applications given priorities: two levels, or one per application."""
     ranks = [[1, 0, 0], [0, 1, 2], [2, 1, 1]][seed % 3]
     apps = tuple(app.model_copy(update={"priority": ranks[k]})
                  for k, app in enumerate(joint.apps))
-    return JointInstance(apps, joint.infra, joint.objective, joint.limits)
+    return BundleInstance(apps, joint.infra, joint.objective, joint.limits)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -240,7 +240,7 @@ def test_several_instances_compete_for_room():
     assert clashes >= 2, clashes
 
 
-def first_comes_first_served() -> JointInstance:
+def first_comes_first_served() -> BundleInstance:
     """``fast`` (priority 1) alone would take the fast node n0; ``pinned`` must run there
     and needs all of it. Placed in priority order, pinned finds no room; together, fast
     goes to the slower n1 and both run."""
@@ -253,7 +253,7 @@ def first_comes_first_served() -> JointInstance:
         {"id": "source", "latency": 0.01, "resources": 2, "candidates": ["n0"]}]})
     from streamplace.model.objective import Objective
 
-    return JointInstance((pinned, fast), infra,
+    return BundleInstance((pinned, fast), infra,
                          Objective.model_validate({"weights": {"response_time": 1}}))
 
 
@@ -275,7 +275,7 @@ def test_the_joint_evaluation_names_a_node_the_union_overfills():
 
     plans = {"fast": Plan.model_validate({"placement": {"source": {"n0": 1}}}),
              "pinned": Plan.model_validate({"placement": {"source": {"n0": 1}}})}
-    verdict = evaluate_joint(joint, plans)
+    verdict = evaluate_bundle(joint, plans)
     assert not verdict.feasible
     said = [str(v) for ev in verdict.evaluations.values() for v in ev.violations]
     assert any("n0 uses 2 units, has 1 beside the occupied load" in s and "fast 1" in s
@@ -314,7 +314,7 @@ def test_solve_places_several_applications_into_one_bundle_plan(tmp_path):
     assert said["applications"]["fraud-alerts"]["utility"] == pytest.approx(
         bundle.plans[1].objective)
     apps = (read_application(EDGE_APP), read_application(ALERTS))
-    joint = JointInstance(apps, read_infrastructure(EDGE_INFRA))
+    joint = BundleInstance(apps, read_infrastructure(EDGE_INFRA))
     assert _fits(joint, {p.application: p for p in bundle.plans})
     # the same bundle, one application after another: never better than together
     r = run("solve", EDGE_APP, ALERTS, EDGE_INFRA, "--bundle", "priority", "--json")
@@ -350,7 +350,7 @@ def test_priority_order_that_leaves_an_application_out_exits_1_and_writes_nothin
     (("weight: 2", "weight: heavy"), (), ["second.yaml:6: weight", "number"]),
     (("weight: 2", "weight: 0"), (), ["second.yaml:6: weight"]),
     (None, ("--start", "plan.yaml"), ["--start does not apply to several applications"]),
-    (None, ("--method", "resource-aware"), ["resource-aware has no joint program",
+    (None, ("--method", "resource-aware"), ["resource-aware has no program over a bundle",
                                              "--bundle priority"]),
     (None, ("--occupied", f"{EDGE_APP}:plan.yaml"), ["one being placed"]),
 ])

@@ -456,8 +456,8 @@ def test_a_sweep_over_which_applications_arrive_equals_the_bundle_solves(
         spark: Any, tmp_path: Path) -> None:
     from streamplace.io.readers import read_application, read_document, read_infrastructure
     from streamplace.model.bundle import BundlePlan
-    from streamplace.solve.joint.instance import JointInstance
-    from streamplace.solve.joint.solve import solve_joint
+    from streamplace.solve.bundle.instance import BundleInstance
+    from streamplace.solve.bundle.solve import solve_joint
 
     arrivals = [["edge-analytics"], ["fraud-alerts"], ["edge-analytics", "fraud-alerts"]]
     path = write_bundle_sweep(tmp_path, {"time_limit": 60, "axes": {
@@ -471,7 +471,7 @@ def test_a_sweep_over_which_applications_arrive_equals_the_bundle_solves(
     for row in rows:
         names = row["applications"].split(",")
         scale = float(row["rate_scale"])
-        joint = JointInstance(tuple(apps[n].scaled(scale) for n in names), infra)
+        joint = BundleInstance(tuple(apps[n].scaled(scale) for n in names), infra)
         direct_ = solve_joint(joint, get_method("odrp"), SolveOptions(time_limit=60))
         assert row["status"] == direct_.status.value == "optimal", row
         assert float(row["objective"]) == pytest.approx(direct_.objective, rel=1e-6)
@@ -496,7 +496,7 @@ def test_a_sweep_over_which_applications_arrive_equals_the_bundle_solves(
      ["sweep.yaml:", "axes.arrivals[0]", "'nobody' is not an application of the sweep"]),
     ({"axes": {"arrivals": [["fraud-alerts"], ["fraud-alerts"]]}},
      ["axes.arrivals[1]", "repeats axes.arrivals[0]"]),
-    ({"methods": ["resource-aware"]}, ["methods[0]", "resource-aware has no joint program",
+    ({"methods": ["resource-aware"]}, ["methods[0]", "resource-aware has no program over a bundle",
                                        "bundle: priority"]),
     ({"analysis": "max-rate"}, ["run as a grid"]),
     ({"application": "application.yaml"}, ["not both"]),

@@ -6,7 +6,6 @@ infrastructure, together (``--bundle joint``: one program over the weighted sum,
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -17,13 +16,14 @@ from streamplace.cli.progress import live_progress
 from streamplace.cli.runtime import remaining, signal_exit_code, stop_on_signals
 from streamplace.cli.views.bundle import render_bundle
 from streamplace.errors import InputError, Problem
+from streamplace.io.bundles import bundle_document
 from streamplace.io.loader import load_path
 from streamplace.io.occupied import read_occupied
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.io.readers import read_instance, read_plan_for
 from streamplace.io.writers import dumps, format_for
 from streamplace.model.application import Application
-from streamplace.model.bundle import BUNDLE_SCHEMA
+from streamplace.model.bundle import BUNDLE_SCHEMA, BundleMode
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.metrics import Metric, MetricLimits, Term
 from streamplace.model.objective import Objective
@@ -31,19 +31,11 @@ from streamplace.model.occupied import beside
 from streamplace.model.reconfiguration import Current
 from streamplace.solve import SolveOptions
 from streamplace.solve.budget import StopRequest
-from streamplace.solve.joint.document import bundle_document
-from streamplace.solve.joint.instance import JointInstance
-from streamplace.solve.joint.modes import PLACEMENTS
-from streamplace.solve.joint.result import JointResult
-from streamplace.solve.joint.solve import JOINT_METHODS
+from streamplace.solve.bundle.instance import BundleInstance
+from streamplace.solve.bundle.modes import place_bundle
+from streamplace.solve.bundle.result import BundleResult
 from streamplace.solve.method import Method
 from streamplace.solve.result import SolveStatus
-
-
-class BundleMode(enum.StrEnum):
-    JOINT = "joint"
-    LEXICOGRAPHIC = "lexicographic"
-    PRIORITY = "priority"
 
 
 @dataclass(frozen=True)
@@ -151,12 +143,7 @@ def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Obje
                  limits: tuple[MetricLimits, dict[str, MetricLimits]], method: Method,
                  mode: BundleMode, settings: BundleSettings,
                  current: tuple[dict[str, Current], float | None] = ({}, None)) -> None:
-    if mode != BundleMode.PRIORITY and method.name not in JOINT_METHODS:
-        raise InputError.single(
-            f"{method.name} has no joint program", "use --bundle priority to place the "
-            f"applications one after another with {method.name}, or --method odrp",
-            path="--bundle")
-    joint = JointInstance(tuple(apps), infra, objective, limits[0] or None, limits[1],
+    joint = BundleInstance(tuple(apps), infra, objective, limits[0] or None, limits[1],
                           current[0], current[1])
     stop = StopRequest()
     with live_progress(console(), method.name, enabled=not settings.quiet) as progress, \
@@ -164,11 +151,11 @@ def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Obje
         options = SolveOptions(time_limit=remaining(settings.time_limit), gap=settings.gap,
                                seed=settings.seed, threads=settings.threads,
                                progress=progress, stop=stop)
-        result = PLACEMENTS[mode.value](joint, method, options)
+        result = place_bundle(joint, method, mode, options)
     emit(_emission(result, joint, settings, stop), json_=settings.json_, quiet=settings.quiet)
 
 
-def _emission(result: JointResult, joint: JointInstance, settings: BundleSettings,
+def _emission(result: BundleResult, joint: BundleInstance, settings: BundleSettings,
               stop: StopRequest) -> Emission:
     document = bundle_document(result, joint)
     held = joint.infra.holds.names
@@ -203,7 +190,7 @@ def _emission(result: JointResult, joint: JointInstance, settings: BundleSetting
     return emission
 
 
-def _exit_code(result: JointResult, stop: StopRequest) -> int:
+def _exit_code(result: BundleResult, stop: StopRequest) -> int:
     """As a single solve: 0 with plans, 1 proven infeasible (or an application left out in
     priority order), 3 without plans, 128 + signal when a signal stopped it."""
     if result.status == SolveStatus.INTERRUPTED and stop.signum is not None:

@@ -29,7 +29,6 @@ from streamplace.cli.args import (
     WeightsOpt,
 )
 from streamplace.cli.bundle import (
-    BundleMode,
     BundleSettings,
     bundle_limits,
     read_bundle,
@@ -47,6 +46,7 @@ from streamplace.errors import InputError
 from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import STDOUT, Output
 from streamplace.io.writers import dumps, format_for, plan_document
+from streamplace.model.bundle import MODES_HELP, BundleMode
 from streamplace.model.checks import application_warnings
 from streamplace.model.network import Network
 from streamplace.solve import (
@@ -100,10 +100,8 @@ def solve_command(
     target_utilization_: TargetUtilizationOpt = None,
     occupied: OccupiedOpt = None,
     bundle: Annotated[BundleMode | None, typer.Option(
-        help="With several applications: joint (default; one program maximising the "
-             "weighted sum of their F, odrp), lexicographic (one program, the highest "
-             "priority's F first, odrp) or priority (one after another, higher priority "
-             "first, each beside those placed before it; any method).")] = None,
+        help="With several applications, how the bundle is placed (default joint): "
+             f"{MODES_HELP}. joint and lexicographic are odrp's.")] = None,
     json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Solve: choose replicas and nodes for every operator, write the plan. Several

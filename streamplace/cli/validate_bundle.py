@@ -21,7 +21,7 @@ from streamplace.model.checks import application_warnings
 from streamplace.model.metrics import Metric, MetricLimits
 from streamplace.model.objective import Objective
 from streamplace.model.validation import Check, run_checks
-from streamplace.solve.joint.instance import JointInstance, evaluate_joint
+from streamplace.solve.bundle.instance import BundleInstance, evaluate_bundle
 
 
 def validate_bundle(app_paths: Sequence[str], infra_path: str, plan_path: str,
@@ -33,9 +33,9 @@ def validate_bundle(app_paths: Sequence[str], infra_path: str, plan_path: str,
                   json_)
     apps, infra = read_bundle(app_paths, infra_path, target_utilization, occupied)
     common, own = bundle_limits(limit_texts, apps)
-    joint = JointInstance(tuple(apps), infra, objective, common or None, own)
+    joint = BundleInstance(tuple(apps), infra, objective, common or None, own)
     plans = {app.name: read_plan_for(plan_path, app, infra) for app in apps}
-    verdict = evaluate_joint(joint, plans)
+    verdict = evaluate_bundle(joint, plans)
     checks: list[Check] = []
     for app in apps:
         limits = joint.limits_for(app) or MetricLimits()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Literal
 
 from pydantic import Field
@@ -14,14 +15,38 @@ from streamplace.model.plan import Plan, SolveStatus
 BUNDLE_SCHEMA = "streamplace/bundle/v1"
 
 
+class BundleMode(enum.StrEnum):
+    """How a bundle, several applications placed together on one infrastructure, is
+    placed: the one list of modes (``solve --bundle``, a sweep's ``bundle:``, the bundle
+    plan's ``bundle``)."""
+
+    JOINT = "joint"
+    LEXICOGRAPHIC = "lexicographic"
+    PRIORITY = "priority"
+
+    @property
+    def meaning(self) -> str:
+        return _MEANINGS[self]
+
+    @property
+    def one_program(self) -> bool:
+        """Whether the mode solves one program over every application (odrp's)."""
+        return self is not BundleMode.PRIORITY
+
+
+_MEANINGS = {
+    BundleMode.JOINT: "one program over the weighted sum of every application's F",
+    BundleMode.LEXICOGRAPHIC: "one program, priority level by level",
+    BundleMode.PRIORITY: "one application after another, higher priority first",
+}
+MODES_HELP = "; ".join(f"{m.value}: {m.meaning}" for m in BundleMode)
+
+
 class BundlePlan(Document):
     schema_: Literal["streamplace/bundle/v1"] | None = Field(None, alias="schema")
     infrastructure: str | None = None
     method: str | None = None
-    bundle: Literal["joint", "lexicographic", "priority"] | None = Field(None, description=(
-        "joint: one program over the weighted sum of every application's F; lexicographic: "
-        "one program, priority level by level; priority: one after another, higher "
-        "priority first."))
+    bundle: BundleMode | None = Field(None, description=MODES_HELP + ".")
     status: SolveStatus | None = None
     objective: float | None = Field(None, description="F = sum_a omega_a F_a.")
     bound: float | None = None

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from streamplace.model.base import Document, StrictModel
+from streamplace.model.bundle import MODES_HELP, BundleMode
 from streamplace.model.fields import Bandwidth, Money, NonNegative, Positive, Seconds
 from streamplace.model.metrics import Metric, MetricLimits, Term, term_named
 
@@ -102,8 +103,8 @@ class SweepFile(Document):
     applications: list[str] | None = Field(None, min_length=2, description=(
         "Application files placed together on the infrastructure (instead of application), "
         "as solve APP1 APP2 ... INFRA does."))
-    bundle: Literal["joint", "lexicographic", "priority"] = Field("joint", description=(
-        "With applications: how they are placed, as solve --bundle."))
+    bundle: BundleMode = Field(BundleMode.JOINT, description=(
+        "With applications: how they are placed, as solve --bundle: " + MODES_HELP + "."))
     infrastructure: str | None = None
     infrastructures: list[str] | None = Field(None, min_length=1, description=(
         "Infrastructure files: an axis (instead of infrastructure)."))

@@ -15,7 +15,7 @@ from typing import Any
 
 from streamplace.errors import InputError, Problem
 from streamplace.model.sweep import SweepFile
-from streamplace.solve.joint.solve import JOINT_METHODS
+from streamplace.solve.bundle.modes import mode_problem
 from streamplace.solve.registry import method_names, unknown_method_fix
 from streamplace.sweep.scenarios import full_names
 
@@ -26,13 +26,12 @@ def check_sweep(sweep: SweepFile) -> None:
     """InputError listing every unknown method, every method a bundle cannot place that
     way, and every repeated axis value."""
     problems = _unknown_methods(sweep)
-    if sweep.applications is not None and sweep.bundle != "priority":
-        problems += [sweep.problem(f"methods[{index}]", f"{name} has no joint program",
-                                   "set bundle: priority to place the applications one "
-                                   f"after another with {name}, or use "
-                                   f"{', '.join(JOINT_METHODS)}")
-                     for index, name in enumerate(sweep.methods)
-                     if name not in JOINT_METHODS and name in method_names()]
+    if sweep.applications is not None:
+        for index, name in enumerate(sweep.methods):
+            found = mode_problem(sweep.bundle, name, "bundle") \
+                if name in method_names() else None
+            if found is not None:
+                problems.append(sweep.problem(f"methods[{index}]", found.message, found.fix))
     axes = sweep.axes
     for name, values in (("methods", sweep.methods), ("axes.rate_scale", axes.rate_scale),
                          ("applications", sweep.applications),

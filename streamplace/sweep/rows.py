@@ -9,12 +9,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from streamplace.io.bundles import bundle_document
 from streamplace.io.writers import dumps, plan_document
+from streamplace.model.bundle import BundleMode
 from streamplace.model.metrics import METRIC_NAMES, MetricLimits
 from streamplace.model.sweep import MaxRate, Pareto, SweepFile
-from streamplace.solve.joint.document import bundle_document
-from streamplace.solve.joint.instance import JointInstance
-from streamplace.solve.joint.result import JointResult
+from streamplace.solve.bundle.instance import BundleInstance
+from streamplace.solve.bundle.result import BundleResult
 from streamplace.solve.registry import applicable, get_method
 from streamplace.solve.result import Instance, SolveOptions, SolveResult, SolveStatus
 from streamplace.sweep.scenarios import Scenario
@@ -64,7 +65,7 @@ class Settings:
     max_rate: MaxRate | None = None
     pareto: Pareto | None = None
     columns: tuple[str, ...] = field(default=COLUMNS)
-    bundle: str | None = None  # how applications are placed together, when they are
+    bundle: BundleMode | None = None  # how applications are placed together, when they are
 
     @classmethod
     def of(cls, sweep: SweepFile) -> Settings:
@@ -86,13 +87,14 @@ def solve(instance: Instance, scenario: Scenario, time_limit: float | None,
                                                gap=gap))
 
 
-def solve_bundle(joint: JointInstance, scenario: Scenario, settings: Settings) -> JointResult:
+def place_scenario_bundle(joint: BundleInstance, scenario: Scenario,
+                          settings: Settings) -> BundleResult:
     """What ``streamplace solve APP1 APP2 ... INFRA --bundle MODE`` runs."""
-    from streamplace.solve.joint.modes import PLACEMENTS
+    from streamplace.solve.bundle.modes import place_bundle
 
-    place = PLACEMENTS[settings.bundle or "joint"]
-    return place(joint, get_method(scenario.method),
-                 SolveOptions(time_limit=settings.time_limit, seed=scenario.seed))
+    return place_bundle(joint, get_method(scenario.method),
+                        settings.bundle or BundleMode.JOINT,
+                        SolveOptions(time_limit=settings.time_limit, seed=scenario.seed))
 
 
 def outcome(scenario: Scenario, result: SolveResult, settings: Settings,
@@ -114,7 +116,7 @@ def outcome(scenario: Scenario, result: SolveResult, settings: Settings,
     return Outcome(row, dumps(plan_document(result.plan, ev), "yaml"), name)
 
 
-def bundle_outcome(scenario: Scenario, result: JointResult, joint: JointInstance,
+def bundle_outcome(scenario: Scenario, result: BundleResult, joint: BundleInstance,
                    settings: Settings) -> Outcome:
     """The row of a bundle's result: F = sum_a omega_a F_a as the objective, each
     application's F and metrics as JSON text (the metric columns stay empty: they are one

@@ -18,10 +18,10 @@ from streamplace.sweep.rows import (
     bundle_outcome,
     failed,
     outcome,
+    place_scenario_bundle,
     solve,
-    solve_bundle,
 )
-from streamplace.sweep.scenarios import Inputs, Scenario, instance_of, joint_of
+from streamplace.sweep.scenarios import Inputs, Scenario, bundle_of, instance_of
 
 
 def run_scenario(inputs: Inputs, settings: Settings, scenario: Scenario) -> list[Outcome]:
@@ -33,9 +33,9 @@ def run_scenario(inputs: Inputs, settings: Settings, scenario: Scenario) -> list
         if settings.analysis == "pareto":
             return pareto_front(inputs, settings, scenario)
         if scenario.arrivals:
-            joint = joint_of(inputs, scenario)
-            return [bundle_outcome(scenario, solve_bundle(joint, scenario, settings), joint,
-                                   settings)]
+            bundle = bundle_of(inputs, scenario)
+            placed = place_scenario_bundle(bundle, scenario, settings)
+            return [bundle_outcome(scenario, placed, bundle, settings)]
         instance = instance_of(inputs, scenario)
         result = solve(instance, scenario, settings.time_limit)
         return [outcome(scenario, result, settings)]

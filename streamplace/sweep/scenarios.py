@@ -31,7 +31,7 @@ from streamplace.model.metrics import term_named
 from streamplace.model.objective import Objective, ObjectiveFile
 from streamplace.model.sweep import SweepFile
 from streamplace.solve.budget import StopRequest
-from streamplace.solve.joint.instance import JointInstance
+from streamplace.solve.bundle.instance import BundleInstance
 from streamplace.solve.result import Instance
 
 ID_VERSION = 1  # part of every id: a change of meaning gives new ids
@@ -201,7 +201,7 @@ def instance_of(inputs: Inputs, scenario: Scenario, rate_scale: float | None = N
                     objective)
 
 
-def joint_of(inputs: Inputs, scenario: Scenario) -> JointInstance:
+def bundle_of(inputs: Inputs, scenario: Scenario) -> BundleInstance:
     """The bundle ``scenario`` places: its arriving applications, each scaled and without
     the failed nodes as :func:`instance_of` makes one, on its infrastructure."""
     assert inputs.bundle is not None
@@ -209,7 +209,7 @@ def joint_of(inputs: Inputs, scenario: Scenario) -> JointInstance:
     for name in scenario.arrivals:
         one = Inputs(inputs.bundle[name], inputs.infrastructures, inputs.objective)
         apps.append(instance_of(one, scenario))
-    return JointInstance(tuple(i.app for i in apps), apps[0].infra, apps[0].objective)
+    return BundleInstance(tuple(i.app for i in apps), apps[0].infra, apps[0].objective)
 
 
 def _plain(doc: Application | Infrastructure) -> dict[str, Any]:

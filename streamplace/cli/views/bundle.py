@@ -8,12 +8,12 @@ from streamplace import fmt
 from streamplace.cli.views.tables import table
 from streamplace.model.application import Application
 from streamplace.model.metrics import Metric
-from streamplace.solve.joint.result import JointResult
+from streamplace.solve.bundle.result import BundleResult
 
 _SHOWN = (Metric.RESPONSE_TIME, Metric.AVAILABILITY, Metric.COST)
 
 
-def render_bundle(con: Console, result: JointResult, apps: list[Application],
+def render_bundle(con: Console, result: BundleResult, apps: list[Application],
                   heading: str) -> None:
     how = {"joint": "together (one program)", "priority": "in priority order",
            "lexicographic": "together, priority level by level"}[result.mode]

@@ -90,7 +90,7 @@ def build_compact(data: OdrpData, budget: Budget | None = None,
     products are left out, each stream's share of the network term bounded by the landmark
     rows alone: a relaxation (relaxation_bound.py), not the program. ``into`` a model
     already holding other applications' parts, this application's part is added without
-    capacity rows: those the joint program writes over every part (solve/joint)."""
+    capacity rows: those the joint program writes over every part (solve/bundle)."""
     check = budget.check if budget is not None else _never
     if into is not None:
         into.offset += data.new_model().offset

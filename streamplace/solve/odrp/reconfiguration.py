@@ -14,7 +14,7 @@ def add_reconfiguration(data: OdrpData, m_: LinearModel,
     """M = sum migration_cost_i * max(0, U_i(u) - c_i(u)) through e[i,u] >= U_i(u) - c_i(u),
     e >= 0, charged to F (minimised, so e is the max at the optimum); ``--max-moves`` bounds
     the sum, which the smallest such e meets exactly when M does. Returns M as (columns,
-    coefficients), for a budget over several applications (solve/joint)."""
+    coefficients), for a budget over several applications (solve/bundle)."""
     current = data.instance.current
     assert current is not None
     slope = data.scales[Term.RECONFIGURATION].slope if Term.RECONFIGURATION in data.scales else 0.0

@@ -12,10 +12,10 @@ from array import array
 from dataclasses import dataclass, replace
 from itertools import groupby
 
-from streamplace.solve.joint.instance import JointInstance
-from streamplace.solve.joint.program import JointModel
-from streamplace.solve.joint.result import JointResult, Level
-from streamplace.solve.joint.solve import begin, conclude, without_values
+from streamplace.solve.bundle.instance import BundleInstance
+from streamplace.solve.bundle.program import JointModel
+from streamplace.solve.bundle.result import BundleResult, Level
+from streamplace.solve.bundle.solve import begin, conclude, without_values
 from streamplace.solve.method import Method
 from streamplace.solve.mip.outcome import MipOutcome
 from streamplace.solve.mip.solve import solve_mip
@@ -52,17 +52,17 @@ class _Objective:
         self.built.model.cost, self.built.model.offset = self.whole, self.offset
 
 
-def levels_of(joint: JointInstance) -> list[tuple[int, list[str]]]:
+def levels_of(joint: BundleInstance) -> list[tuple[int, list[str]]]:
     """(priority, application names), highest priority first."""
     ordered = joint.in_priority_order()
     return [(p, [a.name for a in group]) for p, group in
             groupby(ordered, key=lambda app: app.priority)]
 
 
-def solve_lexicographic(joint: JointInstance, method: Method,
-                        options: SolveOptions) -> JointResult:
+def solve_lexicographic(joint: BundleInstance, method: Method,
+                        options: SolveOptions) -> BundleResult:
     begun = begin(joint, method, options, "lexicographic")
-    if isinstance(begun, JointResult):
+    if isinstance(begun, BundleResult):
         return begun
     built, first, budget = begun
     model = built.model

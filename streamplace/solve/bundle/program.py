@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget
-from streamplace.solve.joint.instance import JointInstance
+from streamplace.solve.bundle.instance import BundleInstance
 from streamplace.solve.mip.model import LinearModel
 from streamplace.solve.odrp.compact import CompactModel, build_compact
 from streamplace.solve.odrp.data import OdrpData, prepare
@@ -46,7 +46,7 @@ def weighted(data: OdrpData, omega: float) -> OdrpData:
     return replace(data, scales=scales)
 
 
-def build_joint(joint: JointInstance, budget: Budget | None = None) -> JointModel:
+def build_joint(joint: BundleInstance, budget: Budget | None = None) -> JointModel:
     """Raises InfeasibleError when an application cannot be placed even alone (with its
     reasons, each naming the application), Stopped when ``budget`` runs out."""
     from streamplace.errors import InfeasibleError

@@ -29,7 +29,7 @@ from streamplace.solve.result import Instance
 
 
 @dataclass(frozen=True)
-class JointInstance:
+class BundleInstance:
     """Applications (distinct names) on one infrastructure under one objective; ``limits``
     hold for each application, ``own_limits`` for the application they are keyed by (over
     ``limits`` where both bound a metric)."""
@@ -97,7 +97,7 @@ class JointInstance:
 
 
 @dataclass(frozen=True)
-class JointEvaluation:
+class BundleEvaluation:
     """Each application's plan evaluated beside the others' plans, so a node the union
     overfills is a violation of each application on it."""
 
@@ -121,7 +121,7 @@ class JointEvaluation:
         return total
 
 
-def evaluate_joint(joint: JointInstance, plans: dict[str, Plan]) -> JointEvaluation:
+def evaluate_bundle(joint: BundleInstance, plans: dict[str, Plan]) -> BundleEvaluation:
     """The one evaluator on every application's plan beside the others' load."""
     alone = {app.name: joint.alone(app).evaluate(plans[app.name]) for app in joint.apps}
     held = {name: held_by_plan(name, ev) for name, ev in alone.items() if ev.complete}
@@ -141,4 +141,4 @@ def evaluate_joint(joint: JointInstance, plans: dict[str, Plan]) -> JointEvaluat
         if over(moves, joint.max_moves):
             problems.append(f"starting replicas costs {moves:g} over the bundle, at most "
                             f"{joint.max_moves:g} allowed (--max-moves)")
-    return JointEvaluation(joint.weights, evaluations, tuple(problems))
+    return BundleEvaluation(joint.weights, evaluations, tuple(problems))

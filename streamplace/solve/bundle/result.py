@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamplace.model.plan import Plan
-from streamplace.solve.joint.instance import JointEvaluation
+from streamplace.solve.bundle.instance import BundleEvaluation
 from streamplace.solve.result import SolveStatus, relative_gap
 
 
@@ -27,7 +27,7 @@ class Level:
 
 
 @dataclass(frozen=True)
-class JointResult:
+class BundleResult:
     """``plans`` (one per application) exactly when ``status.has_plan``; ``objective`` is
     the evaluated F = sum_a omega_a F_a, ``bound`` the solver's proof where it gave one."""
 
@@ -35,7 +35,7 @@ class JointResult:
     method: str
     mode: str  # joint | lexicographic | priority
     plans: dict[str, Plan] | None = None
-    evaluation: JointEvaluation | None = None
+    evaluation: BundleEvaluation | None = None
     objective: float | None = None
     bound: float | None = None
     seconds: float = 0.0

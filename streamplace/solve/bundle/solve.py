@@ -10,19 +10,19 @@ from streamplace.errors import InfeasibleError
 from streamplace.model.occupied import HeldBy, held_by_plan
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget, Stopped
-from streamplace.solve.joint.instance import JointInstance, evaluate_joint
-from streamplace.solve.joint.program import JointModel, build_joint
-from streamplace.solve.joint.result import JointResult
+from streamplace.solve.bundle.instance import BundleInstance, evaluate_bundle
+from streamplace.solve.bundle.program import JointModel, build_joint
+from streamplace.solve.bundle.result import BundleResult
 from streamplace.solve.method import Method
 from streamplace.solve.mip.solve import solve_mip
 from streamplace.solve.progress import no_progress
 from streamplace.solve.result import SolveOptions, SolveStatus
 
-JOINT_METHODS = ("odrp",)  # the methods with a joint program; every other one goes in order
+PROGRAM_METHODS = ("odrp",)  # the methods with a joint program; every other one goes in order
 
 
-def place_in_priority_order(joint: JointInstance, method: Method,
-                            options: SolveOptions) -> JointResult:
+def place_in_priority_order(joint: BundleInstance, method: Method,
+                            options: SolveOptions) -> BundleResult:
     """Each application in priority order, by ``method``, beside those placed before it;
     the first that cannot be placed ends the run (no plan for the bundle, its reason said).
     A time limit is shared out evenly among the applications still to place."""
@@ -51,31 +51,31 @@ def place_in_priority_order(joint: JointInstance, method: Method,
             spent += instance.current.moves(app.operators, {
                 op.id: plan.replicas(op.id) for op in app.operators})
         holders.append(held_by_plan(app.name, instance.evaluate(plan)))
-    evaluation = evaluate_joint(joint, plans)
+    evaluation = evaluate_bundle(joint, plans)
     status = SolveStatus.FEASIBLE if evaluation.feasible else SolveStatus.ERROR
-    return JointResult(status, method.name, "priority", plans if evaluation.feasible else None,
+    return BundleResult(status, method.name, "priority", plans if evaluation.feasible else None,
                        evaluation, evaluation.utility, None, budget.elapsed(),
                        "" if evaluation.feasible else "the plans do not fit together")
 
 
-def _failed(joint: JointInstance, method: Method, budget: Budget, name: str,
+def _failed(joint: BundleInstance, method: Method, budget: Budget, name: str,
             plans: dict[str, Plan], why: str,
-            status: SolveStatus = SolveStatus.INFEASIBLE) -> JointResult:
+            status: SolveStatus = SolveStatus.INFEASIBLE) -> BundleResult:
     placed = ", ".join(plans) or "nothing"
     reason = f"{name} cannot be placed beside {placed} (placed before it): {why}"
     if status.has_plan or status == SolveStatus.OPTIMAL:
         status = SolveStatus.INFEASIBLE
-    return JointResult(status, method.name, "priority", None, None, None, None,
+    return BundleResult(status, method.name, "priority", None, None, None, None,
                        budget.elapsed(), reason, (reason,))
 
 
-def solve_joint(joint: JointInstance, method: Method, options: SolveOptions) -> JointResult:
+def solve_joint(joint: BundleInstance, method: Method, options: SolveOptions) -> BundleResult:
     """The joint program of ``method`` (odrp) maximising (J1): exact, its status
     ``optimal`` only when the solver proved it. It starts from the plans placed in priority
     order (odrp, with at most half the time limit), so a time limit leaves a plan whenever
     that order finds one."""
     begun = begin(joint, method, options, "joint")
-    if isinstance(begun, JointResult):
+    if isinstance(begun, BundleResult):
         return begun
     built, first, budget = begun
     start = built.start_from(first.plans) if first.plans else None
@@ -88,21 +88,21 @@ def solve_joint(joint: JointInstance, method: Method, options: SolveOptions) -> 
                     message, first, budget, outcome.objective)
 
 
-Begun = tuple[JointModel, JointResult, Budget]
+Begun = tuple[JointModel, BundleResult, Budget]
 
 
-def begin(joint: JointInstance, method: Method, options: SolveOptions,
-          mode: str) -> Begun | JointResult:
+def begin(joint: BundleInstance, method: Method, options: SolveOptions,
+          mode: str) -> Begun | BundleResult:
     """The built program, the plans in priority order (its start, given half the time
     limit) and the budget; or the result that ends the solve already."""
     budget = options.budget()
     try:
         built = build_joint(joint, budget)
     except InfeasibleError as exc:
-        return JointResult(SolveStatus.INFEASIBLE, method.name, mode, seconds=budget.elapsed(),
+        return BundleResult(SolveStatus.INFEASIBLE, method.name, mode, seconds=budget.elapsed(),
                            message="; ".join(exc.reasons), reasons=tuple(exc.reasons))
     except Stopped:
-        return JointResult(budget.stop_status(), method.name, mode, seconds=budget.elapsed(),
+        return BundleResult(budget.stop_status(), method.name, mode, seconds=budget.elapsed(),
                            message=f"{budget.stop_reason()} while the program was built")
     left = budget.remaining()
     first = place_in_priority_order(joint, method, replace(
@@ -111,33 +111,33 @@ def begin(joint: JointInstance, method: Method, options: SolveOptions,
 
 
 def without_values(method: Method, mode: str, status: SolveStatus, bound: float | None,
-                   message: str, first: JointResult, budget: Budget,
-                   limited: bool = False) -> JointResult:
+                   message: str, first: BundleResult, budget: Budget,
+                   limited: bool = False) -> BundleResult:
     """The solver ended without a plan: proven infeasible, or stopped (the plans in
     priority order then stand, where there are some)."""
     if status == SolveStatus.INFEASIBLE:
         why = "no placement of the applications fits the infrastructure together" + (
             " within the metric limits" if limited else "")
-        return JointResult(SolveStatus.INFEASIBLE, method.name, mode,
+        return BundleResult(SolveStatus.INFEASIBLE, method.name, mode,
                            seconds=budget.elapsed(), message=why, reasons=(why,))
     if first.plans:
         return replace(first, status=status, mode=mode, bound=bound, seconds=budget.elapsed(),
                        message="the solver stopped before a plan of its own: the plans "
                                "placed in priority order")
-    return JointResult(status, method.name, mode, bound=bound, seconds=budget.elapsed(),
+    return BundleResult(status, method.name, mode, bound=bound, seconds=budget.elapsed(),
                        message=message or "no plan was found")
 
 
-def conclude(joint: JointInstance, method: Method, mode: str, built: JointModel,
+def conclude(joint: BundleInstance, method: Method, mode: str, built: JointModel,
              values: Sequence[float], status: SolveStatus, bound: float | None,
-             message: str, first: JointResult, budget: Budget,
-             model_objective: float | None = None) -> JointResult:
+             message: str, first: BundleResult, budget: Budget,
+             model_objective: float | None = None) -> BundleResult:
     """The solver's plans, evaluated; the program's value of them checked against the
     evaluator's (``model_objective``, for the weighted sum); the plans in priority order
     instead where they score better on (J1) and nothing was proven."""
     plans = {name: plan.model_copy(update={"application": name})
              for name, plan in built.decode(values).items()}
-    evaluation = evaluate_joint(joint, plans)
+    evaluation = evaluate_bundle(joint, plans)
     value = evaluation.utility
     if not evaluation.feasible or value is None:
         broken = [str(v) for ev in evaluation.evaluations.values() for v in ev.violations]
@@ -147,7 +147,7 @@ def conclude(joint: JointInstance, method: Method, mode: str, built: JointModel,
         status = SolveStatus.FEASIBLE if status == SolveStatus.OPTIMAL else status
         message = (f"the program valued its plans at {model_objective:.6g}, the evaluator "
                    f"at {value:.6g}")
-    result = JointResult(status, method.name, mode, plans, evaluation, value, bound,
+    result = BundleResult(status, method.name, mode, plans, evaluation, value, bound,
                          budget.elapsed(), message)
     if mode == "joint" and first.plans and first.objective is not None and \
             first.objective > value + 1e-12:
