@@ -1,7 +1,7 @@
 """Write samples/flink/shared-snapshot.json: what a real Flink 2.2.1 session cluster (two
 TaskManagers of 4 slots) answered about a job beside another one.
 
-The paced job of tests/flink_job runs at parallelism 3 and holds 3 slots; the loaded job
+The paced job of tests/support/flink_job runs at parallelism 3 and holds 3 slots; the loaded job
 (events offered at 200/s, work that sleeps 10 ms per record, a tally, a sink) runs at
 parallelism 1, back-pressured. After its meters' 60 s window has filled, ``streamplace
 observe`` saves what the cluster answered about the loaded job, with what every job holds

@@ -188,7 +188,7 @@ def flink_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def spark_logs(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """Event logs of real Spark jobs (tests/spark_jobs.py), written once per test run."""
+    """Event logs of real Spark jobs (tests/support/spark_jobs.py), written once per test run."""
     from .spark_jobs import write_logs
 
     return write_logs(tmp_path_factory.mktemp("eventlogs"))

@@ -331,3 +331,20 @@ def test_no_module_is_named_with_an_engine_as_prefix():
     prefixed = [str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py")
                 if any(p.stem.startswith(f"{engine}_") for engine in ENGINES)]
     assert prefixed == []
+
+
+def test_tests_mirror_the_package_and_no_test_module_imports_another():
+    """tests/solve/ tests solve/, tests/control/ control/, ...; what several test modules
+    share lives in conftest.py or tests/support/, never in a test module."""
+    tests = ROOT / "tests"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((
+        "_", "."))}
+    packages = {p.name for p in PACKAGE.iterdir() if p.is_dir() and any(p.glob("*.py"))}
+    assert folders - {"support", "e2e"} <= packages, folders - packages
+    importers = []
+    for path in tests.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.split(".")[-1].startswith("test_"):
+                importers.append((str(path.relative_to(ROOT)), node.module))
+    assert importers == []
