@@ -1,4 +1,5 @@
-"""``streamplace extract`` on event logs written by real Spark jobs (tests/support/spark_jobs.py)."""
+"""``streamplace extract`` on event logs written by real Spark jobs
+(tests/support/spark_jobs.py)."""
 
 from __future__ import annotations
 
