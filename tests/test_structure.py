@@ -348,3 +348,14 @@ def test_tests_mirror_the_package_and_no_test_module_imports_another():
                     node.module.split(".")[-1].startswith("test_"):
                 importers.append((str(path.relative_to(ROOT)), node.module))
     assert importers == []
+
+
+def test_every_path_the_code_map_names_exists():
+    """docs/architecture.md names modules and folders in backquotes: each is found from the
+    repository, the package, or solve/ (its backend section names mip/... as solve/ does)."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`([\w./]+(?:\.py|/))`", text)) - {"methods.py"}  # one per family
+    assert len(named) > 40
+    bases = (ROOT, PACKAGE, PACKAGE / "solve")
+    missing = sorted(n for n in named if not any((b / n).exists() for b in bases))
+    assert missing == []

@@ -1,7 +1,7 @@
 """End to end on real Flink session clusters (tests/support/flink_cluster.py): 1.20 and 2.2
 from PyPI, the paced job of tests/support/flink_job (numbers -> pace chained, a keyed counter,
-an unchained
-filter, a Sink V2 writer: four job vertices). The plan is exported from the running job's
+an unchained filter, a Sink V2 writer: four job vertices). The plan is exported from the
+running job's
 ``GET /jobs/:jobid``, applied the way each version takes it, and the parallelism read back
 from the REST API."""
 
