@@ -75,3 +75,16 @@ def test_every_readme_command_runs_as_pasted(tmp_path: Path):
     for written in ("plan.yaml", "plan-2x.yaml", "app-plan.yaml", "report.html",
                     "reports/placement.xml", "deployments.yaml", "results/results.csv"):
         assert (tmp_path / written).stat().st_size > 0, written
+
+
+def test_the_readme_is_a_guide_and_the_figures_live_in_the_benchmarks_page():
+    """About 300 lines a person reads; measured figures are in docs/benchmarks.md, each
+    with the command that prints it."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 310
+    assert "docs/benchmarks.md" in readme
+    benchmarks = (ROOT / "docs" / "benchmarks.md").read_text()
+    sections = benchmarks.split("\n## ")[1:]
+    assert sections and all("python bench/" in s or "make test" in s for s in sections), \
+        [s.splitlines()[0] for s in sections if "python bench/" not in s
+         and "make test" not in s]
