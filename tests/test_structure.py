@@ -195,28 +195,62 @@ def test_the_adding_a_method_example_works_as_documented(tmp_path, monkeypatch):
         registry.methods.cache_clear()
 
 
-def test_solving_the_sample_loads_only_what_solve_needs(tmp_path):
-    """Start-up is part of every CI call: `streamplace solve` on the sample imports neither
-    the other commands' modules nor networkx, matplotlib or pyspark."""
+def _loaded(args: list[str]) -> set[str]:
+    """The streamplace modules and the heavy libraries one whole command process loads."""
     import subprocess
     import sys
 
-    sample = ROOT / "samples" / "debs2015"
     script = (
         "import sys\n"
         "from streamplace.cli.app import main\n"
-        f"sys.argv = ['streamplace', 'solve', {str(sample / 'application.yaml')!r}, "
-        f"{str(sample / 'infrastructure.yaml')!r}, '-o', {str(tmp_path / 'plan.yaml')!r}, "
-        "'-q']\n"
+        f"sys.argv = ['streamplace', *{args!r}]\n"
         "try:\n    main()\nexcept SystemExit as exit_:\n    assert not exit_.code, exit_.code\n"
-        "heavy = ('networkx', 'matplotlib', 'pyspark', 'streamplace.cli.sweep',\n"
-        "         'streamplace.cli.export', 'streamplace.cli.report', 'streamplace.draw')\n"
-        "print(sorted(m for m in heavy if m in sys.modules))\n")
+        "print(sorted(m for m in sys.modules if m.startswith('streamplace') or m in\n"
+        "             ('networkx', 'matplotlib', 'pyspark', 'numpy', 'highspy', 'pydantic')))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
+    return set(eval(done.stdout.strip().splitlines()[-1]))  # a printed list of names
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["-h"]])
+def test_the_version_and_the_help_load_no_command(args):
+    """`streamplace --version` and the top-level help list the commands by their summaries:
+    no command's module, no model, no solver."""
+    loaded = _loaded(args)
+    assert loaded <= {"streamplace", "streamplace.cli", "streamplace.cli.app",
+                      "streamplace.cli.clock", "streamplace.cli.epilogs"}, sorted(loaded)
+
+
+def test_the_top_level_help_says_what_each_command_says_first():
+    """The summaries the top-level help lists are the first sentence of each command."""
+    import re
+    from importlib import import_module
+
+    from streamplace.cli.app import COMMANDS, SUMMARIES
+
+    assert set(SUMMARIES) == set(COMMANDS)
+    for name, (module, function) in COMMANDS.items():
+        doc = getattr(import_module(f"streamplace.cli.{module}"), function).__doc__
+        assert re.split(r"(?<=\.)\s", " ".join(doc.split()))[0] == SUMMARIES[name], name
+
+
+def test_solving_the_sample_loads_only_what_solve_needs(tmp_path):
+    """Start-up is part of every CI call: `streamplace solve` on the sample imports neither
+    the other commands' modules, the control layer, bundles, nor networkx, matplotlib or
+    pyspark."""
+    sample = ROOT / "samples" / "debs2015"
+    loaded = _loaded(["solve", str(sample / "application.yaml"),
+                      str(sample / "infrastructure.yaml"), "-o", str(tmp_path / "plan.yaml"),
+                      "-q"])
     assert (tmp_path / "plan.yaml").exists()
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    commands = {f"streamplace.cli.{m}" for m, _ in __import__(
+        "streamplace.cli.app", fromlist=["COMMANDS"]).COMMANDS.values()} - {
+        "streamplace.cli.solve"}
+    heavy = {"networkx", "matplotlib", "pyspark", "streamplace.draw", "streamplace.control",
+             "streamplace.sweep", "streamplace.cli.bundle", "streamplace.solve.bundle",
+             "streamplace.io.http", *commands}
+    assert sorted(loaded & heavy) == []
 
 
 def test_views_draw_and_commands_command():

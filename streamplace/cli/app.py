@@ -26,8 +26,39 @@ COMMANDS = {  # name: (module, function); a command's module is imported when it
 }
 
 
-def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
-    """The Typer app with the named commands (all by default)."""
+SUMMARIES = {  # the first sentence of each command's docstring (a test keeps them equal)
+    "solve": "Solve: choose replicas and nodes for every operator, write the plan.",
+    "compare": "Run several methods and show one table: every metric, time, status, gap to "
+               "the bound.",
+    "evaluate": "Compute every metric of PLAN and every constraint it violates.",
+    "validate": "Check PLAN: every constraint, plus thresholds.",
+    "explain": "Why this plan: objective by term and operator, binding constraints, what-if "
+               "moves.",
+    "diff": "Per operator, the replicas NEW adds and removes against CURRENT; the metric "
+            "deltas and the constraints that bind differently.",
+    "export": "Write what TARGET takes to run PLAN: configuration, commands or manifests.",
+    "sweep": "Solve every scenario of SWEEP: tables, plans and plots in one folder.",
+    "render": "Draw PLAN: nodes (by zone) with their use, replicas, flows, the critical path "
+              "and every violated constraint.",
+    "report": "One HTML file, self-contained: each plan's metrics, utility, drawing, binding "
+              "constraints and best changes; a comparison of several plans; a sweep's plots.",
+    "extract": "Extract: an application (and infrastructure skeleton) from Spark event logs.",
+    "observe": "Observe: an application (and infrastructure skeleton, current plan) from a "
+               "running Flink job; with --against, the plan's predictions held to what the "
+               "job does.",
+    "apply": "Apply PLAN to the running Flink job JOB (adaptive scheduler): show the change, "
+             "send it, wait until every vertex runs it.",
+    "autoscale": "Autoscale: observe, re-plan and apply, step by step, on a running Flink "
+                 "job; one JSON line per decision.",
+    "schema": "Print the JSON Schema of a file kind on stdout.",
+    "methods": "List every method: its model, exact or heuristic, settings and parameters.",
+}
+
+
+def build_app(names: Iterable[str] = COMMANDS, listed_only: bool = False) -> typer.Typer:
+    """The Typer app with the named commands (all by default). ``listed_only``: each
+    command only as a name and its summary, for the top-level help, which then loads no
+    command's module."""
     app = typer.Typer(
         name="streamplace",
         help="Decide where the operators of a stream-processing application run, and how "
@@ -40,10 +71,17 @@ def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
     )
     app.callback()(_root)
     for name in names:
+        if listed_only:
+            app.command(name, short_help=SUMMARIES[name])(_listed)
+            continue
         module, function = COMMANDS[name]
         app.command(name, epilog=epilog(name))(
             getattr(import_module(f"streamplace.cli.{module}"), function))
     return app
+
+
+def _listed() -> None:
+    """A command as the top-level help lists it; never run (main builds the real one)."""
 
 
 def _version(value: bool) -> None:
@@ -63,14 +101,15 @@ def main() -> None:
     """Run the command line (the console script is :func:`streamplace.cli.entry.main`, which
     handles signals first)."""
     clock.count_from_process_start()
-    build_app(_commands_named(sys.argv[1:]))(prog_name="streamplace")
-
-
-def _commands_named(args: list[str]) -> list[str]:
-    """Only the command being run, when the first argument names one: the others' modules
-    (and what they import) would cost start-up time for nothing. Otherwise every command,
-    so that help lists them all and a misspelt name gets Typer's own message."""
-    return [args[0]] if args and args[0] in COMMANDS else list(COMMANDS)
+    args = sys.argv[1:]
+    if args and args[0] in COMMANDS:
+        # only the command being run: the others' modules (and what they import) would
+        # cost start-up time for nothing
+        build_app([args[0]])(prog_name="streamplace")
+        return
+    # --version, the top-level help, a misspelt name: every command listed by its summary,
+    # none of their modules loaded
+    build_app(COMMANDS, listed_only=True)(prog_name="streamplace")
 
 
 def __getattr__(name: str) -> typer.Typer:

@@ -28,14 +28,6 @@ from streamplace.cli.args import (
     TimeLimitOpt,
     WeightsOpt,
 )
-from streamplace.cli.bundle import (
-    BundleSettings,
-    bundle_limits,
-    read_bundle,
-    read_bundle_current,
-    refuse_for_bundles,
-    solve_bundle,
-)
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit, solve_exit_code
 from streamplace.cli.opening import open_inputs
@@ -107,7 +99,16 @@ def solve_command(
     """Solve: choose replicas and nodes for every operator, write the plan. Several
     applications before the infrastructure are placed together, into one bundle plan."""
     application, infrastructure = _split_files(files, bundle)
-    if application is None:
+    if application is None:  # a bundle: its module loads only when one is solved
+        from streamplace.cli.bundle import (
+        BundleSettings,
+        bundle_limits,
+        read_bundle,
+        read_bundle_current,
+        refuse_for_bundles,
+        solve_bundle,
+        )
+
         given = {"--formulation": formulation, "--start": start,
                  "--solver-option": solver_option, "--dump-model": dump_model,
                  "--solver": solver, "--ignore-names": ignore_names}

@@ -4,14 +4,16 @@ F and weights), and one application's plan read out of one."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamplace.errors import InputError
 from streamplace.io.writers import plan_document
 from streamplace.model.bundle import BUNDLE_SCHEMA
 from streamplace.model.source import SourceMap
-from streamplace.solve.bundle.instance import BundleInstance
-from streamplace.solve.bundle.result import BundleResult
+
+if TYPE_CHECKING:  # reading a plan, as every command does, needs no solver
+    from streamplace.solve.bundle.instance import BundleInstance
+    from streamplace.solve.bundle.result import BundleResult
 
 __all__ = ["BUNDLE_SCHEMA", "bundle_document", "bundle_entry"]
 
