@@ -31,6 +31,18 @@ def _sigint_as_in_a_terminal() -> Iterator[None]:
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
+SPARK_FIXTURES = {"spark", "spark_logs"}
+SPARK_MODULES = {"test_extract.py", "test_sweep.py", "test_readme.py"}  # most of each runs Spark
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what starts Spark, so that ``make test-fast`` (``-m "not e2e and not spark"``)
+    leaves it out: tests that take a Spark fixture, and the modules whose commands run on
+    Spark."""
+    for item in items:
+        if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())) or \
+                item.path.name in SPARK_MODULES:
+            item.add_marker(pytest.mark.spark)
 
 
 def _checked(document: Any, problems: list[Any]) -> Any:

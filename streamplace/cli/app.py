@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 from importlib import import_module
@@ -26,6 +27,7 @@ COMMANDS = {  # name: (module, function); a command's module is imported when it
 }
 
 
+COMPLETE = "_STREAMPLACE_COMPLETE"  # set by the completion scripts Typer writes
 SUMMARIES = {  # the first sentence of each command's docstring (a test keeps them equal)
     "solve": "Solve: choose replicas and nodes for every operator, write the plan.",
     "compare": "Run several methods and show one table: every metric, time, status, gap to "
@@ -102,6 +104,9 @@ def main() -> None:
     handles signals first)."""
     clock.count_from_process_start()
     args = sys.argv[1:]
+    if os.environ.get(COMPLETE):  # the shell completes a line: its words name the command
+        words = os.environ.get("COMP_WORDS") or os.environ.get("_TYPER_COMPLETE_ARGS", "")
+        args = words.split()[1:2] or args
     if args and args[0] in COMMANDS:
         # only the command being run: the others' modules (and what they import) would
         # cost start-up time for nothing
