@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Self
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class InputError(StreamplaceError):
 
     @classmethod
     def single(cls, message: str, fix: str = "", *, file: str | None = None,
-               path: str = "", line: int | None = None) -> InputError:
+               path: str = "", line: int | None = None) -> Self:
         return cls([Problem(message=message, fix=fix, path=path, file=file, line=line)])
 
 
@@ -74,3 +75,19 @@ class EngineError(StreamplaceError):
     """The data engine (Spark) could not start or failed while running the pipeline."""
 
     exit_code = 3
+
+
+class Unreachable(InputError):
+    """A server that could not be reached, or did not answer in whole (refused, reset, cut
+    short, past its deadline): bad input when nothing was sent, a fault to outlive in a
+    loop that has read the job before."""
+
+
+class ChangeSent(EngineError):
+    """Something failed after a change was sent to a running job: it may have taken
+    effect, so the fix is to look before sending it again (exit 3, never 2)."""
+
+    def __init__(self, what: str, job: str) -> None:
+        self.job = job
+        super().__init__(f"{what}; the change may have been sent to {job}: observe the job "
+                         "before sending it again")

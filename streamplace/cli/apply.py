@@ -19,15 +19,20 @@ from streamplace.cli.args import (
 )
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, emit
-from streamplace.cli.job_args import WAIT, JobArg, WaitOpt, YesOpt, confirm
+from streamplace.cli.job_args import WAIT, JobArg, WaitOpt, YesOpt, check_wait, confirm
 from streamplace.cli.opening import open_inputs
-from streamplace.cli.signals import Interrupted
 from streamplace.cli.views.rescale import render_change
-from streamplace.control.flink.change import prepare
+from streamplace.control.flink.change import LOWER_BOUNDS, prepare
+from streamplace.errors import InputError
 from streamplace.model.evaluate import evaluate
 
 DryRunOpt = Annotated[bool, typer.Option(
     "--dry-run", help="Check everything and show the change; send nothing.")]
+LowerBoundOpt = Annotated[str, typer.Option(
+    "--lower-bound", help="keep: each vertex keeps the lower bound of parallelism it has "
+                          "(lowered only to the plan), as the Flink autoscaler does; upper: "
+                          "the plan's parallelism is the lower bound too, and the job runs "
+                          "it or fails.")]
 
 
 @handle_errors
@@ -35,11 +40,16 @@ def apply_command(
     application: AppArg, infrastructure: InfraArg, plan: PlanArg, job: JobArg,
     dry_run: DryRunOpt = False, yes: YesOpt = False, wait: WaitOpt = WAIT,
     ignore_names: IgnoreNamesOpt = False, target_utilization_: TargetUtilizationOpt = None,
-    json_: JsonOpt = False, quiet: QuietOpt = False,
+    lower_bound: LowerBoundOpt = "keep", json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Apply PLAN to the running Flink job JOB (adaptive scheduler): show the change, send
     it, wait until every vertex runs it. Exit 1: the plan breaks a constraint; 2: bad input
     or a job that cannot take it; 3: the job did not get there."""
+    check_wait(wait)
+    if lower_bound not in LOWER_BOUNDS:
+        raise InputError.single(f"--lower-bound {lower_bound!r} is not one of "
+                                f"{', '.join(LOWER_BOUNDS)}", "give keep (the default) or "
+                                "upper", path="--lower-bound")
     opened = open_inputs(application, infrastructure, target_utilization=target_utilization_)
     plan_ = opts.read_plan(plan, opened.app, opened.infra, not ignore_names)
     broken = [v.message for v in evaluate(opened.app, opened.infra, plan_).violations]
@@ -49,7 +59,7 @@ def apply_command(
                                              f"{escape(b)}" for b in broken]),
              json_=json_, quiet=quiet)
         return
-    change = prepare(job, opened.app, opened.infra, plan_, plan)
+    change = prepare(job, opened.app, opened.infra, plan_, plan, lower_bound)
     if not change.moves or dry_run:
         emit(Emission(document=change.to_json(applied=False),
                       show=lambda con: render_change(con, change),
@@ -60,13 +70,7 @@ def apply_command(
     if not quiet:
         render_change(console(), change)
     confirm(yes)
-    try:
-        seconds = change.send(wait)
-    except Interrupted:
-        if change.sent:
-            console().print("[yellow]interrupted:[/] the change was sent and Flink carries "
-                            "it out: observe the job to see where it stands")
-        raise
+    seconds = change.send(wait)  # an interrupt from here on says the change was sent
     emit(Emission(document=change.to_json(applied=True, seconds=seconds),
                   verdict=[f"applied: the job runs the plan ({seconds:.1f} s)"]),
          json_=json_, quiet=quiet)

@@ -100,9 +100,17 @@ def handle_errors(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        sent_changes().clear()  # a command run in a longer-lived process starts afresh
         try:
             return fn(*args, **kwargs)
         except StreamplaceError as exc:
+            sent = sent_changes()
+            if sent and exc.exit_code == 2:  # never "bad input" once a change may be out
+                _guarded(_say, f"[bold red]error:[/] {escape(str(exc))}")
+                _guarded(_say, f"[yellow]the change may have been sent to "
+                               f"{escape(sent[-1])}:[/] observe the job before sending it "
+                               "again")
+                raise typer.Exit(3) from None
             _guarded(fail, exc)
         except (typer.Exit, typer.Abort):
             raise
@@ -110,7 +118,7 @@ def handle_errors(fn: F) -> F:
             closed_pipe()
         except (Interrupted, KeyboardInterrupt) as exc:
             code = exc.exit_code if isinstance(exc, Interrupted) else EXIT_SIGINT
-            _guarded(_say, "[bold red]interrupted:[/] stopped before anything was written")
+            _guarded(_say, interrupted_line(rich=True))
             raise typer.Exit(code) from None
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
@@ -125,6 +133,26 @@ def handle_errors(fn: F) -> F:
             raise typer.Exit(3) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def sent_changes() -> list[str]:
+    """The jobs this process sent a change to (the control layer's ledger; empty when no
+    command of this process loaded it, without loading it)."""
+    rescale = sys.modules.get("streamplace.control.flink.rescale")
+    sent: list[str] = getattr(rescale, "SENT", [])
+    return sent
+
+
+def interrupted_line(rich: bool) -> str:
+    """The last line of an interrupted command: true whether or not a change was sent."""
+    sent = sent_changes()
+    if sent:
+        text = (f"interrupted: the change was sent to {sent[-1]}, and Flink carries it out: "
+                "observe the job to see where it stands")
+    else:
+        text = "interrupted: stopped before anything was written"
+    return f"[bold red]interrupted:[/]{escape(text.removeprefix('interrupted:'))}" if rich \
+        else text
 
 
 def _say(text: str) -> None:

@@ -21,10 +21,15 @@ def main() -> None:
         _leave_solves_behind(exc.code)
         raise
     except signals.Interrupted as exc:
-        # a signal outside a command's own handling (while importing or parsing options):
-        # nothing was written, and there is nothing more to say than that
+        # a signal outside a command's own handling (while importing or parsing options,
+        # or as the command unwinds): said as the command says it, sent change included
+        rescale = sys.modules.get("streamplace.control.flink.rescale")
+        sent = getattr(rescale, "SENT", [])
+        line = (f"interrupted: the change was sent to {sent[-1]}, and Flink carries it out: "
+                "observe the job to see where it stands") if sent else \
+            "interrupted: stopped before anything was written"
         with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write("interrupted: stopped before anything was written\n")
+            sys.stderr.write(line + "\n")
             sys.stderr.flush()
         sys.exit(exc.exit_code)
 

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from streamplace.cli.emit import EXIT_NO
+from streamplace.control.autoscale.options import SETTINGS
 from streamplace.control.flink.rescale import WAIT
 from streamplace.errors import InputError, Problem
 
@@ -28,8 +29,8 @@ YesOpt = Annotated[bool, typer.Option(
 WaitOpt = Annotated[float, typer.Option(
     "--wait", help="Seconds to wait for every vertex to run the plan (exit 3 after).")]
 
-__all__ = ["WAIT", "JobArg", "SourceRateOpt", "WaitOpt", "WindowOpt", "YesOpt", "confirm",
-           "parse_rates"]
+__all__ = ["WAIT", "JobArg", "SourceRateOpt", "WaitOpt", "WindowOpt", "YesOpt", "check_wait",
+           "confirm", "parse_rates"]
 
 
 def parse_rates(pairs: list[str] | None, label: str = "--source-rate") -> dict[str, float]:
@@ -50,6 +51,14 @@ def parse_rates(pairs: list[str] | None, label: str = "--source-rate") -> dict[s
     if problems:
         raise InputError(problems)
     return out
+
+
+def check_wait(wait: float) -> None:
+    """--wait within its bounds (autoscale's options define them): a wait that never ends,
+    or ends before it begins, is refused before anything is sent."""
+    problem = SETTINGS["wait"].check(wait)
+    if problem is not None:
+        raise InputError([problem])
 
 
 def confirm(yes: bool) -> None:

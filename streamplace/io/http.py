@@ -28,7 +28,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from streamplace.errors import InputError
+from streamplace.errors import InputError, Unreachable
 
 DEADLINE = 30.0         # seconds for one whole answer
 READ_TIMEOUT = 10.0     # seconds a single read may wait
@@ -54,20 +54,23 @@ class Address:
                                      f"address: {why}", "give http://HOST:PORT/...",
                                      path=label)
 
+        # the credentials come off first, whatever they hold ('/', '#', '?' included), so
+        # that nothing parsed, and no parser's message, can carry them
+        userinfo, bare = _split_userinfo(url.strip())
         try:
-            parts = urllib.parse.urlsplit(url.strip())
+            parts = urllib.parse.urlsplit(bare)
             port = parts.port
-        except ValueError as exc:  # a port that is not a number, a broken IPv6 address
-            raise bad(str(exc)) from None
+        except ValueError:  # a port that is not a number, a broken IPv6 address
+            raise bad("its host or port cannot be read") from None
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https") or not parts.hostname:
             raise bad("only http:// and https:// addresses are read")
         authorization = None
-        if parts.username is not None:
-            user = urllib.parse.unquote(parts.username)
-            password = urllib.parse.unquote(parts.password or "")
+        if userinfo is not None:
+            user, _, password = userinfo.partition(":")
             authorization = "Basic " + base64.b64encode(
-                f"{user}:{password}".encode()).decode("ascii")
+                f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}".encode()
+            ).decode("ascii")
         path = parts.path or "/"
         if parts.query:
             path += f"?{parts.query}"
@@ -134,18 +137,26 @@ def _request(method: str, address: Address, label: str, ends: float, data: bytes
         headers["Content-Type"] = "application/json"
     if address.authorization:
         headers["Authorization"] = address.authorization
-    # the status line and headers are read in many small reads, each under the read
-    # timeout: at the deadline the socket is shut, so a dripping server ends there too
-    watchdog = threading.Timer(max(0.0, ends - time.monotonic()), _shut, (connection,))
+    # the status line, the headers and the body are read in many small reads, each under
+    # the read timeout: at the deadline the socket is shut, so a dripping server ends there
+    # too. The socket is held here: on a "Connection: close" answer http.client lets go
+    # of connection.sock once the headers are read, while the body is still read from it
+    sock: list[socket.socket] = []
+    watchdog = threading.Timer(max(0.0, ends - time.monotonic()), _shut, (sock,))
     watchdog.daemon = True
     watchdog.start()
     try:
+        connection.connect()
+        if connection.sock is not None:
+            sock.append(connection.sock)
+        if time.monotonic() >= ends:
+            raise _late(address, label, method)
         connection.request(method, address.path, body=data, headers=headers)
         response = connection.getresponse()
         body = bytearray()
         while True:
-            if connection.sock is not None:
-                connection.sock.settimeout(_left(ends, address, label, method))
+            for held in sock:
+                held.settimeout(_left(ends, address, label, method))
             chunk = response.read1(CHUNK) if hasattr(response, "read1") else \
                 response.read(CHUNK)
             if not chunk:
@@ -169,11 +180,10 @@ def _request(method: str, address: Address, label: str, ends: float, data: bytes
         connection.close()
 
 
-def _shut(connection: http.client.HTTPConnection) -> None:
-    sock = connection.sock
-    if sock is not None:
+def _shut(sock: list[socket.socket]) -> None:
+    for held in sock:
         with contextlib.suppress(OSError):  # already closed: the read has ended anyway
-            sock.shutdown(socket.SHUT_RDWR)
+            held.shutdown(socket.SHUT_RDWR)
 
 
 def _left(ends: float, address: Address, label: str, method: str = "GET") -> float:
@@ -183,24 +193,25 @@ def _left(ends: float, address: Address, label: str, method: str = "GET") -> flo
     return min(left, READ_TIMEOUT)
 
 
-def _late(address: Address, label: str, method: str = "GET") -> InputError:
-    return InputError.single(f"{method} {address.shown()} did not answer in whole within "
+def _late(address: Address, label: str, method: str = "GET") -> Unreachable:
+    return Unreachable.single(f"{method} {address.shown()} did not answer in whole within "
                              f"{DEADLINE:g} s", "check the JobManager and the network to it, "
                              "or save the job's JSON and give the file", path=label)
 
 
 def _unreachable(address: Address, label: str, exc: Exception, ends: float,
-                 method: str = "GET") -> InputError:
+                 method: str = "GET") -> Unreachable:
     if time.monotonic() >= ends:  # the watchdog shut the socket: the deadline, not the server
         return _late(address, label, method)
-    what = {http.client.IncompleteRead: "the answer was cut short",
+    # RemoteDisconnected is a BadStatusLine too: the first kind that matches names it
+    what = {http.client.RemoteDisconnected: "the server closed the connection",
+            http.client.IncompleteRead: "the answer was cut short",
             http.client.LineTooLong: "a line of the answer is too long",
-            http.client.BadStatusLine: "the answer is not HTTP",
-            http.client.RemoteDisconnected: "the server closed the connection"}
+            http.client.BadStatusLine: "the answer is not HTTP"}
     reason = next((text for kind, text in what.items() if isinstance(exc, kind)), None)
     if reason is None:
         reason = str(getattr(exc, "reason", exc)) or type(exc).__name__
-    return InputError.single(f"cannot reach {address.shown()}: {reason}",
+    return Unreachable.single(f"cannot reach {address.shown()}: {reason}",
                              "check the JobManager's REST address (rest.address, "
                              "rest.port), or save the job JSON and give the file", path=label)
 
@@ -229,9 +240,21 @@ def _json(body: bytes, headers: dict[str, str], address: Address, label: str) ->
 
 
 def without_credentials(url: str) -> str:
-    """``url`` as it may be shown: ``user:password@`` left out."""
+    """``url`` as it may be shown: ``user:password@`` left out, whatever the password holds.
+
+    >>> without_credentials("http://u:p/a#b?c@jm:8081/jobs/x")
+    'http://jm:8081/jobs/x'
+    """
+    return _split_userinfo(url)[1]
+
+
+def _split_userinfo(url: str) -> tuple[str | None, str]:
+    """The ``user:password`` of ``url`` (None when it has none) and the URL without it. A
+    password may hold '/', '#', '?' or '@', which a URL parser would take for the path, the
+    fragment or the host: the userinfo ends at the last '@' (the REST paths read here hold
+    none)."""
     scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    authority, slash, path = rest.partition("/")
-    return f"{scheme}{sep}{authority.rpartition('@')[2]}{slash}{path}"
+    if not sep or "@" not in rest:
+        return None, url
+    userinfo, _, tail = rest.rpartition("@")
+    return userinfo, f"{scheme}{sep}{tail}"

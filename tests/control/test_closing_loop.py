@@ -34,7 +34,7 @@ JID = "0" * 31 + "1"
 
 def subtasks(*spans: tuple[float, float, float, int]) -> dict[str, Any]:
     """Vertex details whose subtasks counted (busy, idle, back-pressured ms, records)."""
-    return {"subtasks": [{"subtask": k, "metrics": {
+    return {"subtasks": [{"subtask": k, "status": "RUNNING", "metrics": {
         "accumulated-busy-time": b, "accumulated-idle-time": i,
         "accumulated-backpressured-time": p, "read-records": r, "write-records": r}}
         for k, (b, i, p, r) in enumerate(spans)]}
@@ -59,6 +59,20 @@ def test_a_window_is_what_the_subtasks_counted_between_its_ends():
 def test_a_window_across_a_restart_or_without_news_is_no_answer(before, after, said):
     with pytest.raises(EngineError, match=said):
         vertex_window("work", before, after)
+
+
+def test_a_window_with_a_counter_flink_answered_incomplete_is_no_reading():
+    """Flink 2.2 flags each IO counter on its own: a partial sum, often 0, while busy time
+    moves. Read as a count, a busy vertex would look idle and be halved (FLINK-39925)."""
+    before = subtasks((1000, 0, 0, 10), (1000, 0, 0, 10))
+    after = subtasks((8000, 3000, 0, 710), (8000, 3000, 0, 710))
+    after["subtasks"][1]["metrics"] |= {"read-records": 0, "read-records-complete": False}
+    with pytest.raises(EngineError, match="read-records .* incomplete"):
+        vertex_window("work", before, after)
+    starting = subtasks((1000, 0, 0, 10), (1000, 0, 0, 10))
+    starting["subtasks"][0]["status"] = "INITIALIZING"
+    with pytest.raises(EngineError, match="INITIALIZING .* not all RUNNING"):
+        vertex_window("work", starting, after)
 
 
 def test_the_offered_load_scales_every_stream_downstream_by_what_it_takes_in():

@@ -52,7 +52,7 @@ def test_operators_are_the_vertices_and_export_finds_them_again(tmp_path: Path):
     assert next(iter(artifacts)) == "rest"  # the snapshot's cluster is 2.2.1
     # the plan it runs now, exported, is what it runs
     assert json.loads(artifacts["rest"]) == {
-        v["id"]: {"parallelism": {"lowerBound": 2, "upperBound": 2}} for v in job["vertices"]}
+        v["id"]: {"parallelism": {"lowerBound": 1, "upperBound": 2}} for v in job["vertices"]}
 
 
 def test_the_skeleton_has_the_taskmanagers_and_the_plan_where_subtasks_run():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from streamplace.control.flink.observe import Observation
+from streamplace.control.flink.observation import Observation
 from streamplace.control.flink.read import read_job
 from streamplace.errors import EngineError
 

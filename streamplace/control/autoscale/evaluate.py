@@ -8,7 +8,7 @@ from typing import Any
 
 from streamplace.control.autoscale.rule import Seen
 from streamplace.control.flink.documents import documents, other_jobs
-from streamplace.control.flink.observe import Observation
+from streamplace.control.flink.observation import Observation
 from streamplace.errors import InputError
 from streamplace.io.readers import application_from, infrastructure_from, plan_from
 from streamplace.model.application import Application

@@ -13,8 +13,10 @@ from streamplace.control.flink.rescale import (
     JobAddress,
     check_cluster,
     free_slots,
+    lower_bounds,
     parallelism_of,
     put_parallelism,
+    slots_needed,
     state_of,
     wait_for,
 )
@@ -25,6 +27,13 @@ from streamplace.io.http import get_json
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
+from streamplace.solve.budget import StopRequest
+
+LOWER_BOUNDS = ("keep", "upper")
+"""keep: a vertex's lower bound of parallelism is left as it is (lowered only to the new
+upper bound), as the Flink operator's autoscaler does since FLINK-34311: a job that loses a
+TaskManager runs on below its plan instead of failing. upper: the lower bound is the plan's
+parallelism too, so the job runs the plan or not at all."""
 
 
 @dataclass
@@ -52,13 +61,13 @@ class Change:
         return {vid: (before.get(vid), k) for vid, k in self.wanted.items()
                 if before.get(vid) != k}
 
-    def send(self, wait: float) -> float:
+    def send(self, wait: float, stop: StopRequest | None = None) -> float:
         """PUT the requirements and wait for them; the seconds it took. From the moment
         the PUT goes out, ``sent`` is True, whatever ends the wait."""
         started = time.monotonic()
         self.sent = True
         put_parallelism(self.where, self.body)
-        wait_for(self.where, self.wanted, wait)
+        wait_for(self.where, self.wanted, wait, stop=stop)
         return time.monotonic() - started
 
     def to_json(self, applied: bool, seconds: float | None = None) -> dict[str, Any]:
@@ -70,7 +79,7 @@ class Change:
 
 
 def prepare(job: str, app: Application, infra: Infrastructure, plan: Plan,
-            plan_file: str) -> Change:
+            plan_file: str, lower_bound: str = "keep") -> Change:
     """The change, once the job, its cluster and the plan are known to fit together; else
     an InputError (exit 2: another job, not running, no adaptive scheduler) or an
     EngineError (exit 3: too few slots), with nothing sent."""
@@ -90,11 +99,19 @@ def prepare(job: str, app: Application, infra: Infrastructure, plan: Plan,
         raise InputError.single(f"the plan cannot be sent: {exported.withheld['rest']}",
                                 "re-plan within the job's max parallelism", file=plan_file)
     body = json.loads(next(a.text for a in exported.artifacts if a.name == "rest"))
+    kept = lower_bounds(where) if lower_bound == "keep" else {}
+    for vid, requirement in body.items():
+        bounds = requirement["parallelism"]
+        upper = bounds["upperBound"]
+        bounds["lowerBound"] = upper if lower_bound == "upper" else min(upper, kept.get(vid, 1))
     names = {v["id"]: v["name"] for v in found["vertices"] if isinstance(v, dict)}
     change = Change(where, version, found, body, names)
-    needed = max(change.wanted.values(), default=0)
-    have = free_slots(where, max(change.before.values(), default=0))
+    needed = slots_needed(found, change.wanted)
+    have = free_slots(where, slots_needed(found, change.before))
     if have is not None and needed > have and change.moves:
-        raise EngineError(f"the plan needs {needed} slots and the cluster has {have} for this "
-                          f"job: nothing was sent; {state_of(found)}")
+        groups = {v.get("slotSharingGroupId") for v in found["vertices"]
+                  if isinstance(v, dict)} - {None}
+        split = f" ({len(groups)} slot-sharing groups add up)" if len(groups) > 1 else ""
+        raise EngineError(f"the plan needs {needed} slots{split} and the cluster has {have} "
+                          f"for this job: nothing was sent; {state_of(found)}")
     return change

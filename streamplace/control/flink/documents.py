@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from streamplace.control.flink.load import occupied
-from streamplace.control.flink.observe import Observation, ObservedVertex
+from streamplace.control.flink.observation import Observation, ObservedVertex
 from streamplace.control.flink.values import as_count, as_number, unique_id
 from streamplace.io.readers import application_from, build_document, infrastructure_from
 from streamplace.model.fields import MOST_REPLICAS

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamplace.control.flink.observe import PRESSED, SATURATED, Observation, ObservedVertex
+from streamplace.control.flink.observation import PRESSED, SATURATED, Observation, ObservedVertex
 from streamplace.io.engines.common import components
 from streamplace.io.engines.flink import Vertex, match
 from streamplace.model.application import Application

@@ -19,99 +19,33 @@ Kubernetes operator's autoscaler reads a job:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.control.flink.job import SNAPSHOT_SCHEMA, version_of
+from streamplace.control.flink.observation import (
+    PRESSED,
+    SATURATED,
+    Observation,
+    ObservedStream,
+    ObservedVertex,
+)
 from streamplace.control.flink.values import (
     as_count,
     as_list,
     as_number,
+    incomplete,
     meters,
     placed,
     totals,
     unique_id,
 )
-from streamplace.control.flink.window import Window, windows
+from streamplace.control.flink.window import windows
 from streamplace.errors import EngineError, InputError, Problem
 from streamplace.io.engines.flink import VERTEX_ID, Vertex
-
-PRESSED = 0.10    # a back-pressured share at which a vertex's rates are held back
-SATURATED = 0.95  # a busy share at which a vertex runs at its capacity: its queue may grow
 
 METER_SECONDS = 75.0
 """How long a vertex runs before its meters hold a full window: Flink's MeterView averages
 the last 60 s, updated every 5 s, and the JobManager's metric fetcher adds up to 10 s."""
-
-
-@dataclass
-class ObservedVertex:
-    id: str
-    name: str
-    op: str                      # the operator id it becomes
-    parallelism: int
-    max_parallelism: int | None
-    inputs: list[str]            # producer vertex ids
-    seconds: float | None        # how long it has run
-    slot_group: str | None
-    totals: dict[str, float]     # accumulated counters (read-records, accumulated-busy-time..)
-    meters: dict[str, tuple[float, float]]  # metric: (sum, avg) over subtasks
-    placed: dict[str, int]       # TaskManager id: subtasks there
-    service_rate: float | None = None
-    busy: float | None = None    # share of time busy, averaged over subtasks
-    window: Window | None = None  # over a window (observe --window), else None
-
-    @property
-    def pressed(self) -> float:
-        """Share of time back-pressured, averaged over subtasks."""
-        return self.meters.get("backPressuredTimeMsPerSecond", (0.0, 0.0))[1] / 1000
-
-    @property
-    def source(self) -> bool:
-        return not self.inputs
-
-    def meter(self, name: str) -> float | None:
-        return self.meters[name][0] if name in self.meters else None
-
-
-@dataclass
-class ObservedStream:
-    source: str
-    target: str
-    rate: float
-    tuple_size: float | None
-    basis: str
-
-
-@dataclass
-class Observation:
-    job: str
-    job_id: str
-    version: str | None
-    address: str
-    taken: str | None
-    vertices: list[ObservedVertex]
-    streams: list[ObservedStream]
-    taskmanagers: list[dict[str, Any]]
-    warnings: list[str] = field(default_factory=list)
-    window: float | None = None  # seconds, when read over a window (observe --window)
-
-    def report(self) -> dict[str, Any]:
-        """The ``report`` of ``observe --json`` (docs/cli.md)."""
-        return {"job": self.job, "job_id": self.job_id, "flink_version": self.version,
-                "address": self.address, "taken": self.taken, "window": self.window,
-                "vertices": [{"operator": v.op, "vertex": v.id, "name": v.name,
-                              "parallelism": v.parallelism, "seconds": v.seconds,
-                              "busy": v.busy, "busy_max": max(v.window.busy) if v.window
-                              else None, "backpressured": v.pressed,
-                              "service_rate": v.service_rate,
-                              "records_in_per_second": v.meter("numRecordsInPerSecond"),
-                              "records_out_per_second": v.meter("numRecordsOutPerSecond")}
-                             for v in self.vertices],
-                "streams": [{"from": s.source, "to": s.target, "rate": s.rate,
-                             "tuple_size": s.tuple_size, "basis": s.basis}
-                            for s in self.streams],
-                "warnings": list(self.warnings)}
 
 
 def observe(snapshot: Any, file: str) -> Observation:
@@ -140,7 +74,8 @@ def observe(snapshot: Any, file: str) -> Observation:
                                   need("metrics", dict), need("taskmanagers", dict))
     if problems:
         raise InputError(problems)
-    vertices = _vertices(job, details, metrics, file)
+    said: list[str] = []
+    vertices = _vertices(job, details, metrics, file, said)
     managers = [t for t in as_list(tms.get("taskmanagers")) if isinstance(t, dict)
                 and isinstance(t.get("id"), str)]
     if not managers:
@@ -151,7 +86,8 @@ def observe(snapshot: Any, file: str) -> Observation:
     obs = Observation(str(job.get("name") or job.get("jid") or "flink-job"),
                       str(job.get("jid", "")), version_of(snapshot.get("config")),
                       str(snapshot.get("address") or file),
-                      taken if isinstance(taken, str) else None, vertices, [], managers)
+                      taken if isinstance(taken, str) else None, vertices, [], managers,
+                      said)
     if job.get("state") != "RUNNING":
         obs.warnings.append(f"the job is {job.get('state')}, not RUNNING: its rates are those "
                             "of its last moments")
@@ -176,7 +112,7 @@ def observe(snapshot: Any, file: str) -> Observation:
 
 
 def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, Any],
-              file: str) -> list[ObservedVertex]:
+              file: str, warnings: list[str]) -> list[ObservedVertex]:
     listed = job.get("vertices")
     if not isinstance(listed, list):
         raise InputError.single("the job has no 'vertices' list", "save the unedited "
@@ -210,11 +146,22 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
         out.append(ObservedVertex(
             vid, v["name"], op, v["parallelism"], as_count(v.get("maxParallelism")),
             inputs.get(vid, []), duration / 1000 if duration is not None and duration >= 0
-            else None, group if isinstance(group, str) else None, totals(v.get("metrics")),
+            else None, group if isinstance(group, str) else None, whole_totals(v, warnings),
             meters(metrics[vid]), placed(details.get(vid))))
     if problems:
         raise InputError(problems)
     return out
+
+
+def whole_totals(vertex: dict[str, Any], warnings: list[str]) -> dict[str, float]:
+    """A vertex's life-long counters less those Flink flags incomplete: its partial sum
+    (often 0) is no count, and a missing counter is read from the meters instead."""
+    partial = incomplete(vertex.get("metrics"))
+    if partial:
+        warnings.append(f"Flink answered {', '.join(sorted(partial))} of vertex "
+                        f"{vertex['name']!r} as incomplete (complete: false): they are left "
+                        "out, and its rates read from the meters")
+    return {k: n for k, n in totals(vertex.get("metrics")).items() if k not in partial}
 
 
 def _service(v: ObservedVertex, warnings: list[str]) -> None:

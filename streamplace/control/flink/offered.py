@@ -9,7 +9,7 @@ keeps the selectivity it showed (records out per record in), and one step suffic
 
 from __future__ import annotations
 
-from streamplace.control.flink.observe import Observation
+from streamplace.control.flink.observation import Observation
 from streamplace.errors import InputError, Problem
 
 

@@ -7,7 +7,8 @@ import math
 from typing import Any
 
 from streamplace.control.flink.job import fetch_load, fetch_snapshot
-from streamplace.control.flink.observe import Observation, observe
+from streamplace.control.flink.observation import Observation
+from streamplace.control.flink.observe import observe
 from streamplace.control.flink.offered import offer
 from streamplace.control.flink.window import MIN_WINDOW, fetch_window
 from streamplace.errors import InputError

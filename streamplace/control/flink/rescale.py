@@ -22,13 +22,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamplace.control.flink.job import split_job_url
-from streamplace.errors import EngineError, InputError
+from streamplace.errors import ChangeSent, EngineError, InputError, Unreachable
 from streamplace.io.http import Address, get_json, put_json
+from streamplace.solve.budget import StopRequest
 
 POLL = 0.5           # seconds between two readings of the job while it rescales
 WAIT = 120.0         # seconds apply waits, by default, for the job to run the plan
 ADAPTIVE_SINCE = (1, 18)  # lower bounds in resource requirements (FLIP-291 in 1.18)
 ENDED = ("FAILED", "CANCELED", "CANCELLING", "FINISHED", "SUSPENDED")
+
+SENT: list[str] = []
+"""The jobs this process has sent a change to, from the moment the PUT goes out: what an
+interrupt or a later error must say (never "nothing was sent" once a change may have
+been)."""
+
+
+class WaitStopped(Exception):
+    """A stop request ended the wait for a change that was sent (Flink carries it on)."""
 
 
 @dataclass(frozen=True)
@@ -79,21 +89,67 @@ def check_cluster(where: JobAddress, label: str = "JOB") -> str:
     return version
 
 
-def free_slots(where: JobAddress, running: int, label: str = "JOB") -> int | None:
-    """Slots the job could hold: those free, and those its own widest vertex holds (one
-    slot-sharing group: a slot holds one subtask of every vertex)."""
+def free_slots(where: JobAddress, held: int, label: str = "JOB") -> int | None:
+    """Slots the job could hold: those free, and the ``held`` it holds now."""
     overview = get_json(where.at("/overview"), label)
     free = overview.get("slots-available") if isinstance(overview, dict) else None
-    return free + running if isinstance(free, int) and free >= 0 else None
+    return free + held if isinstance(free, int) and free >= 0 else None
+
+
+def slots_needed(job: Any, parallelism: dict[str, int]) -> int:
+    """Slots a job takes at ``parallelism`` (vertex id: subtasks): a slot holds one subtask
+    of every vertex of its slot-sharing group, so each group takes as many slots as its
+    widest vertex, and the groups add up (``slotSharingGroupId`` in the job's JSON; one
+    group where the job does not say).
+
+    >>> job = {"vertices": [{"id": "a", "slotSharingGroupId": "g1"},
+    ...                     {"id": "b", "slotSharingGroupId": "g1"},
+    ...                     {"id": "c", "slotSharingGroupId": "g2"}]}
+    >>> slots_needed(job, {"a": 2, "b": 3, "c": 4})
+    7
+    """
+    widest: dict[str, int] = {}
+    for v in job.get("vertices", []) if isinstance(job, dict) else []:
+        if isinstance(v, dict) and v.get("id") in parallelism:
+            group = v.get("slotSharingGroupId")
+            key = group if isinstance(group, str) else "default"
+            widest[key] = max(widest.get(key, 0), parallelism[v["id"]])
+    return sum(widest.values())
+
+
+def lower_bounds(where: JobAddress, label: str = "JOB") -> dict[str, int]:
+    """Each vertex's lower bound of parallelism as the job's resource requirements hold it
+    (``GET /jobs/:jobid/resource-requirements``); none where the cluster does not say."""
+    try:
+        found = get_json(where.at(f"{where.job}/resource-requirements"), label)
+    except Unreachable:
+        raise
+    except InputError:  # an older cluster, or a proxy that does not pass the call
+        return {}
+    out = {}
+    for vid, req in (found.items() if isinstance(found, dict) else []):
+        bound = req.get("parallelism", {}).get("lowerBound") if isinstance(req, dict) \
+            and isinstance(req.get("parallelism"), dict) else None
+        if isinstance(bound, int) and not isinstance(bound, bool) and bound >= 1:
+            out[vid] = bound
+    return out
 
 
 def put_parallelism(where: JobAddress, body: dict[str, Any], label: str = "JOB") -> None:
-    """Send the resource requirements once; an error answer is an EngineError (exit 3)."""
-    status, reason, answer = put_json(where.at(f"{where.job}/resource-requirements"), body,
-                                      label)
+    """Send the resource requirements once. An error answer is an EngineError (exit 3);
+    no answer at all is ChangeSent (exit 3: the change may have been taken)."""
+    shown = where.at(where.job).shown()
+    SENT.append(shown)
+    try:
+        status, reason, answer = put_json(where.at(f"{where.job}/resource-requirements"),
+                                          body, label)
+    except InputError as exc:
+        raise ChangeSent(f"PUT {where.job}/resource-requirements got no whole answer "
+                         f"({_said(exc)})", shown) from None
     if status not in (200, 202):
+        SENT.remove(shown)  # refused: the job runs as it did
         raise EngineError(f"PUT {where.job}/resource-requirements answered {status} "
-                          f"{reason}: {_first_error(answer)}")
+                          f"{reason}: {_first_error(answer)}: nothing was changed")
 
 
 def parallelism_of(job: Any) -> dict[str, int]:
@@ -110,21 +166,42 @@ def settled(job: Any, wanted: dict[str, int]) -> bool:
 
 
 def wait_for(where: JobAddress, wanted: dict[str, int], seconds: float,
-             label: str = "JOB", sleep: Callable[[float], None] = time.sleep) -> Any:
-    """The job's JSON once every vertex runs ``wanted``; an EngineError (exit 3) saying
-    what runs when the job ends or ``seconds`` pass first."""
+             label: str = "JOB", sleep: Callable[[float], None] = time.sleep,
+             stop: StopRequest | None = None) -> Any:
+    """The job's JSON once every vertex runs ``wanted``, after the change was sent; else
+    ChangeSent (exit 3) saying what runs, when the job ends, ``seconds`` pass or the job
+    can no longer be read. A network blip is read again until then; a stop request ends
+    the wait with :class:`WaitStopped`."""
     ends = time.monotonic() + seconds
+    shown = where.at(where.job).shown()
+    job: Any = None
     while True:
-        job = get_json(where.at(where.job), label)
-        if settled(job, wanted):
-            return job
-        state = job.get("state") if isinstance(job, dict) else None
-        if state in ENDED:
-            raise EngineError(f"the job is {state} while it was rescaled: " + state_of(job))
+        try:
+            job = get_json(where.at(where.job), label)
+        except Unreachable as exc:  # a blip: the deadline decides, not one failed read
+            if time.monotonic() >= ends:
+                raise ChangeSent(f"the job could not be read for {seconds:g} s after the "
+                                 f"change was sent ({_said(exc)})", shown) from None
+        except InputError as exc:  # the job id gone (404), an answer that is not a job
+            raise ChangeSent(f"the job could not be read after the change was sent "
+                             f"({_said(exc)})", shown) from None
+        else:
+            if settled(job, wanted):
+                return job
+            state = job.get("state") if isinstance(job, dict) else None
+            if state in ENDED:
+                raise ChangeSent(f"the job is {state} while it was rescaled: "
+                                 + state_of(job), shown)
         if time.monotonic() >= ends:
-            raise EngineError(f"the job does not run the plan {seconds:g} s after the "
-                              f"change was sent: {state_of(job)}")
+            raise ChangeSent(f"the job does not run the plan {seconds:g} s after the "
+                             f"change was sent: {state_of(job)}", shown)
+        if stop:
+            raise WaitStopped(shown)
         sleep(POLL)
+
+
+def _said(exc: InputError) -> str:
+    return "; ".join(p.message for p in exc.problems) or str(exc)
 
 
 def state_of(job: Any) -> str:

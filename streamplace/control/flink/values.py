@@ -19,6 +19,21 @@ def totals(value: Any) -> dict[str, float]:
     return {k: v for k, v in numbers.items() if v is not None and v >= 0}
 
 
+def incomplete(value: Any) -> list[str]:
+    """The counters a metrics object flags as not complete (``read-records-complete:
+    false``...): Flink could not gather them from every subtask, and answers a partial sum
+    (often 0) in their place. A missing flag is no flag: older versions send none.
+
+    >>> incomplete({"read-records": 0, "read-records-complete": False,
+    ...             "write-records": 9, "write-records-complete": True})
+    ['read-records']
+    """
+    if not isinstance(value, dict):
+        return []
+    return [k.removesuffix("-complete") for k, v in value.items()
+            if k.endswith("-complete") and v is False]
+
+
 def meters(value: Any) -> dict[str, tuple[float, float]]:
     """Per metric of METERS, its (sum, avg) over the vertex's subtasks."""
     out = {}

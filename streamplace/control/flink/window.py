@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamplace.control.flink.job import fetch_snapshot
-from streamplace.control.flink.values import as_list, totals
+from streamplace.control.flink.values import as_list, incomplete, totals
 from streamplace.errors import EngineError
 
 MIN_WINDOW = 5.0  # seconds: Flink's counters move in steps
@@ -58,6 +58,8 @@ class Window:
 def vertex_window(name: str, before: Any, after: Any) -> Window:
     """The window of one vertex from its details at the two ends; a vertex that restarted
     or was rescaled in between is an :class:`EngineError` (observe again)."""
+    for which, state in (("start", before), ("end", after)):
+        _complete(name, which, state)
     first, second = _subtasks(before), _subtasks(after)
     if set(first) != set(second):
         raise EngineError(f"vertex {name!r} ran {len(first)} subtasks at the window's start "
@@ -97,6 +99,26 @@ def windows(vertices: dict[str, str], before: dict[str, Any],
     earlier = earlier if isinstance(earlier, dict) else {}
     return {vid: vertex_window(name, earlier.get(vid), details.get(vid))
             for vid, name in vertices.items()}
+
+
+def _complete(name: str, end: str, details: Any) -> None:
+    """A window is read only from subtasks that all run, with every counter whole: a
+    subtask still starting, or a counter Flink answered incomplete (read as 0), would make
+    a busy vertex look idle (FLINK-39925)."""
+    subtasks = [s for s in as_list(details.get("subtasks")) if isinstance(s, dict)] \
+        if isinstance(details, dict) else []
+    if not subtasks:
+        raise EngineError(f"no reading: Flink lists no subtask of vertex {name!r} at the "
+                          f"window's {end}; read again once the job runs")
+    states = sorted({str(s.get("status")) for s in subtasks} - {"RUNNING"})
+    if states:
+        raise EngineError(f"no reading: vertex {name!r} has subtasks {', '.join(states)} "
+                          f"at the window's {end}, not all RUNNING; read again once they run")
+    partial = sorted({c for s in subtasks for c in incomplete(s.get("metrics"))})
+    if partial:
+        raise EngineError(f"no reading: Flink answered {', '.join(partial)} of vertex "
+                          f"{name!r} as incomplete (complete: false) at the window's {end}: "
+                          "a partial count is no count; read again")
 
 
 def _subtasks(details: Any) -> dict[int, dict[str, float]]:

@@ -114,7 +114,9 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
     if withheld:
         notes.append(f"no in-place REST body: {withheld['rest']}")
     else:
-        body = {v.id: {"parallelism": {"lowerBound": parallelism.get(v.id, v.parallelism),
+        # the lower bound at 1, as the Flink autoscaler's standalone realizer sends it: a
+        # job that cannot get every slot runs on below the plan instead of failing
+        body = {v.id: {"parallelism": {"lowerBound": 1,
                                        "upperBound": parallelism.get(v.id, v.parallelism)}}
                 for v in vertices}
         artifacts.append(Artifact(

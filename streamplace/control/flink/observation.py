@@ -1,0 +1,82 @@
+"""What a running Flink job was seen to do: its vertices, the streams between them and
+the thresholds a reading is judged by (``observe`` fills them, docs/engines.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.control.flink.window import Window
+
+PRESSED = 0.10    # a back-pressured share at which a vertex's rates are held back
+SATURATED = 0.95  # a busy share at which a vertex runs at its capacity: its queue may grow
+
+
+@dataclass
+class ObservedVertex:
+    id: str
+    name: str
+    op: str                      # the operator id it becomes
+    parallelism: int
+    max_parallelism: int | None
+    inputs: list[str]            # producer vertex ids
+    seconds: float | None        # how long it has run
+    slot_group: str | None
+    totals: dict[str, float]     # accumulated counters (read-records, accumulated-busy-time..)
+    meters: dict[str, tuple[float, float]]  # metric: (sum, avg) over subtasks
+    placed: dict[str, int]       # TaskManager id: subtasks there
+    service_rate: float | None = None
+    busy: float | None = None    # share of time busy, averaged over subtasks
+    window: Window | None = None  # over a window (observe --window), else None
+
+    @property
+    def pressed(self) -> float:
+        """Share of time back-pressured, averaged over subtasks."""
+        return self.meters.get("backPressuredTimeMsPerSecond", (0.0, 0.0))[1] / 1000
+
+    @property
+    def source(self) -> bool:
+        return not self.inputs
+
+    def meter(self, name: str) -> float | None:
+        return self.meters[name][0] if name in self.meters else None
+
+
+@dataclass
+class ObservedStream:
+    source: str
+    target: str
+    rate: float
+    tuple_size: float | None
+    basis: str
+
+
+@dataclass
+class Observation:
+    job: str
+    job_id: str
+    version: str | None
+    address: str
+    taken: str | None
+    vertices: list[ObservedVertex]
+    streams: list[ObservedStream]
+    taskmanagers: list[dict[str, Any]]
+    warnings: list[str] = field(default_factory=list)
+    window: float | None = None  # seconds, when read over a window (observe --window)
+
+    def report(self) -> dict[str, Any]:
+        """The ``report`` of ``observe --json`` (docs/cli.md)."""
+        return {"job": self.job, "job_id": self.job_id, "flink_version": self.version,
+                "address": self.address, "taken": self.taken, "window": self.window,
+                "vertices": [{"operator": v.op, "vertex": v.id, "name": v.name,
+                              "parallelism": v.parallelism, "seconds": v.seconds,
+                              "busy": v.busy, "busy_max": max(v.window.busy) if v.window
+                              else None, "backpressured": v.pressed,
+                              "service_rate": v.service_rate,
+                              "records_in_per_second": v.meter("numRecordsInPerSecond"),
+                              "records_out_per_second": v.meter("numRecordsOutPerSecond")}
+                             for v in self.vertices],
+                "streams": [{"from": s.source, "to": s.target, "rate": s.rate,
+                             "tuple_size": s.tuple_size, "basis": s.basis}
+                            for s in self.streams],
+                "warnings": list(self.warnings)}
