@@ -67,11 +67,11 @@ def test_a_window_with_a_counter_flink_answered_incomplete_is_no_reading():
     before = subtasks((1000, 0, 0, 10), (1000, 0, 0, 10))
     after = subtasks((8000, 3000, 0, 710), (8000, 3000, 0, 710))
     after["subtasks"][1]["metrics"] |= {"read-records": 0, "read-records-complete": False}
-    with pytest.raises(EngineError, match="read-records .* incomplete"):
+    with pytest.raises(EngineError, match=r"read-records .* incomplete"):
         vertex_window("work", before, after)
     starting = subtasks((1000, 0, 0, 10), (1000, 0, 0, 10))
     starting["subtasks"][0]["status"] = "INITIALIZING"
-    with pytest.raises(EngineError, match="INITIALIZING .* not all RUNNING"):
+    with pytest.raises(EngineError, match=r"INITIALIZING .* not all RUNNING"):
         vertex_window("work", starting, after)
 
 
