@@ -42,6 +42,8 @@ def autoscale_command(
     metrics_window: Annotated[float, _opt("metrics_window")] = _D.metrics_window,
     stabilization: Annotated[float, _opt("stabilization_interval")] =
     _D.stabilization_interval,
+    scale_down_interval: Annotated[float, _opt("scale_down_interval")] =
+    _D.scale_down_interval,
     min_improvement: Annotated[float, _opt("min_improvement")] = _D.min_improvement,
     max_steps: Annotated[int, _opt("max_steps")] = _D.max_steps,
     until: Annotated[float | None, _opt("until")] = None,
@@ -62,6 +64,7 @@ def autoscale_command(
         method=method, utilization_target=utilization_target,
         utilization_min=utilization_min, utilization_max=utilization_max,
         metrics_window=metrics_window, stabilization_interval=stabilization,
+        scale_down_interval=scale_down_interval,
         min_improvement=min_improvement, max_steps=max_steps, until=until,
         replan_time_limit=replan_time_limit, max_moves=max_moves, wait=wait,
         dry_run=dry_run).checked()

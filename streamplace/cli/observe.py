@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from streamplace.cli import options as opts
-from streamplace.cli.args import FormatOpt, JsonOpt, OutputOpt, QuietOpt
+from streamplace.cli.args import FormatOpt, IgnoreNamesOpt, JsonOpt, OutputOpt, QuietOpt
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.job_args import SourceRateOpt, WindowOpt, parse_rates
@@ -58,9 +58,11 @@ def observe_command(
     infrastructure: Annotated[str | None, typer.Option(
         "--infrastructure", help="With --against: the infrastructure the plan was made "
                                  "for.")] = None,
-    tolerance: Annotated[float, typer.Option(
+    tolerance: Annotated[float | None, typer.Option(
         "--tolerance", help="With --against: how far a share (utilisation, busy) may be off, "
-                            "and by what fraction a rate may be.")] = TOLERANCE,
+                            f"and by what fraction a rate may be (default {TOLERANCE:g}).")
+    ] = None,
+    ignore_names: IgnoreNamesOpt = False,
     format_: FormatOpt = None, json_: JsonOpt = False, quiet: QuietOpt = False,
 ) -> None:
     """Observe: an application (and infrastructure skeleton, current plan) from a running
@@ -71,7 +73,8 @@ def observe_command(
     check_outputs([output, infrastructure_out, plan_out, occupied_out, save],
                   [None if live else job, against, application, infrastructure], json_)
     rates = parse_rates(source_rate)
-    held = _against(against, application, infrastructure, tolerance)
+    held = _against(against, application, infrastructure, tolerance, ignore_names)
+    tolerance = TOLERANCE if tolerance is None else tolerance
     snapshot, obs = read_job(job, window, rates, load=occupied_out is not None)
     docs = documents(obs, snapshot.get("load", {}) if occupied_out else None)
     requested = format_.value if format_ else None
@@ -108,23 +111,27 @@ def observe_command(
 
 
 def _against(plan: str | None, application: str | None, infrastructure: str | None,
-             tolerance: float) -> tuple[Application, Infrastructure, Plan] | None:
-    """The application and plan to hold the job to, read before the job is."""
-    given = {"--application": application, "--infrastructure": infrastructure}
+             tolerance: float | None, ignore_names: bool,
+             ) -> tuple[Application, Infrastructure, Plan] | None:
+    """The application and plan to hold the job to, read before the job is: a plan made
+    for another application or infrastructure is refused, as every command refuses it."""
+    given = {"--application": application, "--infrastructure": infrastructure,
+             "--tolerance": tolerance}
     if plan is None:
         extra = [k for k, v in given.items() if v is not None]
         if extra:
             raise InputError.single(f"{extra[0]} is read only with --against",
                                     "add --against PLAN, or drop it", path=extra[0])
         return None
-    missing = [k for k, v in given.items() if v is None]
+    missing = [k for k, v in given.items() if v is None and k != "--tolerance"]
     if missing:
         raise InputError.single(f"--against needs {' and '.join(missing)}", "give the "
                                 "application and infrastructure the plan was made from",
                                 path=missing[0])
-    if not (math.isfinite(tolerance) and 0 < tolerance < 1):
+    if tolerance is not None and not (math.isfinite(tolerance) and 0 < tolerance < 1):
         raise InputError.single(f"--tolerance {tolerance:g} is not in (0, 1)",
                                 "give e.g. 0.1", path="--tolerance")
     opened = open_inputs(application or "", infrastructure or "")
-    return opened.app, opened.infra, opts.read_plan(plan, opened.app, opened.infra)
+    return opened.app, opened.infra, opts.read_plan(plan, opened.app, opened.infra,
+                                                    same_instance=not ignore_names)
 

@@ -222,9 +222,12 @@ def _explain(err: Any, kind: type[BaseModel], loc: tuple[str | int, ...]) -> tup
         return f"{given!r} is not allowed", f"use one of {ctx.get('expected', '')}"
     if kind_ in ("int_parsing", "int_from_float", "int_type"):
         return f"expected a whole number, got {given!r}", "write an integer such as 3"
-    if kind_ in ("greater_than_equal", "greater_than"):
-        bound = ctx.get("ge", ctx.get("gt"))
+    if kind_ == "greater_than_equal":
+        bound = ctx.get("ge")
         return f"must be at least {bound}, got {given!r}", f"use a value of {bound} or more"
+    if kind_ == "greater_than":  # strictly: the bound itself is refused too
+        bound = ctx.get("gt")
+        return f"must be more than {bound}, got {given!r}", f"use a value above {bound}"
     if kind_ == "too_short":
         least, has = ctx.get("min_length", 1), ctx.get("actual_length", 0)
         what = str(loc[-1]) if loc else "the list"
@@ -246,9 +249,12 @@ def _explain(err: Any, kind: type[BaseModel], loc: tuple[str | int, ...]) -> tup
         return f"expected true or false, got {given!r}", "write true or false"
     if kind_ in ("float_type", "float_parsing"):
         return f"expected a number, got {given!r}", "write a number"
-    if kind_ in ("less_than_equal", "less_than"):
-        bound = ctx.get("le", ctx.get("lt"))
+    if kind_ == "less_than_equal":
+        bound = ctx.get("le")
         return f"must be at most {bound}, got {given!r}", f"use a value of {bound} or less"
+    if kind_ == "less_than":
+        bound = ctx.get("lt")
+        return f"must be less than {bound}, got {given!r}", f"use a value below {bound}"
     # anything else: say it plainly, without the validation library's own phrasing
     return f"{given!r} is not a valid value here", "see this field in docs/formats.md"
 

@@ -59,10 +59,15 @@ class Weights(StrictModel):
         """Weights of the terms in play, summing to 1. Re-planning without an explicit
         reconfiguration weight gives it the default share, the others keeping their ratios."""
         four = {t: float(getattr(self, t)) for t in TERMS}
+        # weights are ratios: scaled by the largest first, so that huge ones (1e308) cannot
+        # overflow the sum to infinity and every normalised weight to 0
+        largest = max([*four.values(), float(self.reconfiguration)])
+        four = {t: w / largest for t, w in four.items()}
         if not replanning:
             total = sum(four.values())
             return {t: w / total for t, w in four.items()}
-        share = self.reconfiguration if RECONFIGURATION in self.model_fields_set else None
+        share = self.reconfiguration / largest if RECONFIGURATION in self.model_fields_set \
+            else None
         if share is None:
             scale = (1 - DEFAULT_RECONFIGURATION_WEIGHT) / sum(four.values())
             return {**{t: w * scale for t, w in four.items()},

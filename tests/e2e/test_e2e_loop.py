@@ -110,6 +110,7 @@ def test_one_step_at_the_offered_load(cluster: FlinkCluster, job: str, tmp_path:
 
 
 AUTOSCALE = ("--yes", "--metrics-window", WINDOW, "--stabilization-interval", "2",
+             "--scale-down-interval", "0",
              "--utilization-target", str(TARGET), "-q")
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from streamplace.control.flink.observation import Observation
 from streamplace.control.flink.read import read_job
-from streamplace.errors import EngineError
+from streamplace.errors import EngineError, Unreachable
 
 
 @dataclass(frozen=True)
@@ -19,13 +20,18 @@ class Reading:
 @dataclass(frozen=True)
 class NoReading:
     why: str
+    unreachable: Unreachable | None = None  # the JobManager did not answer in whole
 
 
-def collect(job: str, window: float, rates: dict[str, float]) -> Reading | NoReading:
-    """The job over ``window`` seconds at the offered ``rates``; a job restarted or rescaled
-    during the window gives no reading (read again after the stabilisation interval)."""
+def collect(job: str, window: float, rates: dict[str, float],
+            wait: Callable[[float], None]) -> Reading | NoReading:
+    """The job over ``window`` seconds at the offered ``rates``, waiting with ``wait``. A
+    job restarted or rescaled during the window, a counter Flink answered incomplete, a
+    subtask not running, or a JobManager that did not answer gives no reading."""
     try:
-        snapshot, obs = read_job(job, window, rates, load=True)
+        snapshot, obs = read_job(job, window, rates, load=True, wait=wait)
+    except Unreachable as exc:
+        return NoReading(f"no reading: {exc}", exc)
     except EngineError as exc:
         return NoReading(f"no reading: {exc}")
     return Reading(snapshot, obs)

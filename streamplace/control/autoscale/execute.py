@@ -5,9 +5,11 @@ from __future__ import annotations
 from streamplace.control.autoscale.evaluate import Observed
 from streamplace.control.flink.change import prepare
 from streamplace.model.plan import Plan
+from streamplace.solve.budget import StopRequest
 
 
-def execute(job: str, observed: Observed, plan: Plan, wait: float) -> float:
-    """The seconds from the PUT until every vertex runs ``plan``."""
+def execute(job: str, observed: Observed, plan: Plan, wait: float, stop: StopRequest) -> float:
+    """The seconds from the PUT until every vertex runs ``plan``; a stop request ends the
+    wait (WaitStopped: the change was sent)."""
     change = prepare(job, observed.app, observed.infra, plan, "<re-plan>")
-    return change.send(wait)
+    return change.send(wait, stop)

@@ -68,6 +68,10 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
     Setting("--stabilization-interval", 30.0, "Seconds to let the job settle after a "
             "start or a rescale before a window begins.", "stabilization.interval", 0.0,
             DAY),
+    Setting("--scale-down-interval", 3600.0, "Seconds a scale-down must be recommended "
+            "before it is made, then to the largest parallelism recommended meanwhile; "
+            "scale-ups are made at once (0: scale down at once).", "scale-down.interval", 0.0,
+            30 * DAY),
     Setting("--min-improvement", 0.05, "odrp: rescale a job within its bounds when F "
             "improves by more than this share.", None, 0.0, 1e6),
     Setting("--max-steps", 10, "Decisions to make, at most.", None, 1.0, 1e9,
@@ -93,6 +97,7 @@ class AutoscaleOptions:
     utilization_max: float | None = None
     metrics_window: float = 60.0
     stabilization_interval: float = 30.0
+    scale_down_interval: float = 3600.0
     min_improvement: float = 0.05
     max_steps: int = 10
     until: float | None = None

@@ -4,6 +4,8 @@ saved snapshot, over a window or from Flink's meters, at the load its sources of
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable
 from typing import Any
 
 from streamplace.control.flink.job import fetch_load, fetch_snapshot
@@ -24,7 +26,7 @@ def check_window(window: float | None, label: str = "--window") -> None:
 
 
 def read_job(job: str, window: float | None, rates: dict[str, float], load: bool = False,
-             ) -> tuple[Any, Observation]:
+             wait: Callable[[float], None] = time.sleep) -> tuple[Any, Observation]:
     """The snapshot (live, or a file saved earlier) and its observation, at the offered
     load where ``rates`` give it; with ``load``, a live snapshot holds what every job of the
     cluster holds too (``fetch_load``)."""
@@ -37,7 +39,7 @@ def read_job(job: str, window: float | None, rates: dict[str, float], load: bool
     elif window is None:
         snapshot = fetch_snapshot(job)
     else:
-        snapshot = fetch_window(job, window)
+        snapshot = fetch_window(job, window, wait=wait)
     if load and is_url(job):
         snapshot["load"] = fetch_load(job, snapshot.get("taskmanagers"))
     obs = observe(snapshot, without_credentials(job) if is_url(job) else job)

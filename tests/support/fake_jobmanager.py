@@ -1,0 +1,244 @@
+"""A JobManager's REST API on 127.0.0.1 that a test scripts: the sample job of
+``samples/flink/paced-snapshot.json`` on a cluster of the adaptive scheduler, whose counters
+move each time a vertex is read (one second of the job per read), and whose faults (a reset
+connection, a dropped one, a held answer, a 404, counters flagged incomplete) are queued
+per path.
+
+Each fault is what a real JobManager or the network between does; the server answers with
+Python's own ``http.server``, over real sockets.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import socket
+import struct
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+SAMPLE = Path(__file__).resolve().parent.parent.parent / "samples" / "flink" / \
+    "paced-snapshot.json"
+FAULTS = ("reset", "drop", "hold", "404", "incomplete")
+
+
+@dataclass
+class JobManager:
+    """What the fake answers, and what it was asked: change it while the test runs."""
+
+    snapshot: dict[str, Any]
+    busy: dict[str, float]                 # vertex name: share of time busy per subtask
+    pressed: dict[str, float]              # vertex name: share of time back-pressured
+    slots_total: int = 8
+    settle: bool = True                    # whether the job takes up a PUT's parallelism
+    put_fault: str | None = None           # drop | hold | None
+    faults: dict[str, list[str]] = field(default_factory=dict)  # path part: queued faults
+    after_put: dict[str, list[str]] = field(default_factory=dict)  # queued once a PUT comes
+    requests: list[tuple[str, str]] = field(default_factory=list)
+    puts: list[Any] = field(default_factory=list)
+    released: threading.Event = field(default_factory=threading.Event)
+    url: str = ""
+
+    @property
+    def jid(self) -> str:
+        return str(self.snapshot["job"]["jid"])
+
+    @property
+    def job_url(self) -> str:
+        return f"{self.url}/jobs/{self.jid}"
+
+    def vertex_id(self, name: str) -> str:
+        return next(v["id"] for v in self.snapshot["job"]["vertices"] if v["name"] == name)
+
+    def fault(self, path_part: str, *kinds: str, after_put: bool = False) -> None:
+        """Queue ``kinds`` for the requests whose path holds ``path_part`` (``=PATH``: is
+        PATH), at once or from the first PUT on."""
+        assert all(k in FAULTS for k in kinds), kinds
+        (self.after_put if after_put else self.faults).setdefault(path_part, []).extend(kinds)
+
+    def gets(self, path_part: str) -> int:
+        return sum(1 for method, path in self.requests if method == "GET" and path_part in path)
+
+    # -- answers -------------------------------------------------------------------------
+
+    def answer(self, path: str) -> Any:
+        jid, job = self.jid, self.snapshot["job"]
+        if path == "/config":
+            return self.snapshot["config"]
+        if path == "/jobmanager/config":
+            return [{"key": "jobmanager.scheduler", "value": "adaptive"}]
+        if path == "/overview":
+            return {"slots-total": self.slots_total,
+                    "slots-available": self.slots_total - self._held()}
+        if path == f"/jobs/{jid}":
+            return job
+        if path == "/jobs/overview":
+            return {"jobs": [{"jid": jid, "name": job["name"], "state": job["state"]}]}
+        if path == "/taskmanagers":
+            return self.snapshot["taskmanagers"]
+        if path.startswith("/taskmanagers/"):
+            return self._taskmanager(path.removeprefix("/taskmanagers/"))
+        prefix = f"/jobs/{jid}/vertices/"
+        if path.startswith(prefix):
+            vid, _, rest = path.removeprefix(prefix).partition("/")
+            if vid in self.snapshot["vertices"] and not rest:
+                return self._tick(vid)
+            if vid in self.snapshot["metrics"] and rest.startswith("subtasks/metrics"):
+                return self.snapshot["metrics"][vid]
+        return None
+
+    def take_put(self, body: Any) -> None:
+        self.puts.append(body)
+        for part, kinds in self.after_put.items():
+            self.faults.setdefault(part, []).extend(kinds)
+        self.after_put = {}
+        if not self.settle:
+            return
+        for v in self.snapshot["job"]["vertices"]:
+            wanted = body.get(v["id"], {}).get("parallelism", {}).get("upperBound")
+            if isinstance(wanted, int) and wanted != v["parallelism"]:
+                self._rescale(v, wanted)
+
+    def _held(self) -> int:
+        """Slots the job holds: its widest vertex per slot-sharing group, added up."""
+        widest: dict[str, int] = {}
+        for v in self.snapshot["job"]["vertices"]:
+            group = str(v.get("slotSharingGroupId"))
+            widest[group] = max(widest.get(group, 0), v["parallelism"])
+        return sum(widest.values())
+
+    def _taskmanager(self, tm: str) -> Any:
+        listed = [t for t in self.snapshot["taskmanagers"]["taskmanagers"] if t["id"] == tm]
+        if not listed:
+            return None
+        slots = sum(1 for det in self.snapshot["vertices"].values()
+                    for s in det["subtasks"] if s.get("taskmanager-id") == tm) // max(
+            1, len(self.snapshot["vertices"]))
+        return {**listed[0], "allocatedSlots": [{"jobId": self.jid, "resource": {}}
+                                                for _ in range(slots)]}
+
+    def _tick(self, vid: str) -> Any:
+        """One second more of the job in every subtask's counters."""
+        details = self.snapshot["vertices"][vid]
+        name = details.get("name") or next(v["name"] for v in self.snapshot["job"]["vertices"]
+                                           if v["id"] == vid)
+        busy, pressed = self.busy.get(name, 0.5), self.pressed.get(name, 0.0)
+        for s in details["subtasks"]:
+            m = s["metrics"]
+            m["accumulated-busy-time"] = m.get("accumulated-busy-time", 0) + 1000 * busy
+            m["accumulated-backpressured-time"] = \
+                m.get("accumulated-backpressured-time", 0) + 1000 * pressed
+            m["accumulated-idle-time"] = \
+                m.get("accumulated-idle-time", 0) + 1000 * (1 - busy - pressed)
+            for k in ("read-records", "write-records"):
+                m[k] = m.get(k, 0) + 50
+            for k in ("read-bytes", "write-bytes"):
+                m[k] = m.get(k, 0) + 50 * 40
+        return details
+
+    def _rescale(self, vertex: dict[str, Any], k: int) -> None:
+        vertex["parallelism"] = k
+        details = self.snapshot["vertices"][vertex["id"]]
+        first = details["subtasks"][0]
+        tms = [t["id"] for t in self.snapshot["taskmanagers"]["taskmanagers"]]
+        details["subtasks"] = [
+            {**copy.deepcopy(first), "subtask": i, "status": "RUNNING",
+             "taskmanager-id": tms[i % len(tms)],
+             "metrics": {k2: 0 for k2 in first["metrics"]}} for i in range(k)]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def _fault(self) -> str | None:
+        jm = self.server.jm
+        for part, queued in jm.faults.items():
+            hit = self.path == part[1:] if part.startswith("=") else part in self.path
+            if hit and queued:
+                return queued.pop(0)
+        return None
+
+    def _act(self, fault: str | None) -> bool:
+        """Carry out a connection-level fault; True when nothing more is to be sent."""
+        if fault == "reset":  # an RST: what a restarted proxy or a dropped route sends
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))
+            self.connection.close()
+            return True
+        if fault == "drop":  # closed without a word
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return True
+        if fault == "hold":  # never answers until the test ends
+            self.server.jm.released.wait(600)
+            return True
+        return False
+
+    def do_GET(self) -> None:
+        jm = self.server.jm
+        jm.requests.append(("GET", self.path))
+        fault = self._fault()
+        if self._act(fault):
+            return
+        body = None if fault == "404" else jm.answer(self.path)
+        if fault == "incomplete" and isinstance(body, dict) and "subtasks" in body:
+            body = copy.deepcopy(body)
+            for s in body["subtasks"]:
+                s["metrics"] |= {"read-records": 0, "read-records-complete": False,
+                                 "write-records": 0, "write-records-complete": False}
+        self._send(200 if body is not None else 404,
+                   body if body is not None else {"errors": ["Not found"]})
+
+    def do_PUT(self) -> None:
+        jm = self.server.jm
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"null")
+        jm.requests.append(("PUT", self.path))
+        if not self.path.endswith("/resource-requirements"):
+            self._send(404, {"errors": ["Not found"]})
+            return
+        jm.take_put(body)
+        if self._act(jm.put_fault):
+            return
+        self._send(200, {})
+
+    def _send(self, status: int, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    jm: JobManager
+
+
+@contextmanager
+def fake_jobmanager(busy: dict[str, float] | None = None,
+                    pressed: dict[str, float] | None = None) -> Iterator[JobManager]:
+    """The fake on a free port of 127.0.0.1; ``busy`` and ``pressed`` per vertex name."""
+    snapshot = json.loads(SAMPLE.read_text())
+    for vid, details in snapshot["vertices"].items():
+        details.setdefault("name", next(v["name"] for v in snapshot["job"]["vertices"]
+                                        if v["id"] == vid))
+    jm = JobManager(snapshot, busy or {}, pressed or {})
+    server = _Server(("127.0.0.1", 0), _Handler)
+    server.jm = jm
+    jm.url = f"http://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield jm
+    finally:
+        jm.released.set()
+        server.shutdown()
+        server.server_close()
