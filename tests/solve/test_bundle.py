@@ -522,3 +522,18 @@ def test_validate_checks_each_application_of_a_bundle_beside_the_others(tmp_path
                       ("fraud-alerts: constraints", "capacity")}
     r = run("validate", EDGE_APP, ALERTS, EDGE_INFRA, str(out), "--html", "x.html")
     assert r.exit_code == 2 and "--html does not apply to several applications" in r.output
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_level_stopped_unproven_is_held_and_the_levels_below_still_optimised(seed):
+    """Each level stopped at its first plan (HiGHS's solution limit, not proven): every
+    level is still reached, each held at what it got, and the status says unproven."""
+    joint = _prioritised(joint_instance(seed), 1)  # one level per application
+    result = solve_lexicographic(joint, _odrp(), SolveOptions(
+        highs={"mip_max_improving_sols": 1}))
+    if result.plans is None:
+        return
+    assert len(result.levels) == len(levels_of(joint)), result.message
+    if any(lv.status != SolveStatus.OPTIMAL for lv in result.levels):
+        assert result.status != SolveStatus.OPTIMAL
+    assert _fits(joint, result.plans)

@@ -90,9 +90,9 @@ def solve_lexicographic(joint: BundleInstance, method: Method,
             done.append(Level(priority, tuple(names), value, outcome.status, outcome.bound))
             model.row(cols, vals, lo=value - offset - HOLD * max(1.0, abs(value)),
                       family="lexicographic: a higher level held")
+            # a level not proven best is held at what it reached all the same: the levels
+            # below are still optimised, in the time left, beneath it
             start, last = list(outcome.values), outcome
-            if outcome.status != SolveStatus.OPTIMAL:
-                break  # a level not proven best: the ones below it are not optimised
     finally:
         objective.restore()
     assert last is not None and last.values is not None
