@@ -43,6 +43,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())) or \
                 item.path.name in SPARK_MODULES:
             item.add_marker(pytest.mark.spark)
+            # under pytest-xdist (--dist loadgroup), one worker runs every Spark test: the
+            # session and the event logs the Spark jobs write are made once, not per worker
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 def _checked(document: Any, problems: list[Any]) -> Any:

@@ -28,6 +28,10 @@ from streamplace.model.evaluate import evaluate
 
 DryRunOpt = Annotated[bool, typer.Option(
     "--dry-run", help="Check everything and show the change; send nothing.")]
+ForceOpt = Annotated[bool, typer.Option(
+    "--force", help="Send a plan that breaks a constraint all the same (on-call rolling "
+                    "back to the parallelism the job ran before); each broken constraint "
+                    "is said as a warning.")]
 LowerBoundOpt = Annotated[str, typer.Option(
     "--lower-bound", help="keep: each vertex keeps the lower bound of parallelism it has "
                           "(lowered only to the plan), as the Flink autoscaler does; upper: "
@@ -40,11 +44,13 @@ def apply_command(
     application: AppArg, infrastructure: InfraArg, plan: PlanArg, job: JobArg,
     dry_run: DryRunOpt = False, yes: YesOpt = False, wait: WaitOpt = WAIT,
     ignore_names: IgnoreNamesOpt = False, target_utilization_: TargetUtilizationOpt = None,
-    lower_bound: LowerBoundOpt = "keep", json_: JsonOpt = False, quiet: QuietOpt = False,
+    lower_bound: LowerBoundOpt = "keep", force: ForceOpt = False, json_: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Apply PLAN to the running Flink job JOB (adaptive scheduler): show the change, send
-    it, wait until every vertex runs it. Exit 1: the plan breaks a constraint; 2: bad input
-    or a job that cannot take it; 3: the job did not get there."""
+    it, wait until every vertex runs it. Exit 1: the plan breaks a constraint (--force sends
+    it all the same); 2: bad input or a job that cannot take it, nothing sent; 3: the job
+    did not get there, or the change may have been sent."""
     check_wait(wait)
     if lower_bound not in LOWER_BOUNDS:
         raise InputError.single(f"--lower-bound {lower_bound!r} is not one of "
@@ -53,15 +59,16 @@ def apply_command(
     opened = open_inputs(application, infrastructure, target_utilization=target_utilization_)
     plan_ = opts.read_plan(plan, opened.app, opened.infra, not ignore_names)
     broken = [v.message for v in evaluate(opened.app, opened.infra, plan_).violations]
-    if broken:
+    if broken and not force:
         emit(Emission(document={"command": "apply", "applied": False, "broken": broken},
                       code=EXIT_NO, verdict=[f"[bold red]not applied:[/] the plan breaks "
                                              f"{escape(b)}" for b in broken]),
              json_=json_, quiet=quiet)
         return
     change = prepare(job, opened.app, opened.infra, plan_, plan, lower_bound)
+    warned = [f"forced: the plan breaks {b}" for b in broken]
     if not change.moves or dry_run:
-        emit(Emission(document=change.to_json(applied=False),
+        emit(Emission(document=change.to_json(applied=False), warnings=warned,
                       show=lambda con: render_change(con, change),
                       verdict=["dry run: nothing was sent" if change.moves else
                                "the job already runs the plan: nothing to apply"]),
@@ -71,6 +78,6 @@ def apply_command(
         render_change(console(), change)
     confirm(yes)
     seconds = change.send(wait)  # an interrupt from here on says the change was sent
-    emit(Emission(document=change.to_json(applied=True, seconds=seconds),
+    emit(Emission(document=change.to_json(applied=True, seconds=seconds), warnings=warned,
                   verdict=[f"applied: the job runs the plan ({seconds:.1f} s)"]),
          json_=json_, quiet=quiet)

@@ -45,7 +45,8 @@ def autoscale_command(
     scale_down_interval: Annotated[float, _opt("scale_down_interval")] =
     _D.scale_down_interval,
     min_improvement: Annotated[float, _opt("min_improvement")] = _D.min_improvement,
-    max_steps: Annotated[int, _opt("max_steps")] = _D.max_steps,
+    max_steps: Annotated[int | None, _opt("max_steps")] = None,
+    busy_aggregator: Annotated[str, _opt("busy_aggregator")] = _D.busy_aggregator,
     until: Annotated[float | None, _opt("until")] = None,
     objective: ObjectiveOpt = None, weights: Annotated[str | None, typer.Option(
         "--weights", help="odrp: the weights of F, e.g. cost=1 (default: slots first, "
@@ -66,6 +67,7 @@ def autoscale_command(
         metrics_window=metrics_window, stabilization_interval=stabilization,
         scale_down_interval=scale_down_interval,
         min_improvement=min_improvement, max_steps=max_steps, until=until,
+        busy_aggregator=busy_aggregator,
         replan_time_limit=replan_time_limit, max_moves=max_moves, wait=wait,
         dry_run=dry_run).checked()
     rates = parse_rates(source_rate)

@@ -32,7 +32,7 @@ class JobManager:
     """What the fake answers, and what it was asked: change it while the test runs."""
 
     snapshot: dict[str, Any]
-    busy: dict[str, float]                 # vertex name: share of time busy per subtask
+    busy: dict[str, float | list[float]]   # vertex name: share of time busy, per subtask
     pressed: dict[str, float]              # vertex name: share of time back-pressured
     slots_total: int = 8
     settle: bool = True                    # whether the job takes up a PUT's parallelism
@@ -127,8 +127,9 @@ class JobManager:
         details = self.snapshot["vertices"][vid]
         name = details.get("name") or next(v["name"] for v in self.snapshot["job"]["vertices"]
                                            if v["id"] == vid)
-        busy, pressed = self.busy.get(name, 0.5), self.pressed.get(name, 0.0)
-        for s in details["subtasks"]:
+        shares, pressed = self.busy.get(name, 0.5), self.pressed.get(name, 0.0)
+        for k, s in enumerate(details["subtasks"]):
+            busy = shares[k % len(shares)] if isinstance(shares, list) else shares
             m = s["metrics"]
             m["accumulated-busy-time"] = m.get("accumulated-busy-time", 0) + 1000 * busy
             m["accumulated-backpressured-time"] = \
@@ -224,7 +225,7 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def fake_jobmanager(busy: dict[str, float] | None = None,
+def fake_jobmanager(busy: dict[str, float | list[float]] | None = None,
                     pressed: dict[str, float] | None = None) -> Iterator[JobManager]:
     """The fake on a free port of 127.0.0.1; ``busy`` and ``pressed`` per vertex name."""
     snapshot = json.loads(SAMPLE.read_text())

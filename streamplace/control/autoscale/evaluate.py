@@ -8,7 +8,7 @@ from typing import Any
 
 from streamplace.control.autoscale.rule import Seen
 from streamplace.control.flink.documents import documents, other_jobs
-from streamplace.control.flink.observation import Observation
+from streamplace.control.flink.observation import Observation, ObservedVertex
 from streamplace.errors import InputError
 from streamplace.io.readers import application_from, infrastructure_from, plan_from
 from streamplace.model.application import Application
@@ -36,13 +36,19 @@ class Observed:
                                    for dims in held.nodes.values())) for held in self.others}
 
 
-def observed_instance(obs: Observation, target: float, load: Any) -> Observed:
+def observed_instance(obs: Observation, target: float, load: Any,
+                      aggregator: str = "avg") -> Observed:
     """The instance a step plans: the TaskManagers less the slots the cluster's other jobs
-    hold (a session cluster is shared)."""
+    hold (a session cluster is shared). With the ``max`` aggregator a vertex's capacity is
+    its busiest subtask's: under skew that one saturates while the mean looks fine, so each
+    replica's service rate is scaled by mean busy over max busy (PR #505 of the Flink
+    operator made MAX its default for the same reason)."""
     docs = documents(obs)
     if "plan" not in docs:
         raise InputError.single("where the job's subtasks run is not known (see the "
                                 "warnings)", "observe it again once it runs", path="JOB")
+    if aggregator == "max":
+        _capacity_of_the_busiest(docs["application"], obs)
     app = application_from(docs["application"], f"<observed {obs.address}>")
     infra = infrastructure_from(docs["infrastructure"], f"<observed {obs.address}>")
     plan = plan_from(docs["plan"], f"<observed {obs.address}>", app, infra)
@@ -54,8 +60,23 @@ def observed_instance(obs: Observation, target: float, load: Any) -> Observed:
     return Observed(app.with_target_utilization(target), beside(infra, others), plan, others)
 
 
-def seen(obs: Observation) -> list[Seen]:
-    return [Seen(v.op, v.parallelism, v.busy, v.pressed, v.source) for v in obs.vertices]
+def seen(obs: Observation, aggregator: str = "avg") -> list[Seen]:
+    return [Seen(v.op, v.parallelism, busiest(v) if aggregator == "max" else v.busy,
+                 v.pressed, v.source) for v in obs.vertices]
+
+
+def busiest(v: ObservedVertex) -> float | None:
+    """The busy share of a vertex's busiest subtask, over a window; else its mean."""
+    return max(v.window.busy) if v.window and v.window.busy else v.busy
+
+
+def _capacity_of_the_busiest(app: dict[str, Any], obs: Observation) -> None:
+    by_op = {v.op: v for v in obs.vertices}
+    for op in app.get("operators", []):
+        v = by_op.get(op.get("id"))
+        peak = busiest(v) if v is not None else None
+        if v is not None and v.busy and peak and peak > v.busy and op.get("service_rate"):
+            op["service_rate"] *= v.busy / peak
 
 
 def seen_record(obs: Observation) -> dict[str, VertexSeen]:

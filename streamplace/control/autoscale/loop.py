@@ -12,6 +12,7 @@ decision saying why, and a rescale already sent is said to be.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,7 +59,9 @@ class Autoscaler:
         started = self.clock()
         pause = self.options.stabilization_interval
         planned: dict[str, float | None] | None = None  # the running plan's, when ours
-        for number in range(1, self.options.max_steps + 1):
+        steps = itertools.count(1) if self.options.max_steps is None else \
+            range(1, self.options.max_steps + 1)
+        for number in steps:
             until = self.options.until
             if until is not None and self.clock() - started >= until:
                 break
@@ -88,9 +91,10 @@ class Autoscaler:
                             why=[reading.why], seconds=round(self.clock() - started, 1))
         self.missed, self.read_once = 0, True
         obs = reading.observation
-        observed = observed_instance(obs, o.utilization_target, reading.snapshot.get("load"))
+        observed = observed_instance(obs, o.utilization_target, reading.snapshot.get("load"),
+                                     o.busy_aggregator)
         running = observed.running
-        triggered = triggers(seen(obs), o.low, o.high)
+        triggered = triggers(seen(obs, o.busy_aggregator), o.low, o.high)
         proposal = decide(observed, triggered, o, self.objective, self.stop)
         plan = proposal.plan
         wanted = {op: sum(plan.replicas(op).values()) for op in observed.app.operator_ids} \

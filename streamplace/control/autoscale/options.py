@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from streamplace.errors import InputError, Problem
 
 METHODS = ("odrp", "ds2")
+AGGREGATORS = ("max", "avg")
 FLINK_PREFIX = "job.autoscaler."
 BOUNDARY = 0.3
 """How far below and above the target a busy share may go before a vertex is rescaled,
@@ -74,8 +75,11 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
             30 * DAY),
     Setting("--min-improvement", 0.05, "odrp: rescale a job within its bounds when F "
             "improves by more than this share.", None, 0.0, 1e6),
-    Setting("--max-steps", 10, "Decisions to make, at most.", None, 1.0, 1e9,
-            example="5"),
+    Setting("--max-steps", None, "Decisions to make, at most (default: every one until "
+            "stopped, as a service runs).", None, 1.0, 1e9, example="5"),
+    Setting("--busy-aggregator", "max", "How the busy shares of a vertex's subtasks make "
+            "its own: max (the busiest subtask, which saturates first under skew) or avg.",
+            "metrics.busy-time.aggregator"),
     Setting("--until", None, "Seconds after which no step begins.", None, 0.0, 1e9,
             example="3600"),
     Setting("--replan-time-limit", 20.0, "Seconds for each re-plan (odrp).", None, 0.0,
@@ -99,7 +103,8 @@ class AutoscaleOptions:
     stabilization_interval: float = 30.0
     scale_down_interval: float = 3600.0
     min_improvement: float = 0.05
-    max_steps: int = 10
+    max_steps: int | None = None
+    busy_aggregator: str = "max"
     until: float | None = None
     replan_time_limit: float = 20.0
     max_moves: float | None = None
@@ -113,6 +118,10 @@ class AutoscaleOptions:
         if self.method not in METHODS:
             problems.append(Problem(f"{self.method!r} is not an autoscaling method",
                                     f"give one of {', '.join(METHODS)}", path="--method"))
+        if self.busy_aggregator not in AGGREGATORS:
+            problems.append(Problem(f"{self.busy_aggregator!r} is not a busy aggregator",
+                                    "give max (the default) or avg",
+                                    path="--busy-aggregator"))
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in SETTINGS and isinstance(value, int | float) and \
