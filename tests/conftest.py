@@ -192,7 +192,7 @@ def heuristic_plans(names: Iterable[str], instance: Any, options: Any,
 @pytest.fixture(scope="session")
 def flink_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The end-to-end tier's Flink clusters, one per version, shared by its modules."""
-    from .flink_cluster import ClusterPool
+    from .support.flink_cluster import ClusterPool
 
     pool = ClusterPool(tmp_path_factory.mktemp("flink"))
     try:
@@ -204,7 +204,7 @@ def flink_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def spark_logs(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """Event logs of real Spark jobs (tests/support/spark_jobs.py), written once per test run."""
-    from .spark_jobs import write_logs
+    from .support.spark_jobs import write_logs
 
     return write_logs(tmp_path_factory.mktemp("eventlogs"))
 
