@@ -185,6 +185,18 @@ def flink_cluster(version: str, work: Path, settings: dict[str, str] | None = No
         stop_all(daemons)
 
 
+@contextmanager
+def extra_taskmanager(cluster: FlinkCluster) -> Iterator[Daemon]:
+    """One more 4-slot TaskManager in ``cluster``, registered before this yields; stopped
+    at the end unless the test stopped it first (as a container stop does: SIGTERM)."""
+    taskmanager = _start(cluster.home, cluster.conf, "taskmanager.sh")
+    try:
+        taskmanager.wait_for(r"Successful registration at resource manager")
+        yield taskmanager
+    finally:
+        stop_all([taskmanager])
+
+
 SETTINGS = {"jobmanager.scheduler": "adaptive", "metrics.fetcher.update-interval": "1000",
             # 1.20's names, then 2.x's: rescale at once, as a test needs
             "jobmanager.adaptive-scheduler.resource-stabilization-timeout": "0 s",
