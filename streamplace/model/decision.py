@@ -56,6 +56,9 @@ class Decision(Record):
                                         description="operator: what it did over the window")
     offered: str | None = Field(None, description="whether the offered load was given or "
                                                   "read (a lower bound under backpressure)")
+    lag: dict[str, float] = Field(default_factory=dict,
+                                  description="source: its pendingRecords at the window's "
+                                              "end, where it reports them")
     occupied: dict[str, int] = Field(default_factory=dict,
                                      description="another job of the cluster: its slots")
     warnings: list[str] = Field(default_factory=list, description="what the reading "

@@ -58,3 +58,32 @@ def test_apply_force_sends_a_plan_that_breaks_a_constraint_and_says_so(tmp_path)
     assert refused.exit_code == 1 and "not applied" in refused.output
     assert forced.exit_code == 0, forced.output
     assert "forced: the plan breaks" in forced.output and len(jm.puts) == 1
+
+
+SOURCE = "Source: numbers -> pace"
+
+
+def test_the_offered_load_is_read_from_the_sources_lag():
+    """The source sends 100 records/s while its pendingRecords grow by 150 a second: 250
+    are offered. Sized from what the job let through (100/s), counter stays at 2; from the
+    lag, DS2 asks ceil(250 / (0.7 x 100)) = 4."""
+    with fake_jobmanager() as jm:
+        jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 150.0
+        line = decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "0")
+    assert "pendingRecords" in line["offered"], line["offered"]
+    assert line["lag"]["numbers-pace"] > 0
+    assert line["to"]["counter"] == 4, line
+
+
+def test_a_backlog_is_sized_to_be_worked_off_and_holds_every_scale_down():
+    """6,000 records pending, none growing: over a 60 s catch-up with a 30 s restart the
+    source must take 100 + 6000/60 + 100 x 30/60 = 250 records/s. evens, idle, would be
+    scaled down, but not while the lag is above the threshold."""
+    with fake_jobmanager(busy={"evens": 0.05}) as jm:
+        jm.pending[SOURCE] = 6000.0
+        line = decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "60",
+                       "--restart-time", "30", "--lag-threshold", "10",
+                       "--scale-down-interval", "0")
+    assert "250/s" in line["offered"], line["offered"]
+    assert line["to"]["counter"] == 4 and line["to"]["evens"] >= line["from"]["evens"], line
+    assert any("no scale-down while a source lags" in why for why in line["why"]), line

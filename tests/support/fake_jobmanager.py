@@ -34,6 +34,8 @@ class JobManager:
     snapshot: dict[str, Any]
     busy: dict[str, float | list[float]]   # vertex name: share of time busy, per subtask
     pressed: dict[str, float]              # vertex name: share of time back-pressured
+    pending: dict[str, float] = field(default_factory=dict)  # source name: pendingRecords
+    growth: dict[str, float] = field(default_factory=dict)   # source name: per second of job
     slots_total: int = 8
     settle: bool = True                    # whether the job takes up a PUT's parallelism
     put_fault: str | None = None           # drop | hold | None
@@ -88,7 +90,13 @@ class JobManager:
             vid, _, rest = path.removeprefix(prefix).partition("/")
             if vid in self.snapshot["vertices"] and not rest:
                 return self._tick(vid)
+            if vid in self.snapshot["metrics"] and rest == "subtasks/metrics":
+                return self._listed(vid)
             if vid in self.snapshot["metrics"] and rest.startswith("subtasks/metrics"):
+                if ".pendingRecords" in rest:
+                    lag = self.pending[self._name(vid)]
+                    return [{"id": f"Source__{self._name(vid)}.pendingRecords", "min": 0,
+                             "max": lag, "avg": lag / 2, "sum": lag}]
                 return self.snapshot["metrics"][vid]
         return None
 
@@ -103,6 +111,17 @@ class JobManager:
             wanted = body.get(v["id"], {}).get("parallelism", {}).get("upperBound")
             if isinstance(wanted, int) and wanted != v["parallelism"]:
                 self._rescale(v, wanted)
+
+    def _name(self, vid: str) -> str:
+        return next(v["name"] for v in self.snapshot["job"]["vertices"] if v["id"] == vid)
+
+    def _listed(self, vid: str) -> list[dict[str, str]]:
+        """The metric ids a vertex's subtasks have: a source with a lag has its
+        operator-scoped pendingRecords among them (FLIP-33)."""
+        ids = [{"id": m["id"]} for m in self.snapshot["metrics"][vid]]
+        if self._name(vid) in self.pending:
+            ids.append({"id": f"Source__{self._name(vid)}.pendingRecords"})
+        return ids
 
     def _held(self) -> int:
         """Slots the job holds: its widest vertex per slot-sharing group, added up."""
@@ -128,6 +147,8 @@ class JobManager:
         name = details.get("name") or next(v["name"] for v in self.snapshot["job"]["vertices"]
                                            if v["id"] == vid)
         shares, pressed = self.busy.get(name, 0.5), self.pressed.get(name, 0.0)
+        if name in self.pending:
+            self.pending[name] = max(0.0, self.pending[name] + self.growth.get(name, 0.0))
         for k, s in enumerate(details["subtasks"]):
             busy = shares[k % len(shares)] if isinstance(shares, list) else shares
             m = s["metrics"]

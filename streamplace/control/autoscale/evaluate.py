@@ -60,9 +60,18 @@ def observed_instance(obs: Observation, target: float, load: Any,
     return Observed(app.with_target_utilization(target), beside(infra, others), plan, others)
 
 
-def seen(obs: Observation, aggregator: str = "avg") -> list[Seen]:
-    return [Seen(v.op, v.parallelism, busiest(v) if aggregator == "max" else v.busy,
-                 v.pressed, v.source) for v in obs.vertices]
+def seen(obs: Observation, aggregator: str = "avg",
+         at_offered: dict[str, float | None] | None = None) -> list[Seen]:
+    """Each vertex as the triggers judge it. ``at_offered``: the utilisation the running
+    plan has at the offered load (the Flink autoscaler's bounds are in rate space: the
+    capacity against the rate to be taken in, not the busy share of what got through)."""
+    out = []
+    for v in obs.vertices:
+        busy = busiest(v) if aggregator == "max" else v.busy
+        if at_offered and at_offered.get(v.op) is not None and busy is not None:
+            busy = at_offered[v.op]
+        out.append(Seen(v.op, v.parallelism, busy, v.pressed, v.source))
+    return out
 
 
 def busiest(v: ObservedVertex) -> float | None:

@@ -24,13 +24,18 @@ from streamplace.control.autoscale.evaluate import observed_instance, seen, seen
 from streamplace.control.autoscale.execute import execute
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import predicted, spread, triggers
+from streamplace.control.flink.observation import Observation
+from streamplace.control.flink.offered import Backlog, catch_up_targets, offer, read_backlog
 from streamplace.control.flink.rescale import WaitStopped
-from streamplace.errors import EngineError
+from streamplace.errors import EngineError, InputError
 from streamplace.model.decision import Decision
 from streamplace.model.objective import Objective
 from streamplace.solve.budget import StopRequest
 
 NAP = 0.2  # seconds between two looks at the stop request while waiting
+RESTART_TIME = 300.0
+"""Seconds a rescale is taken to stop the job until autoscale has measured one of its own
+(the Flink autoscaler's restart.time default)."""
 MISSED = 5
 """Readings in a row the JobManager may fail to answer before the loop gives up on it."""
 
@@ -49,6 +54,7 @@ class Autoscaler:
     clock: Callable[[], float] = time.monotonic
     missed: int = 0                     # readings in a row the JobManager did not answer
     read_once: bool = False             # whether any reading came through
+    restarts: list[float] = field(default_factory=list)  # seconds each rescale took
 
     def __post_init__(self) -> None:
         self.delay = DelayedScaleDown(self.options.scale_down_interval)
@@ -91,15 +97,26 @@ class Autoscaler:
                             why=[reading.why], seconds=round(self.clock() - started, 1))
         self.missed, self.read_once = 0, True
         obs = reading.observation
+        offered, backlog = self._offered(obs)
         observed = observed_instance(obs, o.utilization_target, reading.snapshot.get("load"),
                                      o.busy_aggregator)
         running = observed.running
-        triggered = triggers(seen(obs, o.busy_aggregator), o.low, o.high)
+        # with the offered load known (given, or from the lag), judged at it
+        at_offered = predicted(observed.app, observed.infra, observed.plan) \
+            if not offered.startswith("observed") else None
+        triggered = triggers(seen(obs, o.busy_aggregator, at_offered), o.low, o.high)
         proposal = decide(observed, triggered, o, self.objective, self.stop)
         plan = proposal.plan
         wanted = {op: sum(plan.replicas(op).values()) for op in observed.app.operator_ids} \
             if plan else running
         held, waiting = self.delay.hold(running, wanted, self.clock())
+        if backlog is not None and backlog.seconds > o.lag_threshold:
+            kept = {op: max(k, running.get(op, k)) for op, k in held.items()}
+            if kept != held:  # scaling down mid-catch-up is the "vicious cycle"
+                waiting.append(f"no scale-down while a source lags {backlog.seconds:.0f} s "
+                               f"of its offered rate (backlog-processing.lag-threshold "
+                               f"{o.lag_threshold:g} s)")
+                held = kept
         if plan is not None and held != wanted:  # a scale-down waits: the rest goes ahead
             plan = None if held == running else spread(observed.app, observed.infra, held)
             wanted = held
@@ -108,7 +125,8 @@ class Autoscaler:
         decision = Decision(
             step=number, method=o.method, decision="no change", why=[*why, *waiting],
             window=obs.window, seen=seen_record(obs),
-            offered="given" if self.rates else "observed (a lower bound under backpressure)",
+            offered=offered, lag={op: round(n, 1) for op, n in
+                                  (backlog.lag.items() if backlog else [])},
             occupied=observed.occupied(), warnings=obs.warnings, to=wanted,
             predicted=predicted(observed.app, observed.infra, plan or observed.plan),
             F=proposal.replan, seconds=0.0, **{"from": running})
@@ -120,13 +138,36 @@ class Autoscaler:
         else:
             decision.decision = "rescale"
             try:
-                decision.seconds_to_rescale = round(
-                    execute(self.job, observed, plan, o.wait, self.stop), 1)
+                took = execute(self.job, observed, plan, o.wait, self.stop)
+                decision.seconds_to_rescale = round(took, 1)
+                self.restarts.append(took)
             except WaitStopped:
                 decision.why.append("stopped while the rescale was waited for: the change "
                                     "was sent, and Flink carries it out")
         decision.seconds = round(self.clock() - started, 1)
         return decision
+
+    def _offered(self, obs: Observation) -> tuple[str, Backlog | None]:
+        """Where the offered load comes from, and the backlog where the sources report
+        their lag. Given rates were applied as the job was read; the lag's are applied
+        here, with the backlog to work off within catch-up.duration."""
+        if self.rates:
+            return "given", None
+        backlog = read_backlog(obs)
+        if backlog is None:
+            return "observed (a lower bound under backpressure)", None
+        o = self.options
+        restart = o.restart_time if o.restart_time is not None else (
+            self.restarts[-1] if self.restarts else RESTART_TIME)
+        targets = catch_up_targets(backlog, o.catch_up_duration, restart)
+        try:
+            offer(obs, targets, "pendingRecords")
+        except InputError as exc:  # a source that sent nothing: its streams keep their rate
+            obs.warnings.append(f"the lag could not be applied: {exc}")
+            return "observed (a lower bound under backpressure)", backlog
+        said = ", ".join(f"{op} {rate:.4g}/s" for op, rate in targets.items())
+        return (f"from the sources' pendingRecords, with the backlog worked off over "
+                f"{o.catch_up_duration:g} s and a restart of {restart:.3g} s: {said}"), backlog
 
     def wait(self, seconds: float) -> None:
         """Wait, in short naps so that a stop request is seen at once (:class:`Stopped`)."""

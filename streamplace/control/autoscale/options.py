@@ -73,6 +73,16 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
             "before it is made, then to the largest parallelism recommended meanwhile; "
             "scale-ups are made at once (0: scale down at once).", "scale-down.interval", 0.0,
             30 * DAY),
+    Setting("--catch-up-duration", 1800.0, "Seconds in which a backlog (the sources' "
+            "pendingRecords) is to be worked off after a rescale: its lag over this is added "
+            "to the offered rate (0: no backlog sizing).", "catch-up.duration", 0.0,
+            30 * DAY),
+    Setting("--restart-time", None, "Seconds a rescale stops the job, whose records queue "
+            "meanwhile (default: as measured on autoscale's own rescales, 300 until "
+            "then).", "restart.time", 0.0, DAY, example="60"),
+    Setting("--lag-threshold", 300.0, "No scale-down while a source's lag is more than "
+            "this many seconds of its offered rate.", "backlog-processing.lag-threshold",
+            0.0, 30 * DAY),
     Setting("--min-improvement", 0.05, "odrp: rescale a job within its bounds when F "
             "improves by more than this share.", None, 0.0, 1e6),
     Setting("--max-steps", None, "Decisions to make, at most (default: every one until "
@@ -102,6 +112,9 @@ class AutoscaleOptions:
     metrics_window: float = 60.0
     stabilization_interval: float = 30.0
     scale_down_interval: float = 3600.0
+    catch_up_duration: float = 1800.0
+    restart_time: float | None = None
+    lag_threshold: float = 300.0
     min_improvement: float = 0.05
     max_steps: int | None = None
     busy_aggregator: str = "max"

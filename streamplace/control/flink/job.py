@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import datetime
 import re
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from streamplace.errors import InputError
+from streamplace.errors import InputError, Unreachable
 from streamplace.io.engines.flink import VERTEX_ID
 from streamplace.io.http import Address, get_json
 
@@ -78,7 +79,41 @@ def fetch_snapshot(url: str, label: str = "JOB") -> dict[str, Any]:
         "vertices": {vid: get_json(address.at(f"{prefix}/{vid}"), label) for vid in ids},
         "metrics": {vid: get_json(address.at(
             f"{prefix}/{vid}/subtasks/metrics?get={','.join(METERS)}"), label) for vid in ids},
-        "taskmanagers": get_json(address.at(f"{base}/taskmanagers"), label)}
+        "taskmanagers": get_json(address.at(f"{base}/taskmanagers"), label),
+        "pending": {vid: _pending(address, f"{prefix}/{vid}", label)
+                    for vid in _sources(job, ids)}}
+
+
+PENDING = "pendingRecords"
+"""A FLIP-33 source's records not yet read from its source system (a Kafka consumer's lag):
+what the Flink autoscaler reads the offered load and the backlog from."""
+
+
+def _sources(job: Any, ids: list[str]) -> list[str]:
+    """The vertices no stream enters, in the job's plan."""
+    plan = job.get("plan") if isinstance(job, dict) else None
+    nodes = plan.get("nodes") if isinstance(plan, dict) else None
+    fed = {n.get("id") for n in nodes if isinstance(n, dict) and n.get("inputs")} \
+        if isinstance(nodes, list) else set()
+    return [vid for vid in ids if vid not in fed]
+
+
+def _pending(address: Address, vertex: str, label: str) -> Any:
+    """The ``pendingRecords`` of a source vertex's operators, summed over its subtasks
+    (``GET .../subtasks/metrics`` lists the ids, scoped by operator: ``Source__events.
+    pendingRecords``); an empty list where its source reports none."""
+    try:
+        listed = get_json(address.at(f"{vertex}/subtasks/metrics"), label)
+    except Unreachable:
+        raise
+    except InputError:  # a proxy that passes only the calls it knows: no lag to read
+        return []
+    ids = [m["id"] for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str)
+           and m["id"].rsplit(".", 1)[-1] == PENDING] if isinstance(listed, list) else []
+    if not ids:
+        return []
+    asked = ",".join(urllib.parse.quote(i, safe="._-") for i in ids[:20])
+    return get_json(address.at(f"{vertex}/subtasks/metrics?get={asked}"), label)
 
 
 def fetch_load(url: str, taskmanagers: Any, label: str = "JOB") -> dict[str, Any]:

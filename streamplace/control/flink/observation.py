@@ -28,6 +28,8 @@ class ObservedVertex:
     service_rate: float | None = None
     busy: float | None = None    # share of time busy, averaged over subtasks
     window: Window | None = None  # over a window (observe --window), else None
+    pending: float | None = None  # a source's pendingRecords at the end, where it has one
+    pending_growth: float | None = None  # records per second it grew over the window
 
     @property
     def pressed(self) -> float:

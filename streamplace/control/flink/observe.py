@@ -103,6 +103,7 @@ def observe(snapshot: Any, file: str) -> Observation:
             v.meters, v.totals, v.window = found[v.id].meters(), found[v.id].totals(), \
                 found[v.id]
         obs.window = sum(w.seconds for w in found.values()) / max(1, len(found))
+    _lag(vertices, snapshot.get("pending"), before, obs.window)
     for v in vertices:
         _service(v, obs.warnings)
     obs.streams = _streams(vertices, obs.warnings)
@@ -151,6 +152,27 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
     if problems:
         raise InputError(problems)
     return out
+
+
+def _lag(vertices: list[ObservedVertex], pending: Any, before: Any,
+         window: float | None) -> None:
+    """Each source's pendingRecords (summed over its subtasks and operators), and over a
+    window how fast it grew: the part of the offered load the job did not take."""
+    earlier = before.get("pending") if isinstance(before, dict) else None
+    for v in vertices:
+        now = _pending_sum(pending, v.id)
+        v.pending = now
+        then = _pending_sum(earlier, v.id)
+        if now is not None and then is not None and window:
+            v.pending_growth = (now - then) / window
+
+
+def _pending_sum(pending: Any, vid: str) -> float | None:
+    answer = pending.get(vid) if isinstance(pending, dict) else None
+    sums = [as_number(m.get("sum")) for m in answer if isinstance(m, dict)] \
+        if isinstance(answer, list) else []
+    known = [x for x in sums if x is not None and x >= 0]
+    return sum(known) if known and len(known) == len(sums) else None
 
 
 def whole_totals(vertex: dict[str, Any], warnings: list[str]) -> dict[str, float]:

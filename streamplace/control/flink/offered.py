@@ -1,4 +1,5 @@
-"""The load a job's sources offer, where the user knows it (``--source-rate OP=RATE``).
+"""The load a job's sources offer: where the user knows it (``--source-rate OP=RATE``), or
+as their lag says (``pendingRecords``: :func:`read_backlog`).
 
 Under backpressure a job lets through less than its sources offer, and the rates observed
 are that lower bound: a plan made from them removes the bottleneck seen, and the next one
@@ -8,6 +9,9 @@ keeps the selectivity it showed (records out per record in), and one step suffic
 """
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 from streamplace.control.flink.observation import Observation
 from streamplace.errors import InputError, Problem
@@ -58,3 +62,45 @@ def _topological(obs: Observation) -> list[str]:
             break
         order += ready
     return order
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """What the sources' lag says (FLIP-33 ``pendingRecords``), over a window."""
+
+    rates: dict[str, float]   # source operator: records per second offered
+    lag: dict[str, float]     # source operator: records pending at the window's end
+
+    @property
+    def seconds(self) -> float:
+        """The longest lag, in seconds of its source's offered rate."""
+        return max((lag / self.rates[op] if self.rates[op] > 0 else
+                    (math.inf if lag > 0 else 0.0) for op, lag in self.lag.items()),
+                   default=0.0)
+
+
+def read_backlog(obs: Observation) -> Backlog | None:
+    """The load every source offers: what it sent plus how fast its lag grew (negative
+    while it drains); None unless every source reports its lag over a window, in which
+    case the rates read are what the job let through, a lower bound."""
+    sources = [v for v in obs.vertices if v.source]
+    if not sources or any(v.pending is None or v.pending_growth is None for v in sources):
+        return None
+    rates = {v.op: max(0.0, (v.meter("numRecordsOutPerSecond") or 0.0)
+                       + (v.pending_growth or 0.0)) for v in sources}
+    return Backlog(rates, {v.op: v.pending or 0.0 for v in sources})
+
+
+def catch_up_targets(backlog: Backlog, catch_up: float, restart: float) -> dict[str, float]:
+    """Each source's target rate, as the Flink autoscaler sizes for a backlog
+    (FLINK-30593): the offered rate, plus the lag worked off over ``catch_up`` seconds,
+    plus what queues while the job restarts (``restart`` seconds of the offered rate),
+    also worked off over ``catch_up``. ``catch_up`` 0: the offered rate alone.
+
+    >>> catch_up_targets(Backlog({"s": 100.0}, {"s": 6000.0}), 60, 30)
+    {'s': 250.0}
+    """
+    if catch_up <= 0:
+        return dict(backlog.rates)
+    return {op: rate + backlog.lag[op] / catch_up + rate * restart / catch_up
+            for op, rate in backlog.rates.items()}

@@ -147,7 +147,7 @@ def fetch_window(url: str, seconds: float, label: str = "JOB",
     first = _fresh(url, label, wait)
     wait(seconds)
     second = _fresh(url, label, wait)
-    second["before"] = {k: first[k] for k in ("taken", "job", "vertices")}
+    second["before"] = {k: first.get(k) for k in ("taken", "job", "vertices", "pending")}
     return second
 
 
