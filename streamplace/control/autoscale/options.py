@@ -56,7 +56,8 @@ class Setting:
 
 
 SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s for s in (
-    Setting("--method", "odrp", "odrp (re-plan with solve --current) or ds2 (DS2's rule)."),
+    Setting("--method", "odrp", "odrp (the plan that runs re-planned, as solve re-plans from "
+            "a current plan) or ds2 (DS2's rule)."),
     Setting("--utilization-target", 0.7, "The busy share each vertex is planned at.",
             "utilization.target", 0.0, 1.0, low_open=True),
     Setting("--utilization-min", None, "Rescale a vertex busy less than this (default: "

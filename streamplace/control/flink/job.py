@@ -134,8 +134,22 @@ def fetch_load(url: str, taskmanagers: Any, label: str = "JOB") -> dict[str, Any
                              for tm in ids}}
 
 
+WEB_UI_JOB = re.compile(rf"#/job/(?:running/|completed/)?({VERTEX_ID.pattern})(?:/.*)?$")
+"""A job's page in Flink's web UI (``http://JM:8081/#/job/running/JOBID/overview``): the UI
+is served from the REST API's own address, so the job's REST address follows from it."""
+
+
 def split_job_url(url: str, label: str) -> tuple[Address, str, str]:
-    """The address (credentials kept apart), the REST API's base path and the job id."""
+    """The address (credentials kept apart), the REST API's base path and the job id; a
+    job's page in the web UI is read as its REST address.
+
+    >>> split_job_url("http://jm:8081/#/job/running/" + "ab" * 16 + "/overview", "JOB")[1:]
+    ('', 'abababababababababababababababab')
+    """
+    page = WEB_UI_JOB.search(url)
+    if page is not None:
+        base = url[:page.start()].rstrip("/")
+        url = f"{base}/jobs/{page.group(1)}"
     address = Address.parse(url, label)
     found = JOB_PATH.fullmatch(address.path)
     if found is None:
