@@ -16,6 +16,8 @@ from streamplace.cli.job_args import JobArg, SourceRateOpt, YesOpt, confirm, par
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
 from streamplace.control.autoscale.loop import Autoscaler
 from streamplace.control.autoscale.options import SETTINGS, AutoscaleOptions
+from streamplace.control.autoscale.state import State
+from streamplace.io.http import without_credentials
 from streamplace.model.decision import Decision
 from streamplace.solve.budget import StopRequest
 
@@ -60,6 +62,7 @@ def autoscale_command(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Decide, but send nothing.")] = False,
     yes: YesOpt = False, wait: Annotated[float, _opt("wait")] = _D.wait,
+    state: Annotated[str | None, _opt("state")] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Autoscale: observe, re-plan and apply, step by step, on a running Flink job; one
@@ -73,15 +76,16 @@ def autoscale_command(
         min_improvement=min_improvement, max_steps=max_steps, until=until,
         busy_aggregator=busy_aggregator,
         replan_time_limit=replan_time_limit, max_moves=max_moves, wait=wait,
-        dry_run=dry_run).checked()
+        dry_run=dry_run, state=state).checked()
     rates = parse_rates(source_rate)
     goal = opts.build_objective(objective, weights or (None if objective else AUTOSCALE_WEIGHTS),
                                 network_metric)
     if not dry_run:
         confirm(yes)
+    kept = State.open(state, without_credentials(job)) if state else None
     stop = StopRequest()
     with stop_on_signals(stop):
-        Autoscaler(job, options, goal, rates, stop).run(lambda d: _say(d, quiet))
+        Autoscaler(job, options, goal, rates, stop, state=kept).run(lambda d: _say(d, quiet))
     if stop:
         raise typer.Exit(signal_exit_code(stop))
 

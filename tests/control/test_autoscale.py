@@ -87,3 +87,31 @@ def test_a_backlog_is_sized_to_be_worked_off_and_holds_every_scale_down():
     assert "250/s" in line["offered"], line["offered"]
     assert line["to"]["counter"] == 4 and line["to"]["evens"] >= line["from"]["evens"], line
     assert any("no scale-down while a source lags" in why for why in line["why"]), line
+
+
+def test_a_restarted_autoscale_resumes_its_delayed_scale_downs_from_the_state(tmp_path):
+    """evens idles: its scale-down waits the interval. A second run, as after a container
+    restart, remembers when it was first recommended instead of starting the wait again."""
+    state = tmp_path / "state.json"
+    with fake_jobmanager(busy={"evens": 0.05}) as jm:
+        first = decided(jm.job_url, "--method", "ds2", "--state", str(state))
+        kept = json.loads(state.read_text())
+        second = decided(jm.job_url, "--method", "ds2", "--state", str(state))
+        again = json.loads(state.read_text())
+    assert any("evens: a scale-down" in why for why in first["why"]), first
+    assert kept["pending"]["evens"] == again["pending"]["evens"]  # the same first sighting
+    assert [d["step"] for d in again["decisions"]] == [1, 1] and second["to"]["evens"] == 2
+
+
+def test_a_state_that_cannot_be_written_or_read_is_refused_before_anything_is_read(tmp_path):
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text("{not json")
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"schema": "streamplace/autoscale-state/v1", "job": "x",
+                                 "decisions": [], "restarts": [], "pending": {}}))
+    with fake_jobmanager() as jm:
+        for path, said in ((tmp_path / "no-such-folder" / "s.json", "cannot write"),
+                           (damaged, "cannot resume"), (other, "not of")):
+            done = run("autoscale", jm.job_url, "--state", str(path), *STEP)
+            assert done.exit_code == 2 and said in done.output, done.output
+        assert jm.requests == [] and damaged.read_text() == "{not json"

@@ -13,6 +13,7 @@ decision saying why, and a rescale already sent is said to be.
 from __future__ import annotations
 
 import itertools
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from streamplace.control.autoscale.evaluate import observed_instance, seen, seen
 from streamplace.control.autoscale.execute import execute
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import predicted, spread, triggers
+from streamplace.control.autoscale.state import State
 from streamplace.control.flink.observation import Observation
 from streamplace.control.flink.offered import Backlog, catch_up_targets, offer, read_backlog
 from streamplace.control.flink.rescale import WaitStopped
@@ -55,9 +57,14 @@ class Autoscaler:
     missed: int = 0                     # readings in a row the JobManager did not answer
     read_once: bool = False             # whether any reading came through
     restarts: list[float] = field(default_factory=list)  # seconds each rescale took
+    state: State | None = None          # kept between runs (--state)
+    wall: Callable[[], float] = time.time  # the delayed scale-down's clock: it outlives us
 
     def __post_init__(self) -> None:
         self.delay = DelayedScaleDown(self.options.scale_down_interval)
+        if self.state is not None:  # resumed: what the last run measured and remembered
+            self.restarts = list(self.state.restarts)
+            self.delay.pending = self.state.pending
 
     def run(self, say: Callable[[Decision], None]) -> None:
         """Step until ``max_steps``, ``until`` or a stop request; each decision to
@@ -80,6 +87,9 @@ class Autoscaler:
             if decision.decision == "rescale":
                 planned = decision.predicted
             say(decision)
+            if self.state is not None:
+                restart = decision.seconds_to_rescale
+                self.state.record(json.loads(decision.line()), restart)
             if self.stop:
                 break
             pause = self.options.stabilization_interval \
@@ -109,7 +119,7 @@ class Autoscaler:
         plan = proposal.plan
         wanted = {op: sum(plan.replicas(op).values()) for op in observed.app.operator_ids} \
             if plan else running
-        held, waiting = self.delay.hold(running, wanted, self.clock())
+        held, waiting = self.delay.hold(running, wanted, self.wall())
         if backlog is not None and backlog.seconds > o.lag_threshold:
             kept = {op: max(k, running.get(op, k)) for op, k in held.items()}
             if kept != held:  # scaling down mid-catch-up is the "vicious cycle"

@@ -97,6 +97,9 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
             DAY, low_open=True),
     Setting("--max-moves", None, "Replicas a rescale may move, at most.", None, 0.0, 1e9,
             example="4"),
+    Setting("--state", None, "A file that keeps every decision, every rescale's restart "
+            "time and the delayed scale-downs, rewritten at each step: a restarted autoscale "
+            "resumes from it."),
     Setting("--wait", 120.0, "Seconds to wait for every vertex to run the plan (exit 3 "
             "after).", None, 0.0, DAY, low_open=True),
 )}
@@ -124,6 +127,7 @@ class AutoscaleOptions:
     max_moves: float | None = None
     wait: float = 120.0
     dry_run: bool = False
+    state: str | None = None
 
     def checked(self) -> AutoscaleOptions:
         """These options, once every one is within its bounds; else every problem at
