@@ -278,7 +278,7 @@ def test_a_flapping_load_gets_no_two_opposite_rescales_in_a_row():
     """The load flips at every step (busy 0.99, then 0.1, ...). Scale-ups are made at once;
     a scale-down waits scale-down.interval and says so: never up, down, up, ..."""
     with fake_jobmanager(busy={"counter": 0.99}) as jm:
-        loop = streamplace("autoscale", jm.job_url, "--method", "ds2", "--max-steps", "6",
+        loop = streamplace("autoscale", jm.job_url, "--method", "ds2", "--max-steps", "4",
                            *STEP)
         lines = []
         assert loop.stdout is not None
