@@ -205,10 +205,7 @@ def test_autoscale_odrp_converges_and_follows_a_rate_step(cluster: FlinkCluster,
 def test_apply_refuses_what_it_cannot_do_and_sends_nothing(cluster: FlinkCluster, job: str,
                                                           tmp_path: Path):
     url = f"{cluster.rest}/jobs/{job}"
-    files = {k: tmp_path / f"{k}.yaml" for k in ("app", "infra", "current")}
-    seen = streamplace("observe", url, "-o", str(files["app"]), "--infrastructure-out",
-                       str(files["infra"]), "--plan-out", str(files["current"]), "-q")
-    assert seen.returncode == 0, seen.stderr
+    files = observed(url, tmp_path, "current")
     current = yaml.safe_load(files["current"].read_text())
     node = next(iter(current["placement"]["work"]))
     wide = tmp_path / "wide.yaml"  # 12 subtasks of work, on a cluster of 8 slots
@@ -250,10 +247,7 @@ def test_a_lost_taskmanager_leaves_a_rescaled_job_running_below_its_plan(
         job = loaded_job(cluster)
         try:
             url = f"{cluster.rest}/jobs/{job}"
-            files = {k: tmp_path / f"{k}.yaml" for k in ("app", "infra", "plan")}
-            seen = streamplace("observe", url, "-o", str(files["app"]), "--infrastructure-out",
-                               str(files["infra"]), "--plan-out", str(files["plan"]), "-q")
-            assert seen.returncode == 0, seen.stderr
+            files = observed(url, tmp_path, "plan")
             app = yaml.safe_load(files["app"].read_text())
             for op in app["operators"]:  # room in the model: the cluster decides here
                 op["service_rate"] *= 100
@@ -280,6 +274,16 @@ def test_a_lost_taskmanager_leaves_a_rescaled_job_running_below_its_plan(
             assert 1 <= {v["name"]: v["parallelism"] for v in after["vertices"]}["work"] <= 8
         finally:
             cluster.cancel(job)
+
+
+def observed(url: str, folder: Path, plan: str) -> dict[str, Path]:
+    """The running job observed: its application, TaskManagers and the plan it runs (under
+    the key ``plan``)."""
+    files = {k: folder / f"{k}.yaml" for k in ("app", "infra", plan)}
+    seen = streamplace("observe", url, "-o", str(files["app"]), "--infrastructure-out",
+                       str(files["infra"]), "--plan-out", str(files[plan]), "-q")
+    assert seen.returncode == 0, seen.stderr
+    return files
 
 
 def _running(cluster: FlinkCluster, job: str) -> dict[str, int]:
