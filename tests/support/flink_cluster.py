@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import tarfile
+import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Iterator
@@ -121,9 +122,14 @@ class FlinkCluster:
         return done.stdout.split("JobID")[-1].split()[0]
 
     def cancel(self, job: str) -> None:
+        """Cancel ``job``; one that has ended already (409 Conflict) is left as it is."""
         request = urllib.request.Request(f"{self.rest}/jobs/{job}?mode=cancel",
                                          method="PATCH")
-        urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT).close()
+        try:
+            urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT).close()
+        except urllib.error.HTTPError as exc:
+            if exc.code != 409:
+                raise
 
 
 def _env(conf: Path) -> dict[str, str]:
@@ -203,7 +209,12 @@ SETTINGS = {"jobmanager.scheduler": "adaptive", "metrics.fetcher.update-interval
             "jobmanager.adaptive-scheduler.scaling-interval.min": "0 s",
             "jobmanager.adaptive-scheduler.submission.resource-stabilization-timeout": "0 s",
             "jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling": "0 s",
-            "jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout": "1 s"}
+            "jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout": "1 s",
+            # a job restarts after a lost TaskManager, as production jobs are set to (without
+            # checkpointing, Flink's default is to fail it)
+            "restart-strategy.type": "fixed-delay",
+            "restart-strategy.fixed-delay.attempts": "10",
+            "restart-strategy.fixed-delay.delay": "1 s"}
 """The end-to-end tier's clusters: the adaptive scheduler (the REST body, apply), metrics
 fetched every second (the windows of observe), and every rescale at once."""
 
