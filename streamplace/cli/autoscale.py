@@ -49,6 +49,15 @@ def autoscale_command(
     catch_up_duration: Annotated[float, _opt("catch_up_duration")] = _D.catch_up_duration,
     restart_time: Annotated[float | None, _opt("restart_time")] = None,
     lag_threshold: Annotated[float, _opt("lag_threshold")] = _D.lag_threshold,
+    scale_up_max_factor: Annotated[float, _opt("scale_up_max_factor")] =
+    _D.scale_up_max_factor,
+    scale_down_max_factor: Annotated[float, _opt("scale_down_max_factor")] =
+    _D.scale_down_max_factor,
+    vertex_min_parallelism: Annotated[int, _opt("vertex_min_parallelism")] =
+    _D.vertex_min_parallelism,
+    vertex_max_parallelism: Annotated[int, _opt("vertex_max_parallelism")] =
+    _D.vertex_max_parallelism,
+    vertex_exclude: Annotated[list[str] | None, _opt("vertex_exclude")] = None,
     min_improvement: Annotated[float, _opt("min_improvement")] = _D.min_improvement,
     max_steps: Annotated[int | None, _opt("max_steps")] = None,
     busy_aggregator: Annotated[str, _opt("busy_aggregator")] = _D.busy_aggregator,
@@ -73,6 +82,10 @@ def autoscale_command(
         metrics_window=metrics_window, stabilization_interval=stabilization,
         scale_down_interval=scale_down_interval, catch_up_duration=catch_up_duration,
         restart_time=restart_time, lag_threshold=lag_threshold,
+        scale_up_max_factor=scale_up_max_factor, scale_down_max_factor=scale_down_max_factor,
+        vertex_min_parallelism=vertex_min_parallelism,
+        vertex_max_parallelism=vertex_max_parallelism,
+        vertex_exclude=tuple(vertex_exclude or ()),
         min_improvement=min_improvement, max_steps=max_steps, until=until,
         busy_aggregator=busy_aggregator,
         replan_time_limit=replan_time_limit, max_moves=max_moves, wait=wait,

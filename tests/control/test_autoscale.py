@@ -115,3 +115,22 @@ def test_a_state_that_cannot_be_written_or_read_is_refused_before_anything_is_re
             done = run("autoscale", jm.job_url, "--state", str(path), *STEP)
             assert done.exit_code == 2 and said in done.output, done.output
         assert jm.requests == [] and damaged.read_text() == "{not json"
+
+
+def test_the_flink_autoscalers_limits_hold_each_rescale():
+    """1,100 records/s offered: DS2 asks 16 subtasks of counter, as many as the cluster's 8
+    slots allow. scale-up.max-factor 1 allows twice what runs (4), vertex.max-parallelism 3
+    less, an excluded vertex none; each limit says what it changed."""
+    def asked(*limits: str) -> dict:  # type: ignore[type-arg]
+        with fake_jobmanager() as jm:
+            jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 1000.0
+            return decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "0",
+                           *limits)
+
+    assert asked()["to"]["counter"] == 8
+    doubled = asked("--scale-up-max-factor", "1")
+    assert doubled["to"]["counter"] == 4 and any("scale-up.max-factor" in w
+                                                 for w in doubled["why"])
+    assert asked("--vertex-max-parallelism", "3")["to"]["counter"] == 3
+    left = asked("--vertex-exclude", "counter")
+    assert left["to"]["counter"] == 2 and any("vertex.exclude.ids" in w for w in left["why"])

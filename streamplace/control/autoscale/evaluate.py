@@ -88,6 +88,13 @@ def _capacity_of_the_busiest(app: dict[str, Any], obs: Observation) -> None:
             op["service_rate"] *= v.busy / peak
 
 
+def excluded(obs: Observation, given: tuple[str, ...]) -> set[str]:
+    """The operators ``given`` names, each by operator id, vertex name or JobVertexID (as
+    the Flink autoscaler's vertex.exclude.ids names them)."""
+    names = set(given)
+    return {v.op for v in obs.vertices if {v.op, v.name, v.id} & names}
+
+
 def seen_record(obs: Observation) -> dict[str, VertexSeen]:
     """What each vertex did, as the decision line holds it."""
     return {v.op: VertexSeen(

@@ -21,8 +21,14 @@ from dataclasses import dataclass, field
 from streamplace.control.autoscale.collect import NoReading, collect
 from streamplace.control.autoscale.decide import decide
 from streamplace.control.autoscale.delay import DelayedScaleDown
-from streamplace.control.autoscale.evaluate import observed_instance, seen, seen_record
+from streamplace.control.autoscale.evaluate import (
+    excluded,
+    observed_instance,
+    seen,
+    seen_record,
+)
 from streamplace.control.autoscale.execute import execute
+from streamplace.control.autoscale.limits import limited
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import predicted, spread, triggers
 from streamplace.control.autoscale.state import State
@@ -119,7 +125,11 @@ class Autoscaler:
         plan = proposal.plan
         wanted = {op: sum(plan.replicas(op).values()) for op in observed.app.operator_ids} \
             if plan else running
-        held, waiting = self.delay.hold(running, wanted, self.wall())
+        capped, waiting = limited(running, wanted, o.scale_up_max_factor,
+                                  o.scale_down_max_factor, o.vertex_min_parallelism,
+                                  o.vertex_max_parallelism, excluded(obs, o.vertex_exclude))
+        held, delayed = self.delay.hold(running, capped, self.wall())
+        waiting += delayed
         if backlog is not None and backlog.seconds > o.lag_threshold:
             kept = {op: max(k, running.get(op, k)) for op, k in held.items()}
             if kept != held:  # scaling down mid-catch-up is the "vicious cycle"
@@ -127,7 +137,7 @@ class Autoscaler:
                                f"of its offered rate (backlog-processing.lag-threshold "
                                f"{o.lag_threshold:g} s)")
                 held = kept
-        if plan is not None and held != wanted:  # a scale-down waits: the rest goes ahead
+        if plan is not None and held != wanted:  # a limit or a wait: the rest goes ahead
             plan = None if held == running else spread(observed.app, observed.infra, held)
             wanted = held
         why = proposal.why or [f"every vertex is busy within [{o.low:g}, {o.high:g}], none "

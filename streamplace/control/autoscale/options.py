@@ -84,6 +84,18 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
     Setting("--lag-threshold", 300.0, "No scale-down while a source's lag is more than "
             "this many seconds of its offered rate.", "backlog-processing.lag-threshold",
             0.0, 30 * DAY),
+    Setting("--scale-up-max-factor", 100000.0, "A rescale raises a vertex's parallelism "
+            "to at most (1 + this) times what runs.", "scale-up.max-factor", 0.0, 1e9),
+    Setting("--scale-down-max-factor", 0.6, "A rescale lowers a vertex's parallelism to "
+            "no less than (1 - this) times what runs.", "scale-down.max-factor", 0.0, 1.0),
+    Setting("--vertex-min-parallelism", 1, "The least parallelism a rescale gives a vertex "
+            "(what runs below it is not raised for it).", "vertex.min-parallelism", 1.0,
+            1e6, example="2"),
+    Setting("--vertex-max-parallelism", 200, "The most parallelism a rescale gives a vertex "
+            "(what runs above it is not lowered for it).", "vertex.max-parallelism", 1.0,
+            1e6, example="64"),
+    Setting("--vertex-exclude", None, "An operator, vertex name or JobVertexID left as it "
+            "runs (repeatable).", "vertex.exclude.ids", example="sink"),
     Setting("--min-improvement", 0.05, "odrp: rescale a job within its bounds when F "
             "improves by more than this share.", None, 0.0, 1e6),
     Setting("--max-steps", None, "Decisions to make, at most (default: every one until "
@@ -119,6 +131,11 @@ class AutoscaleOptions:
     catch_up_duration: float = 1800.0
     restart_time: float | None = None
     lag_threshold: float = 300.0
+    scale_up_max_factor: float = 100000.0
+    scale_down_max_factor: float = 0.6
+    vertex_min_parallelism: int = 1
+    vertex_max_parallelism: int = 200
+    vertex_exclude: tuple[str, ...] = ()
     min_improvement: float = 0.05
     max_steps: int | None = None
     busy_aggregator: str = "max"
