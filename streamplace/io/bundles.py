@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from streamplace.errors import InputError
-from streamplace.io.writers import plan_document
 from streamplace.model.bundle import BUNDLE_SCHEMA
 from streamplace.model.source import SourceMap
 
@@ -39,6 +38,8 @@ def bundle_entry(data: dict[str, Any], source: SourceMap,
 
 
 def bundle_document(result: BundleResult, joint: BundleInstance) -> dict[str, Any] | None:
+    from streamplace.io.writers import plan_document  # reading a plan needs no writer
+
     if result.plans is None or result.evaluation is None:
         return None
     plans = []

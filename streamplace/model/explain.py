@@ -145,6 +145,10 @@ def _what_if(app: Application, infra: Infrastructure, plan: Plan, objective: Obj
              current: Current | None) -> list[WhatIf]:
     assert ev.utility is not None
     base = ev.utility.value
+    if watch.stop():  # out of time before the first: not even the trial evaluator is built
+        notes.append(f"what-ifs stopped at the time limit: {len(app.operators)} "
+                     "operator(s) not tried")
+        return []
     network = Network(infra, tuple(plan.purchased))
     placement = {op.id: dict(plan.replicas(op.id)) for op in app.operators}
     graph = build_graph(app)

@@ -65,3 +65,26 @@ def test_explain_cli_json():
     doc = json.loads(result.stdout)
     assert doc["critical_path"][0] == "source" and doc["what_if"]
     assert doc["metrics"]["utility"] > 0.93
+
+
+def test_past_its_time_limit_explain_scores_the_plan_and_builds_nothing_more(monkeypatch):
+    """report --time-limit bounds the whole command: once the limit has passed, a plan is
+    scored and its bindings given, but no what-if evaluator is built for it; and bounds
+    the plan records are not derived again (the larger part of scoring a big plan)."""
+    import streamplace.model.evaluate as evaluation
+    from streamplace.model import explain as explaining
+    from streamplace.model.explain import Watch
+
+    app, infra = read_instance(sample("debs2015", "application.yaml"),
+                               sample("debs2015", "infrastructure.yaml"))
+    solved = get_method("odrp").solve(Instance(app, infra), SolveOptions(time_limit=20))
+    assert solved.plan is not None and solved.plan.bounds_used
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("called after the time limit, or for bounds the plan records")
+
+    monkeypatch.setattr(explaining, "_trial_function", never)
+    monkeypatch.setattr(evaluation, "derive_bounds", never)
+    out = explain(app, infra, solved.plan, watch=Watch(stop=lambda: True))
+    assert out.what_if == [] and any("not tried" in n for n in out.notes)
+    assert out.operators and out.evaluation.utility is not None

@@ -92,18 +92,22 @@ def evaluate(app: Application, infra: Infrastructure, plan: Plan,
 def resolve_bounds(graph: AppGraph, network: Network, objective: Objective,
                    plan: Plan | None = None, replanning: bool = False,
                    ) -> tuple[dict[Term, tuple[float, float]], set[Term]]:
-    """Bounds per term: the objective's, else the plan's ``bounds_used``, else derived."""
+    """Bounds per term: the objective's, else the plan's ``bounds_used``, else derived
+    (only then: deriving them solves small problems over the whole instance, the larger
+    part of scoring a plan of hundreds of operators)."""
     given = objective.bounds.as_dict()
     recorded = _recorded_bounds(plan)
-    derived_all = derive_bounds(graph, network, objective.network_metric)
     bounds: dict[Term, tuple[float, float]] = {}
     derived: set[Term] = set()
+    derived_all: dict[Term, tuple[float, float]] | None = None
     for term in terms(replanning):
         if term in given:
             bounds[term] = given[term]
         elif term in recorded:
             bounds[term] = recorded[term]
         else:
+            if derived_all is None:
+                derived_all = derive_bounds(graph, network, objective.network_metric)
             bounds[term] = derived_all[term]
             derived.add(term)
     return bounds, derived
