@@ -134,3 +134,22 @@ def test_the_flink_autoscalers_limits_hold_each_rescale():
     assert asked("--vertex-max-parallelism", "3")["to"]["counter"] == 3
     left = asked("--vertex-exclude", "counter")
     assert left["to"]["counter"] == 2 and any("vertex.exclude.ids" in w for w in left["why"])
+
+
+def test_a_rescale_sized_from_a_lower_bound_is_closed_from_above_once_the_job_runs_free():
+    """Back-pressured, the job lets through less than is offered: the first rescale is
+    sized from that lower bound. Once it runs free, counter busy 0.85 lies within the
+    bounds (0.4-1.0) but 0.15 above the target: it is re-sized, and says why."""
+    with fake_jobmanager(busy={"counter": 0.99},
+                         pressed={"Source: numbers -> pace": 0.5}) as jm:
+        def free() -> None:
+            jm.busy["counter"], jm.pressed["Source: numbers -> pace"] = 0.85, 0.0
+        jm.on_put = free
+        done = subprocess.run([sys.executable, "-m", "streamplace", "autoscale", jm.job_url,
+                               "--method", "ds2", "--yes", "--stabilization-interval", "0",
+                               "--metrics-window", "5", "--max-steps", "2", "-q"],
+                              capture_output=True, text=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stderr
+    first, second = (json.loads(line) for line in done.stdout.splitlines())
+    assert first["decision"] == second["decision"] == "rescale", (first, second)
+    assert any("now runs free" in why for why in second["why"]), second["why"]

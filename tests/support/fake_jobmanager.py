@@ -15,7 +15,7 @@ import json
 import socket
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -41,6 +41,7 @@ class JobManager:
     put_fault: str | None = None           # drop | hold | None
     faults: dict[str, list[str]] = field(default_factory=dict)  # path part: queued faults
     after_put: dict[str, list[str]] = field(default_factory=dict)  # queued once a PUT comes
+    on_put: Callable[[], None] | None = None  # what changes in the job once a PUT comes
     requests: list[tuple[str, str]] = field(default_factory=list)
     puts: list[Any] = field(default_factory=list)
     released: threading.Event = field(default_factory=threading.Event)
@@ -105,6 +106,8 @@ class JobManager:
         for part, kinds in self.after_put.items():
             self.faults.setdefault(part, []).extend(kinds)
         self.after_put = {}
+        if self.on_put is not None:
+            self.on_put()
         if not self.settle:
             return
         for v in self.snapshot["job"]["vertices"]:

@@ -30,9 +30,9 @@ from streamplace.control.autoscale.evaluate import (
 from streamplace.control.autoscale.execute import execute
 from streamplace.control.autoscale.limits import limited
 from streamplace.control.autoscale.options import AutoscaleOptions
-from streamplace.control.autoscale.rule import predicted, spread, triggers
+from streamplace.control.autoscale.rule import Seen, predicted, spread, triggers
 from streamplace.control.autoscale.state import State
-from streamplace.control.flink.observation import Observation
+from streamplace.control.flink.observation import PRESSED, Observation
 from streamplace.control.flink.offered import Backlog, catch_up_targets, offer, read_backlog
 from streamplace.control.flink.rescale import WaitStopped
 from streamplace.errors import EngineError, InputError
@@ -44,6 +44,9 @@ NAP = 0.2  # seconds between two looks at the stop request while waiting
 RESTART_TIME = 300.0
 """Seconds a rescale is taken to stop the job until autoscale has measured one of its own
 (the Flink autoscaler's restart.time default)."""
+CLOSE = 0.1
+"""How far above the target a vertex may run, once free, before a rescale sized from a lower
+bound is re-sized (the drift check's tolerance)."""
 MISSED = 5
 """Readings in a row the JobManager may fail to answer before the loop gives up on it."""
 
@@ -65,6 +68,7 @@ class Autoscaler:
     restarts: list[float] = field(default_factory=list)  # seconds each rescale took
     state: State | None = None          # kept between runs (--state)
     wall: Callable[[], float] = time.time  # the delayed scale-down's clock: it outlives us
+    from_lower_bound: bool = False      # the last rescale was sized from a lower bound
 
     def __post_init__(self) -> None:
         self.delay = DelayedScaleDown(self.options.scale_down_interval)
@@ -120,7 +124,8 @@ class Autoscaler:
         # with the offered load known (given, or from the lag), judged at it
         at_offered = predicted(observed.app, observed.infra, observed.plan) \
             if not offered.startswith("observed") else None
-        triggered = triggers(seen(obs, o.busy_aggregator, at_offered), o.low, o.high)
+        judged = seen(obs, o.busy_aggregator, at_offered)
+        triggered = triggers(judged, o.low, o.high) or self._above_target(judged)
         proposal = decide(observed, triggered, o, self.objective, self.stop)
         plan = proposal.plan
         wanted = {op: sum(plan.replicas(op).values()) for op in observed.app.operator_ids} \
@@ -161,11 +166,29 @@ class Autoscaler:
                 took = execute(self.job, observed, plan, o.wait, self.stop)
                 decision.seconds_to_rescale = round(took, 1)
                 self.restarts.append(took)
+                # sized from what a back-pressured job let through: a lower bound, to be
+                # closed from above once the job runs free
+                self.from_lower_bound = offered.startswith("observed") and any(
+                    v.pressed >= PRESSED for v in obs.vertices)
             except WaitStopped:
                 decision.why.append("stopped while the rescale was waited for: the change "
                                     "was sent, and Flink carries it out")
         decision.seconds = round(self.clock() - started, 1)
         return decision
+
+    def _above_target(self, judged: list[Seen]) -> list[str]:
+        """Closing the band from above: after a rescale sized from the throughput of a
+        back-pressured job (a lower bound of the load), the first reading that runs free
+        re-sizes every vertex busy above the target by more than CLOSE, though it lies
+        within the bounds, where a rescale sized from the true load would have put it."""
+        if not self.from_lower_bound or any(s.pressed >= PRESSED for s in judged):
+            return []
+        self.from_lower_bound = False
+        target = self.options.utilization_target
+        return [f"{s.op} is busy {s.busy:.2f} above the target {target:g}: the last rescale "
+                "was sized from what a back-pressured job let through, and the job now runs "
+                "free" for s in judged if s.busy is not None and not s.source
+                and s.busy > target + CLOSE]
 
     def _offered(self, obs: Observation) -> tuple[str, Backlog | None]:
         """Where the offered load comes from, and the backlog where the sources report
