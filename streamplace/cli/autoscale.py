@@ -58,6 +58,10 @@ def autoscale_command(
     vertex_max_parallelism: Annotated[int, _opt("vertex_max_parallelism")] =
     _D.vertex_max_parallelism,
     vertex_exclude: Annotated[list[str] | None, _opt("vertex_exclude")] = None,
+    scaling_effectiveness_threshold: Annotated[
+        float, _opt("scaling_effectiveness_threshold")] = _D.scaling_effectiveness_threshold,
+    scaling_effectiveness_detection: Annotated[
+        bool, _opt("scaling_effectiveness_detection")] = False,
     min_improvement: Annotated[float, _opt("min_improvement")] = _D.min_improvement,
     max_steps: Annotated[int | None, _opt("max_steps")] = None,
     busy_aggregator: Annotated[str, _opt("busy_aggregator")] = _D.busy_aggregator,
@@ -86,6 +90,8 @@ def autoscale_command(
         vertex_min_parallelism=vertex_min_parallelism,
         vertex_max_parallelism=vertex_max_parallelism,
         vertex_exclude=tuple(vertex_exclude or ()),
+        scaling_effectiveness_threshold=scaling_effectiveness_threshold,
+        scaling_effectiveness_detection=scaling_effectiveness_detection,
         min_improvement=min_improvement, max_steps=max_steps, until=until,
         busy_aggregator=busy_aggregator,
         replan_time_limit=replan_time_limit, max_moves=max_moves, wait=wait,

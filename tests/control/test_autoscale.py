@@ -153,3 +153,31 @@ def test_a_rescale_sized_from_a_lower_bound_is_closed_from_above_once_the_job_ru
     first, second = (json.loads(line) for line in done.stdout.splitlines())
     assert first["decision"] == second["decision"] == "rescale", (first, second)
     assert any("now runs free" in why for why in second["why"]), second["why"]
+
+
+def test_a_scale_up_that_did_not_raise_the_capacity_holds_the_next():
+    """counter is scaled up for the lag; once it runs on more subtasks, each takes half the
+    records at the same busy share: its capacity did not grow (a bottleneck elsewhere).
+    With detection on, its next scale-up is held, and the line says why."""
+    with fake_jobmanager(busy={"counter": 0.99}) as jm:
+        jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 300.0
+        jm.slots_total = 32  # room to scale up twice
+        for tm in jm.snapshot["taskmanagers"]["taskmanagers"]:
+            tm["slotsNumber"] = 16
+
+        def no_gain() -> None:  # the vertex takes 100 records/s, however many subtasks
+            k = next(v["parallelism"] for v in jm.snapshot["job"]["vertices"]
+                     if v["name"] == "counter")
+            jm.records["counter"] = 100 / k
+        jm.on_put = no_gain
+        done = subprocess.run([sys.executable, "-m", "streamplace", "autoscale", jm.job_url,
+                               "--method", "ds2", "--yes", "--stabilization-interval", "0",
+                               "--metrics-window", "5", "--max-steps", "2",
+                               "--catch-up-duration", "0", "--scaling-effectiveness-detection",
+                               "-q"], capture_output=True, text=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stderr
+    first, second = (json.loads(line) for line in done.stdout.splitlines())
+    assert first["decision"] == "rescale" and first["to"]["counter"] > 2, first
+    assert second["to"]["counter"] == second["from"]["counter"], second
+    assert any("scaling.effectiveness.threshold" in w and "held" in w
+               for w in second["why"]), second["why"]

@@ -34,6 +34,7 @@ class JobManager:
     snapshot: dict[str, Any]
     busy: dict[str, float | list[float]]   # vertex name: share of time busy, per subtask
     pressed: dict[str, float]              # vertex name: share of time back-pressured
+    records: dict[str, float] = field(default_factory=dict)  # name: records a subtask takes
     pending: dict[str, float] = field(default_factory=dict)  # source name: pendingRecords
     growth: dict[str, float] = field(default_factory=dict)   # source name: per second of job
     slots_total: int = 8
@@ -106,14 +107,13 @@ class JobManager:
         for part, kinds in self.after_put.items():
             self.faults.setdefault(part, []).extend(kinds)
         self.after_put = {}
-        if self.on_put is not None:
+        if self.settle:
+            for v in self.snapshot["job"]["vertices"]:
+                wanted = body.get(v["id"], {}).get("parallelism", {}).get("upperBound")
+                if isinstance(wanted, int) and wanted != v["parallelism"]:
+                    self._rescale(v, wanted)
+        if self.on_put is not None:  # the job as it runs after the change
             self.on_put()
-        if not self.settle:
-            return
-        for v in self.snapshot["job"]["vertices"]:
-            wanted = body.get(v["id"], {}).get("parallelism", {}).get("upperBound")
-            if isinstance(wanted, int) and wanted != v["parallelism"]:
-                self._rescale(v, wanted)
 
     def _name(self, vid: str) -> str:
         return next(v["name"] for v in self.snapshot["job"]["vertices"] if v["id"] == vid)
@@ -161,7 +161,7 @@ class JobManager:
             m["accumulated-idle-time"] = \
                 m.get("accumulated-idle-time", 0) + 1000 * (1 - busy - pressed)
             for k in ("read-records", "write-records"):
-                m[k] = m.get(k, 0) + 50
+                m[k] = m.get(k, 0) + self.records.get(name, 50)
             for k in ("read-bytes", "write-bytes"):
                 m[k] = m.get(k, 0) + 50 * 40
         return details

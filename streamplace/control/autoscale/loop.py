@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from streamplace.control.autoscale.collect import NoReading, collect
 from streamplace.control.autoscale.decide import decide
 from streamplace.control.autoscale.delay import DelayedScaleDown
+from streamplace.control.autoscale.effective import Effectiveness
 from streamplace.control.autoscale.evaluate import (
     excluded,
     observed_instance,
@@ -72,6 +73,8 @@ class Autoscaler:
 
     def __post_init__(self) -> None:
         self.delay = DelayedScaleDown(self.options.scale_down_interval)
+        self.effective = Effectiveness(self.options.scaling_effectiveness_threshold,
+                                       self.options.scaling_effectiveness_detection)
         if self.state is not None:  # resumed: what the last run measured and remembered
             self.restarts = list(self.state.restarts)
             self.delay.pending = self.state.pending
@@ -133,8 +136,11 @@ class Autoscaler:
         capped, waiting = limited(running, wanted, o.scale_up_max_factor,
                                   o.scale_down_max_factor, o.vertex_min_parallelism,
                                   o.vertex_max_parallelism, excluded(obs, o.vertex_exclude))
+        capacity = {v.op: v.service_rate * v.parallelism for v in obs.vertices
+                    if v.service_rate}
+        capped, found = self.effective.hold(running, capped, capacity)
         held, delayed = self.delay.hold(running, capped, self.wall())
-        waiting += delayed
+        waiting += found + delayed
         if backlog is not None and backlog.seconds > o.lag_threshold:
             kept = {op: max(k, running.get(op, k)) for op, k in held.items()}
             if kept != held:  # scaling down mid-catch-up is the "vicious cycle"
@@ -166,6 +172,7 @@ class Autoscaler:
                 took = execute(self.job, observed, plan, o.wait, self.stop)
                 decision.seconds_to_rescale = round(took, 1)
                 self.restarts.append(took)
+                self.effective.scaled(running, wanted, capacity)
                 # sized from what a back-pressured job let through: a lower bound, to be
                 # closed from above once the job runs free
                 self.from_lower_bound = offered.startswith("observed") and any(

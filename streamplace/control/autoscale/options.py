@@ -96,6 +96,12 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
             1e6, example="64"),
     Setting("--vertex-exclude", None, "An operator, vertex name or JobVertexID left as it "
             "runs (repeatable).", "vertex.exclude.ids", example="sink"),
+    Setting("--scaling-effectiveness-threshold", 0.1, "A scale-up that raised a vertex's "
+            "capacity by less than this share of what it was to is ineffective.",
+            "scaling.effectiveness.threshold", 0.0, 1.0),
+    Setting("--scaling-effectiveness-detection", False, "Hold the next scale-up of a "
+            "vertex whose last one was ineffective (said either way).",
+            "scaling.effectiveness.detection.enabled"),
     Setting("--min-improvement", 0.05, "odrp: rescale a job within its bounds when F "
             "improves by more than this share.", None, 0.0, 1e6),
     Setting("--max-steps", None, "Decisions to make, at most (default: every one until "
@@ -136,6 +142,8 @@ class AutoscaleOptions:
     vertex_min_parallelism: int = 1
     vertex_max_parallelism: int = 200
     vertex_exclude: tuple[str, ...] = ()
+    scaling_effectiveness_threshold: float = 0.1
+    scaling_effectiveness_detection: bool = False
     min_improvement: float = 0.05
     max_steps: int | None = None
     busy_aggregator: str = "max"
