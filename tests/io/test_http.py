@@ -55,6 +55,18 @@ def test_a_dripping_server_is_given_up_on_at_the_deadline(monkeypatch):
     assert done.exit_code == 2 and "did not answer in whole within 1 s" in done.stderr
 
 
+def test_a_body_dripping_after_the_headers_is_given_up_on_at_the_deadline(monkeypatch):
+    """On a "Connection: close" answer http.client lets go of the socket once the headers
+    are read; the deadline must reach the socket the body is still read from (were it not,
+    the read would end only when the server stops, cut short, 120 s on)."""
+    monkeypatch.setattr(http, "DEADLINE", 1.0)
+    with hostile_server("drip-body") as server:
+        done = observe(server.port)
+        dripped = server.dripped  # what the client had taken when it gave up
+    assert done.exit_code == 2 and "did not answer in whole within 1 s" in done.stderr
+    assert dripped < 600  # it left mid-body, at its deadline, not when the server stopped
+
+
 def test_an_endless_answer_stops_at_the_size_cap(monkeypatch):
     monkeypatch.setattr(http, "MAX_BODY", 2 * 2**20)
     with hostile_server("endless") as server:
