@@ -259,7 +259,8 @@ def test_a_plan_for_another_job_is_refused(observed_files: dict[str, Path], wide
     assert other.exit_code == 2 and "matches no vertex" in other.output and sent == []
 
 
-def test_an_interrupt_while_apply_waits_says_the_change_was_sent(wider):
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_while_apply_waits_says_the_change_was_sent(wider, sig, code):
     got, jid = adaptive_job()
     sent: list[tuple[str, Any]] = []
     with rest_server(got, {f"/jobs/{jid}/resource-requirements": (200, {})}, sent) as rest:
@@ -271,9 +272,12 @@ def test_an_interrupt_while_apply_waits_says_the_change_was_sent(wider):
             while not sent and waiting.poll() is None and time.monotonic() < guard:
                 time.sleep(0.05)
             assert sent, waiting.communicate(timeout=60)
-            waiting.send_signal(signal.SIGINT)
+            waiting.send_signal(sig)
             _, err = waiting.communicate(timeout=60)
         finally:
             waiting.kill()
-    assert waiting.returncode == 130, err
+    assert waiting.returncode == code, err
     assert "the change was sent" in err and "Traceback" not in err
+    # the last line is true: never "stopped before anything was written" after a PUT
+    assert "the change was sent" in err.strip().splitlines()[-1]
+    assert "before anything was written" not in err
