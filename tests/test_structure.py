@@ -393,3 +393,15 @@ def test_every_path_the_code_map_names_exists():
     bases = (ROOT, PACKAGE, PACKAGE / "solve")
     missing = sorted(n for n in named if not any((b / n).exists() for b in bases))
     assert missing == []
+
+
+def test_an_autoscale_option_that_flink_has_takes_its_name():
+    """One name means one thing: where the Flink autoscaler has the option, the flag is its
+    key (job.autoscaler.scale-down.interval is --scale-down-interval), and no autoscale flag
+    takes a name another command gives another meaning."""
+    from streamplace.control.autoscale.options import SETTINGS
+
+    for s in SETTINGS.values():
+        if s.flink is not None:
+            assert s.flag == "--" + s.flink.replace(".", "-"), (s.flag, s.flink)
+    assert not {s.flag for s in SETTINGS.values()} & {"--time-limit", "--target-utilization"}

@@ -48,7 +48,8 @@ def autoscale_command(
     _D.scale_down_interval,
     catch_up_duration: Annotated[float, _opt("catch_up_duration")] = _D.catch_up_duration,
     restart_time: Annotated[float | None, _opt("restart_time")] = None,
-    lag_threshold: Annotated[float, _opt("lag_threshold")] = _D.lag_threshold,
+    backlog_processing_lag_threshold: Annotated[
+        float, _opt("backlog_processing_lag_threshold")] = _D.backlog_processing_lag_threshold,
     scale_up_max_factor: Annotated[float, _opt("scale_up_max_factor")] =
     _D.scale_up_max_factor,
     scale_down_max_factor: Annotated[float, _opt("scale_down_max_factor")] =
@@ -57,14 +58,15 @@ def autoscale_command(
     _D.vertex_min_parallelism,
     vertex_max_parallelism: Annotated[int, _opt("vertex_max_parallelism")] =
     _D.vertex_max_parallelism,
-    vertex_exclude: Annotated[list[str] | None, _opt("vertex_exclude")] = None,
+    vertex_exclude_ids: Annotated[list[str] | None, _opt("vertex_exclude_ids")] = None,
     scaling_effectiveness_threshold: Annotated[
         float, _opt("scaling_effectiveness_threshold")] = _D.scaling_effectiveness_threshold,
-    scaling_effectiveness_detection: Annotated[
-        bool, _opt("scaling_effectiveness_detection")] = False,
+    scaling_effectiveness_detection_enabled: Annotated[
+        bool, _opt("scaling_effectiveness_detection_enabled")] = False,
     min_improvement: Annotated[float, _opt("min_improvement")] = _D.min_improvement,
     max_steps: Annotated[int | None, _opt("max_steps")] = None,
-    busy_aggregator: Annotated[str, _opt("busy_aggregator")] = _D.busy_aggregator,
+    metrics_busy_time_aggregator: Annotated[
+        str, _opt("metrics_busy_time_aggregator")] = _D.metrics_busy_time_aggregator,
     until: Annotated[float | None, _opt("until")] = None,
     objective: ObjectiveOpt = None, weights: Annotated[str | None, typer.Option(
         "--weights", help="odrp: the weights of F, e.g. cost=1 (default: slots first, "
@@ -85,15 +87,16 @@ def autoscale_command(
         utilization_min=utilization_min, utilization_max=utilization_max,
         metrics_window=metrics_window, stabilization_interval=stabilization,
         scale_down_interval=scale_down_interval, catch_up_duration=catch_up_duration,
-        restart_time=restart_time, lag_threshold=lag_threshold,
+        restart_time=restart_time,
+        backlog_processing_lag_threshold=backlog_processing_lag_threshold,
         scale_up_max_factor=scale_up_max_factor, scale_down_max_factor=scale_down_max_factor,
         vertex_min_parallelism=vertex_min_parallelism,
         vertex_max_parallelism=vertex_max_parallelism,
-        vertex_exclude=tuple(vertex_exclude or ()),
+        vertex_exclude_ids=tuple(vertex_exclude_ids or ()),
         scaling_effectiveness_threshold=scaling_effectiveness_threshold,
-        scaling_effectiveness_detection=scaling_effectiveness_detection,
+        scaling_effectiveness_detection_enabled=scaling_effectiveness_detection_enabled,
         min_improvement=min_improvement, max_steps=max_steps, until=until,
-        busy_aggregator=busy_aggregator,
+        metrics_busy_time_aggregator=metrics_busy_time_aggregator,
         replan_time_limit=replan_time_limit, max_moves=max_moves, wait=wait,
         dry_run=dry_run, state=state).checked()
     rates = parse_rates(source_rate)

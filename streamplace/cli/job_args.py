@@ -26,8 +26,7 @@ SourceRateOpt = Annotated[list[str] | None, typer.Option(
                           "to it.")]
 YesOpt = Annotated[bool, typer.Option(
     "--yes", "-y", help="Change the job without asking (needed off a terminal: CI).")]
-WaitOpt = Annotated[float, typer.Option(
-    "--wait", help="Seconds to wait for every vertex to run the plan (exit 3 after).")]
+WaitOpt = Annotated[float, typer.Option("--wait", help=SETTINGS["wait"].help)]
 
 __all__ = ["WAIT", "JobArg", "SourceRateOpt", "WaitOpt", "WindowOpt", "YesOpt", "check_wait",
            "confirm", "parse_rates"]

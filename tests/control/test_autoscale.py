@@ -31,7 +31,7 @@ def test_a_skewed_vertex_is_judged_and_sized_by_its_busiest_subtask():
     PR #505), the vertex is scaled up; by avg it is left alone."""
     with fake_jobmanager(busy={"counter": [0.99, 0.3]}) as jm:
         by_max = decided(jm.job_url, "--method", "ds2")
-        by_avg = decided(jm.job_url, "--method", "ds2", "--busy-aggregator", "avg")
+        by_avg = decided(jm.job_url, "--method", "ds2", "--metrics-busy-time-aggregator", "avg")
     assert by_max["decision"] == "dry run", by_max["why"]
     assert by_max["to"]["counter"] > by_max["from"]["counter"]
     assert by_max["seen"]["counter"]["busy_max"] == 0.99
@@ -82,7 +82,7 @@ def test_a_backlog_is_sized_to_be_worked_off_and_holds_every_scale_down():
     with fake_jobmanager(busy={"evens": 0.05}) as jm:
         jm.pending[SOURCE] = 6000.0
         line = decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "60",
-                       "--restart-time", "30", "--lag-threshold", "10",
+                       "--restart-time", "30", "--backlog-processing-lag-threshold", "10",
                        "--scale-down-interval", "0")
     assert "250/s" in line["offered"], line["offered"]
     assert line["to"]["counter"] == 4 and line["to"]["evens"] >= line["from"]["evens"], line
@@ -132,7 +132,7 @@ def test_the_flink_autoscalers_limits_hold_each_rescale():
     assert doubled["to"]["counter"] == 4 and any("scale-up.max-factor" in w
                                                  for w in doubled["why"])
     assert asked("--vertex-max-parallelism", "3")["to"]["counter"] == 3
-    left = asked("--vertex-exclude", "counter")
+    left = asked("--vertex-exclude-ids", "counter")
     assert left["to"]["counter"] == 2 and any("vertex.exclude.ids" in w for w in left["why"])
 
 
@@ -173,8 +173,9 @@ def test_a_scale_up_that_did_not_raise_the_capacity_holds_the_next():
         done = subprocess.run([sys.executable, "-m", "streamplace", "autoscale", jm.job_url,
                                "--method", "ds2", "--yes", "--stabilization-interval", "0",
                                "--metrics-window", "5", "--max-steps", "2",
-                               "--catch-up-duration", "0", "--scaling-effectiveness-detection",
-                               "-q"], capture_output=True, text=True, timeout=HANG_GUARD)
+                               "--catch-up-duration", "0",
+                               "--scaling-effectiveness-detection-enabled", "-q"],
+                              capture_output=True, text=True, timeout=HANG_GUARD)
     assert done.returncode == 0, done.stderr
     first, second = (json.loads(line) for line in done.stdout.splitlines())
     assert first["decision"] == "rescale" and first["to"]["counter"] > 2, first

@@ -74,7 +74,7 @@ class Autoscaler:
     def __post_init__(self) -> None:
         self.delay = DelayedScaleDown(self.options.scale_down_interval)
         self.effective = Effectiveness(self.options.scaling_effectiveness_threshold,
-                                       self.options.scaling_effectiveness_detection)
+                                       self.options.scaling_effectiveness_detection_enabled)
         if self.state is not None:  # resumed: what the last run measured and remembered
             self.restarts = list(self.state.restarts)
             self.delay.pending = self.state.pending
@@ -122,12 +122,12 @@ class Autoscaler:
         obs = reading.observation
         offered, backlog = self._offered(obs)
         observed = observed_instance(obs, o.utilization_target, reading.snapshot.get("load"),
-                                     o.busy_aggregator)
+                                     o.metrics_busy_time_aggregator)
         running = observed.running
         # with the offered load known (given, or from the lag), judged at it
         at_offered = predicted(observed.app, observed.infra, observed.plan) \
             if not offered.startswith("observed") else None
-        judged = seen(obs, o.busy_aggregator, at_offered)
+        judged = seen(obs, o.metrics_busy_time_aggregator, at_offered)
         triggered = triggers(judged, o.low, o.high) or self._above_target(judged)
         proposal = decide(observed, triggered, o, self.objective, self.stop)
         plan = proposal.plan
@@ -135,18 +135,18 @@ class Autoscaler:
             if plan else running
         capped, waiting = limited(running, wanted, o.scale_up_max_factor,
                                   o.scale_down_max_factor, o.vertex_min_parallelism,
-                                  o.vertex_max_parallelism, excluded(obs, o.vertex_exclude))
+                                  o.vertex_max_parallelism, excluded(obs, o.vertex_exclude_ids))
         capacity = {v.op: v.service_rate * v.parallelism for v in obs.vertices
                     if v.service_rate}
         capped, found = self.effective.hold(running, capped, capacity)
         held, delayed = self.delay.hold(running, capped, self.wall())
         waiting += found + delayed
-        if backlog is not None and backlog.seconds > o.lag_threshold:
+        if backlog is not None and backlog.seconds > o.backlog_processing_lag_threshold:
             kept = {op: max(k, running.get(op, k)) for op, k in held.items()}
             if kept != held:  # scaling down mid-catch-up is the "vicious cycle"
                 waiting.append(f"no scale-down while a source lags {backlog.seconds:.0f} s "
                                f"of its offered rate (backlog-processing.lag-threshold "
-                               f"{o.lag_threshold:g} s)")
+                               f"{o.backlog_processing_lag_threshold:g} s)")
                 held = kept
         if plan is not None and held != wanted:  # a limit or a wait: the rest goes ahead
             plan = None if held == running else spread(observed.app, observed.infra, held)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
+from streamplace.control.flink.rescale import WAIT
 from streamplace.errors import InputError, Problem
 
 METHODS = ("odrp", "ds2")
@@ -81,9 +82,9 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
     Setting("--restart-time", None, "Seconds a rescale stops the job, whose records queue "
             "meanwhile (default: as measured on autoscale's own rescales, 300 until "
             "then).", "restart.time", 0.0, DAY, example="60"),
-    Setting("--lag-threshold", 300.0, "No scale-down while a source's lag is more than "
-            "this many seconds of its offered rate.", "backlog-processing.lag-threshold",
-            0.0, 30 * DAY),
+    Setting("--backlog-processing-lag-threshold", 300.0, "No scale-down while a source's "
+            "lag is more than this many seconds of its offered rate.",
+            "backlog-processing.lag-threshold", 0.0, 30 * DAY),
     Setting("--scale-up-max-factor", 100000.0, "A rescale raises a vertex's parallelism "
             "to at most (1 + this) times what runs.", "scale-up.max-factor", 0.0, 1e9),
     Setting("--scale-down-max-factor", 0.6, "A rescale lowers a vertex's parallelism to "
@@ -94,31 +95,33 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
     Setting("--vertex-max-parallelism", 200, "The most parallelism a rescale gives a vertex "
             "(what runs above it is not lowered for it).", "vertex.max-parallelism", 1.0,
             1e6, example="64"),
-    Setting("--vertex-exclude", None, "An operator, vertex name or JobVertexID left as it "
+    Setting("--vertex-exclude-ids", None, "An operator, vertex name or JobVertexID left as it "
             "runs (repeatable).", "vertex.exclude.ids", example="sink"),
     Setting("--scaling-effectiveness-threshold", 0.1, "A scale-up that raised a vertex's "
             "capacity by less than this share of what it was to is ineffective.",
             "scaling.effectiveness.threshold", 0.0, 1.0),
-    Setting("--scaling-effectiveness-detection", False, "Hold the next scale-up of a "
+    Setting("--scaling-effectiveness-detection-enabled", False, "Hold the next scale-up of a "
             "vertex whose last one was ineffective (said either way).",
             "scaling.effectiveness.detection.enabled"),
     Setting("--min-improvement", 0.05, "odrp: rescale a job within its bounds when F "
             "improves by more than this share.", None, 0.0, 1e6),
     Setting("--max-steps", None, "Decisions to make, at most (default: every one until "
             "stopped, as a service runs).", None, 1.0, 1e9, example="5"),
-    Setting("--busy-aggregator", "max", "How the busy shares of a vertex's subtasks make "
-            "its own: max (the busiest subtask, which saturates first under skew) or avg.",
+    Setting("--metrics-busy-time-aggregator", "max", "How the busy shares of a vertex's "
+            "subtasks make its own: max (the busiest subtask, which saturates first under "
+            "skew) or avg.",
             "metrics.busy-time.aggregator"),
     Setting("--until", None, "Seconds after which no step begins.", None, 0.0, 1e9,
             example="3600"),
     Setting("--replan-time-limit", 20.0, "Seconds for each re-plan (odrp).", None, 0.0,
             DAY, low_open=True),
-    Setting("--max-moves", None, "Replicas a rescale may move, at most.", None, 0.0, 1e9,
+    Setting("--max-moves", None, "The most a rescale may cost in replicas started where "
+            "none runs now (0: start none), as solve --max-moves.", None, 0.0, 1e9,
             example="4"),
     Setting("--state", None, "A file that keeps every decision, every rescale's restart "
             "time and the delayed scale-downs, rewritten at each step: a restarted autoscale "
             "resumes from it."),
-    Setting("--wait", 120.0, "Seconds to wait for every vertex to run the plan (exit 3 "
+    Setting("--wait", WAIT, "Seconds to wait for every vertex to run the plan (exit 3 "
             "after).", None, 0.0, DAY, low_open=True),
 )}
 
@@ -136,21 +139,21 @@ class AutoscaleOptions:
     scale_down_interval: float = 3600.0
     catch_up_duration: float = 1800.0
     restart_time: float | None = None
-    lag_threshold: float = 300.0
+    backlog_processing_lag_threshold: float = 300.0
     scale_up_max_factor: float = 100000.0
     scale_down_max_factor: float = 0.6
     vertex_min_parallelism: int = 1
     vertex_max_parallelism: int = 200
-    vertex_exclude: tuple[str, ...] = ()
+    vertex_exclude_ids: tuple[str, ...] = ()
     scaling_effectiveness_threshold: float = 0.1
-    scaling_effectiveness_detection: bool = False
+    scaling_effectiveness_detection_enabled: bool = False
     min_improvement: float = 0.05
     max_steps: int | None = None
-    busy_aggregator: str = "max"
+    metrics_busy_time_aggregator: str = "max"
     until: float | None = None
     replan_time_limit: float = 20.0
     max_moves: float | None = None
-    wait: float = 120.0
+    wait: float = WAIT
     dry_run: bool = False
     state: str | None = None
 
@@ -161,10 +164,11 @@ class AutoscaleOptions:
         if self.method not in METHODS:
             problems.append(Problem(f"{self.method!r} is not an autoscaling method",
                                     f"give one of {', '.join(METHODS)}", path="--method"))
-        if self.busy_aggregator not in AGGREGATORS:
-            problems.append(Problem(f"{self.busy_aggregator!r} is not a busy aggregator",
+        if self.metrics_busy_time_aggregator not in AGGREGATORS:
+            problems.append(Problem(f"{self.metrics_busy_time_aggregator!r} is not a busy "
+                                    "aggregator",
                                     "give max (the default) or avg",
-                                    path="--busy-aggregator"))
+                                    path="--metrics-busy-time-aggregator"))
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in SETTINGS and isinstance(value, int | float) and \

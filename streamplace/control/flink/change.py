@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from streamplace.control.flink.rescale import (
@@ -45,7 +45,6 @@ class Change:
     job: Any                       # the JSON of GET /jobs/:jobid when it was checked
     body: dict[str, Any]           # the PUT's resource requirements, per vertex id
     names: dict[str, str]          # vertex id: name
-    sent: bool = field(default=False, init=False)
 
     @property
     def before(self) -> dict[str, int]:
@@ -63,9 +62,9 @@ class Change:
 
     def send(self, wait: float, stop: StopRequest | None = None) -> float:
         """PUT the requirements and wait for them; the seconds it took. From the moment
-        the PUT goes out, ``sent`` is True, whatever ends the wait."""
+        the PUT goes out, the job is in the ledger of sent changes
+        (:data:`~streamplace.control.flink.rescale.SENT`), whatever ends the wait."""
         started = time.monotonic()
-        self.sent = True
         put_parallelism(self.where, self.body)
         wait_for(self.where, self.wanted, wait, stop=stop)
         return time.monotonic() - started
