@@ -73,6 +73,9 @@ def test_the_offered_load_is_read_from_the_sources_lag():
     assert "pendingRecords" in line["offered"], line["offered"]
     assert line["lag"]["numbers-pace"] > 0
     assert line["to"]["counter"] == 4, line
+    # judged at the offered load, 250 / (2 x 100): a utilisation, where a busy share stops at 1
+    assert any("counter would run at 1.25 of its capacity at the offered load" in w
+               for w in line["why"]), line["why"]
 
 
 def test_a_backlog_is_sized_to_be_worked_off_and_holds_every_scale_down():

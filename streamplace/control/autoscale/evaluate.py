@@ -68,9 +68,10 @@ def seen(obs: Observation, aggregator: str = "avg",
     out = []
     for v in obs.vertices:
         busy = busiest(v) if aggregator == "max" else v.busy
-        if at_offered and at_offered.get(v.op) is not None and busy is not None:
+        offered = bool(at_offered and at_offered.get(v.op) is not None and busy is not None)
+        if offered and at_offered is not None:
             busy = at_offered[v.op]
-        out.append(Seen(v.op, v.parallelism, busy, v.pressed, v.source))
+        out.append(Seen(v.op, v.parallelism, busy, v.pressed, v.source, offered))
     return out
 
 

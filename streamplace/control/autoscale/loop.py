@@ -192,7 +192,7 @@ class Autoscaler:
             return []
         self.from_lower_bound = False
         target = self.options.utilization_target
-        return [f"{s.op} is busy {s.busy:.2f} above the target {target:g}: the last rescale "
+        return [f"{s.op} {s.said}, above the target {target:g}: the last rescale "
                 "was sized from what a back-pressured job let through, and the job now runs "
                 "free" for s in judged if s.busy is not None and not s.source
                 and s.busy > target + CLOSE]

@@ -30,9 +30,15 @@ class Seen:
 
     op: str
     parallelism: int
-    busy: float | None
+    busy: float | None    # its busy share, or its utilisation at the offered load
     pressed: float
     source: bool
+    at_offered: bool = False  # ``busy`` is the utilisation the offered load would give it
+
+    @property
+    def said(self) -> str:
+        return f"would run at {self.busy:.2f} of its capacity at the offered load" \
+            if self.at_offered else f"is busy {self.busy:.2f}"
 
 
 def triggers(seen: list[Seen], low: float, high: float) -> list[str]:
@@ -44,11 +50,11 @@ def triggers(seen: list[Seen], low: float, high: float) -> list[str]:
         if s.pressed >= PRESSED:
             out.append(f"{s.op} is back-pressured {s.pressed:.0%} of the time")
         elif s.busy is not None and not s.source and s.busy > top:
-            out.append(f"{s.op} is busy {s.busy:.2f}, above "
+            out.append(f"{s.op} {s.said}, above "
                        + (f"{high:g}" if high < SATURATED
                           else f"{SATURATED:g}: at its capacity"))
         elif s.busy is not None and not s.source and s.busy < low and s.parallelism > 1:
-            out.append(f"{s.op} is busy {s.busy:.2f}, below {low:g}, on {s.parallelism} "
+            out.append(f"{s.op} {s.said}, below {low:g}, on {s.parallelism} "
                        "subtasks")
     return out
 
