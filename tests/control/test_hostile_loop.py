@@ -214,10 +214,12 @@ def test_an_interrupt_while_the_put_is_in_flight_says_the_change_was_sent(files)
 
 def test_one_connection_reset_is_a_step_without_a_reading_and_the_loop_goes_on():
     with fake_jobmanager() as jm:
-        loop = streamplace("autoscale", jm.job_url, "--max-steps", "3", "--dry-run", *STEP)
-        when(lambda: jm.gets("/taskmanagers/") >= 1, loop)  # the first step has read
-        jm.fault(f"=/jobs/{jm.jid}", "reset")
-        code, lines, err = finished(loop)
+        def once() -> None:  # the first reading has ended: the next request is reset
+            jm.fault(f"=/jobs/{jm.jid}", "reset")
+            jm.on_load = None
+        jm.on_load = once
+        code, lines, err = finished(streamplace("autoscale", jm.job_url, "--max-steps", "3",
+                                                "--dry-run", *STEP))
     assert code == 0, err
     assert len(lines) == 3
     assert any("no reading" in line["why"][0] for line in lines[1:]), lines
@@ -278,14 +280,12 @@ def test_a_flapping_load_gets_no_two_opposite_rescales_in_a_row():
     """The load flips at every step (busy 0.99, then 0.1, ...). Scale-ups are made at once;
     a scale-down waits scale-down.interval and says so: never up, down, up, ..."""
     with fake_jobmanager(busy={"counter": 0.99}) as jm:
+        def flip() -> None:  # each reading ends with the load flipped for the next one
+            jm.busy["counter"] = 0.1 if jm.busy["counter"] > 0.5 else 0.99
+        jm.on_load = flip
         loop = streamplace("autoscale", jm.job_url, "--method", "ds2", "--max-steps", "4",
                            *STEP)
-        lines = []
-        assert loop.stdout is not None
-        for text in loop.stdout:  # each decision flips the load the next step reads
-            lines.append(json.loads(text))
-            jm.busy["counter"] = 0.1 if jm.busy["counter"] > 0.5 else 0.99
-        code, _, err = finished(loop)
+        code, lines, err = finished(loop)
     assert code == 0, err
     moves = [line["to"]["counter"] - line["from"]["counter"] for line in lines
              if line["decision"] == "rescale"]

@@ -43,6 +43,10 @@ class JobManager:
     faults: dict[str, list[str]] = field(default_factory=dict)  # path part: queued faults
     after_put: dict[str, list[str]] = field(default_factory=dict)  # queued once a PUT comes
     on_put: Callable[[], None] | None = None  # what changes in the job once a PUT comes
+    on_load: Callable[[], None] | None = None
+    """What changes once a reading ends: autoscale reads what every job holds
+    (``/jobs/overview``) after the window's second end, so the next step reads the change
+    from its first request on, whatever the test thread's pace."""
     requests: list[tuple[str, str]] = field(default_factory=list)
     puts: list[Any] = field(default_factory=list)
     released: threading.Event = field(default_factory=threading.Event)
@@ -82,6 +86,8 @@ class JobManager:
         if path == f"/jobs/{jid}":
             return job
         if path == "/jobs/overview":
+            if self.on_load is not None:
+                self.on_load()
             return {"jobs": [{"jid": jid, "name": job["name"], "state": job["state"]}]}
         if path == "/taskmanagers":
             return self.snapshot["taskmanagers"]
