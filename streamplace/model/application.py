@@ -50,6 +50,11 @@ class Operator(StrictModel):
         None, description="k_i, the most replicas a solver may choose (default 1).")
     replicas: Annotated[int, Field(ge=1, le=MOST_REPLICAS)] | None = Field(
         None, description="Fixed instance count; excludes max_replicas.")
+    replica_counts: list[Annotated[int, Field(ge=1, le=MOST_REPLICAS)]] | None = Field(
+        None, min_length=1,
+        description="The only replica counts it may run (e.g. the divisors of a keyed Flink "
+                    "vertex's key groups, or of a source's partitions, so that every replica "
+                    "takes an equal share); k_i defaults to the largest.")
     candidates: list[Identifier] | None = Field(
         None, min_length=1, description="Nodes it may run on (default: every processor).")
     work: Ops = Field(0.0, description="Operations per result (Benoit w_i).")
@@ -70,6 +75,10 @@ class Operator(StrictModel):
         if self.replicas is not None and self.max_replicas is not None:
             raise ValueError("sets both replicas and max_replicas — keep replicas for a fixed "
                              "count, or max_replicas to let the solver choose")
+        if self.replicas is not None and self.replica_counts is not None \
+                and self.replicas not in self.replica_counts:
+            raise ValueError(f"fixes replicas at {self.replicas}, which replica_counts does "
+                             "not allow — drop one of them")
         if self.service_rate is not None and self.latency is not None:
             raise ValueError("sets both service_rate and latency — keep one: service_rate for "
                              "a load-dependent (M/M/1) latency, latency for a fixed one")
@@ -93,7 +102,24 @@ class Operator(StrictModel):
         """k_i: the largest replica count allowed."""
         if self.replicas is not None:
             return self.replicas
+        if self.replica_counts is not None:
+            return max((k for k in self.replica_counts
+                        if self.max_replicas is None or k <= self.max_replicas), default=1)
         return self.max_replicas if self.max_replicas is not None else 1
+
+    def allows(self, count: int) -> bool:
+        """Whether ``count`` is one of its ``replica_counts`` (every count, without them)."""
+        return self.replica_counts is None or count in self.replica_counts
+
+    def aligned(self, count: int) -> int | None:
+        """The fewest allowed replicas at or above ``count``, or None when none is.
+
+        >>> Operator(id="k", replica_counts=[1, 2, 4, 8]).aligned(3)
+        4
+        """
+        if self.replica_counts is None:
+            return count
+        return min((k for k in self.replica_counts if k >= count), default=None)
 
     @property
     def billing_units(self) -> float:

@@ -28,16 +28,17 @@ BEYOND_ANY_CAP = 2**63  # "no count of replicas is stable": above every k_i
 
 
 def fewest_stable(op: Operator, rate: float) -> int:
-    """The fewest replicas (at least the operator's minimum) at which a replica is stable
-    (:meth:`Operator.stable_at`: ``rate / m < mu``, or ``<= rho mu`` with a utilisation
-    target); ignores ``k_i`` (callers compare).
+    """The fewest replicas (at least the operator's minimum, and one of its
+    ``replica_counts``) at which a replica is stable (:meth:`Operator.stable_at`:
+    ``rate / m < mu``, or ``<= rho mu`` with a utilisation target); ignores ``k_i``
+    (callers compare).
 
     >>> fewest_stable(Operator(id="a", service_rate=10, target_utilization=0.7), 21.0)
     3
     """
     least = op.min_replicas
     if op.service_rate is None or op.replicas is not None:
-        return least
+        return op.aligned(least) or BEYOND_ANY_CAP
     quotient = rate / (op.service_rate * op.target_utilization)
     if not math.isfinite(quotient):  # a service rate or target so small the share overflows
         return BEYOND_ANY_CAP
@@ -51,9 +52,10 @@ def fewest_stable(op: Operator, rate: float) -> int:
         need -= 1
     for _ in range(_SETTLE_STEPS):
         if op.stable_at(rate / need):
-            return need
+            break
         need += 1
-    return need
+    aligned = op.aligned(need)
+    return BEYOND_ANY_CAP if aligned is None else aligned
 
 
 def is_stable(op: Operator, rate: float, count: int) -> bool:
@@ -112,18 +114,21 @@ def per_node_cap(op: Operator, network: Network, u: str) -> int | None:
 
 def replica_ranges(ops: Sequence[Operator], rates: Mapping[str, float],
                    cands: Mapping[str, Sequence[str]], network: Network,
-                   single_replica: bool = False) -> dict[str, range]:
+                   single_replica: bool = False) -> dict[str, Sequence[int]]:
     """Replica counts each operator may take: stable, within ``k_i`` (1 with
-    ``single_replica`` unless fixed) and within its candidates' capacity. Empty when none."""
+    ``single_replica`` unless fixed), within its candidates' capacity and among its
+    ``replica_counts``; ascending, empty when none (a range without ``replica_counts``)."""
     floors = {op.id: fewest_stable(op, rates[op.id]) for op in ops}
     caps = capacity_caps(ops, cands, network, floors)
-    out = {}
+    out: dict[str, Sequence[int]] = {}
     for op in ops:
         top = op.replica_cap if not (single_replica and op.replicas is None) else 1
         cap = caps[op.id]
         if cap is not None:
             top = min(top, cap)
-        out[op.id] = range(floors[op.id], top + 1)
+        every = range(floors[op.id], top + 1)
+        out[op.id] = every if op.replica_counts is None else \
+            tuple(k for k in sorted(set(op.replica_counts)) if k in every)
     return out
 
 

@@ -45,6 +45,10 @@ def placement_violations(graph: AppGraph, network: Network, plan: Plan) -> list[
             out.append(Violation("replicas.max", Subject("operator", (op.id,)),
                                  f"{op.id} has {count} replicas, at most {op.replica_cap} allowed",
                                  count - op.replica_cap))
+        elif not op.allows(count):
+            out.append(Violation("replicas.counts", Subject("operator", (op.id,)),
+                                 f"{op.id} has {count} replicas, not one of its replica_counts "
+                                 f"{', '.join(map(str, sorted(set(op.replica_counts or []))))}"))
         for u, c in reps.items():
             if nodes[u].role != "processor":
                 out.append(Violation("placement.role", Subject("operator", (op.id,)),

@@ -8,6 +8,7 @@ candidates with no room, streams that cannot be routed).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from streamplace.errors import InfeasibleError
@@ -50,7 +51,7 @@ class OdrpData:
     network: Network
     ops: list[Operator]
     cands: dict[str, list[str]]
-    counts: dict[str, range]  # replica counts allowed (model/replicas.py)
+    counts: dict[str, Sequence[int]]  # replica counts allowed (model/replicas.py)
     streams: list[ResolvedStream]
     dims: list[str]
     bounds: dict[Term, tuple[float, float]]
@@ -130,7 +131,7 @@ def prepare(instance: Instance, single_replica: bool = False) -> OdrpData:
     ops = instance.app.operators
     reasons: list[str] = []
     cands: dict[str, list[str]] = {}
-    counts: dict[str, range] = {}
+    counts: dict[str, Sequence[int]] = {}
     processors = set(network.processors)
     for op in ops:
         cands[op.id] = [u for u in candidates(op, network) if u in processors]
@@ -265,10 +266,13 @@ def compact_columns(data: OdrpData) -> int:
     return 2 * cells
 
 
-def _thermometer(counts: range, cap: int | None) -> int:
-    """sum over m in counts of min(m, cap), in closed form (counts may be huge)."""
+def _thermometer(counts: Sequence[int], cap: int | None) -> int:
+    """sum over m in counts of min(m, cap), in closed form for a range (counts may be
+    huge)."""
     if not counts:
         return 0
+    if not isinstance(counts, range):  # replica_counts: listed, so few
+        return sum(m if cap is None else min(m, cap) for m in counts)
     lo, hi = counts[0], counts[-1]
     top = hi if cap is None else min(hi, cap)
     below = (top * (top + 1) - (lo - 1) * lo) // 2 if top >= lo else 0
