@@ -14,6 +14,7 @@ from streamplace.cli.args import MetricOpt, ObjectiveOpt, QuietOpt
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.job_args import JobArg, SourceRateOpt, YesOpt, confirm, parse_rates
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
+from streamplace.control.autoscale.handover import flink_configuration, handed_over
 from streamplace.control.autoscale.loop import Autoscaler
 from streamplace.control.autoscale.options import SETTINGS, AutoscaleOptions
 from streamplace.control.autoscale.state import State
@@ -36,13 +37,14 @@ def _opt(key: str) -> Any:
 
 @handle_errors
 def autoscale_command(
+    ctx: typer.Context,
     job: JobArg,
     method: Annotated[str, _opt("method")] = _D.method,
     utilization_target: Annotated[float, _opt("utilization_target")] = _D.utilization_target,
     utilization_min: Annotated[float | None, _opt("utilization_min")] = None,
     utilization_max: Annotated[float | None, _opt("utilization_max")] = None,
     metrics_window: Annotated[float, _opt("metrics_window")] = _D.metrics_window,
-    stabilization: Annotated[float, _opt("stabilization_interval")] =
+    stabilization_interval: Annotated[float, _opt("stabilization_interval")] =
     _D.stabilization_interval,
     scale_down_interval: Annotated[float, _opt("scale_down_interval")] =
     _D.scale_down_interval,
@@ -63,6 +65,13 @@ def autoscale_command(
         float, _opt("scaling_effectiveness_threshold")] = _D.scaling_effectiveness_threshold,
     scaling_effectiveness_detection_enabled: Annotated[
         bool, _opt("scaling_effectiveness_detection_enabled")] = False,
+    memory_gc_pressure_threshold: Annotated[
+        float, _opt("memory_gc_pressure_threshold")] = _D.memory_gc_pressure_threshold,
+    memory_heap_usage_threshold: Annotated[
+        float, _opt("memory_heap_usage_threshold")] = _D.memory_heap_usage_threshold,
+    scaling_parallelism_alignment_mode: Annotated[
+        str, _opt("scaling_parallelism_alignment_mode")] =
+    _D.scaling_parallelism_alignment_mode,
     min_improvement: Annotated[float, _opt("min_improvement")] = _D.min_improvement,
     max_steps: Annotated[int | None, _opt("max_steps")] = None,
     metrics_busy_time_aggregator: Annotated[
@@ -78,14 +87,18 @@ def autoscale_command(
         "--dry-run", help="Decide, but send nothing.")] = False,
     yes: YesOpt = False, wait: Annotated[float, _opt("wait")] = _D.wait,
     state: Annotated[str | None, _opt("state")] = None,
+    flink_config: Annotated[str | None, typer.Option(
+        "--flink-config", help="A Flink configuration whose job.autoscaler.* keys set the "
+        "options not given here (a flink-conf.yaml or config.yaml; 'cluster': the job's "
+        "JobManager's).")] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Autoscale: observe, re-plan and apply, step by step, on a running Flink job; one
     JSON line per decision."""
-    options = AutoscaleOptions(
+    chosen: dict[str, Any] = dict(
         method=method, utilization_target=utilization_target,
         utilization_min=utilization_min, utilization_max=utilization_max,
-        metrics_window=metrics_window, stabilization_interval=stabilization,
+        metrics_window=metrics_window, stabilization_interval=stabilization_interval,
         scale_down_interval=scale_down_interval, catch_up_duration=catch_up_duration,
         restart_time=restart_time,
         backlog_processing_lag_threshold=backlog_processing_lag_threshold,
@@ -95,10 +108,16 @@ def autoscale_command(
         vertex_exclude_ids=tuple(vertex_exclude_ids or ()),
         scaling_effectiveness_threshold=scaling_effectiveness_threshold,
         scaling_effectiveness_detection_enabled=scaling_effectiveness_detection_enabled,
+        scaling_parallelism_alignment_mode=scaling_parallelism_alignment_mode,
+        memory_gc_pressure_threshold=memory_gc_pressure_threshold,
+        memory_heap_usage_threshold=memory_heap_usage_threshold,
         min_improvement=min_improvement, max_steps=max_steps, until=until,
         metrics_busy_time_aggregator=metrics_busy_time_aggregator,
         replan_time_limit=replan_time_limit, max_moves=max_moves, wait=wait,
-        dry_run=dry_run, state=state).checked()
+        dry_run=dry_run, state=state)
+    if flink_config is not None:
+        _hand_over(ctx, chosen, flink_config, job)
+    options = AutoscaleOptions(**chosen).checked()
     rates = parse_rates(source_rate)
     goal = opts.build_objective(objective, weights or (None if objective else AUTOSCALE_WEIGHTS),
                                 network_metric)
@@ -110,6 +129,18 @@ def autoscale_command(
         Autoscaler(job, options, goal, rates, stop, state=kept).run(lambda d: _say(d, quiet))
     if stop:
         raise typer.Exit(signal_exit_code(stop))
+
+
+def _hand_over(ctx: typer.Context, chosen: dict[str, Any], source: str, job: str) -> None:
+    """The options a Flink configuration's job.autoscaler.* keys set, where the command line
+    left them at their defaults; each key left out said once."""
+    handed, left = handed_over(flink_configuration(source, job), source)
+    for field, value in handed.items():
+        given = ctx.get_parameter_source(field)
+        if given is None or given.name == "DEFAULT":
+            chosen[field] = value
+    for line in left:
+        console().print(f"[yellow]warning:[/] {escape(line)}")
 
 
 def _say(decision: Decision, quiet: bool) -> None:

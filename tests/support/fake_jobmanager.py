@@ -38,6 +38,10 @@ class JobManager:
     pending: dict[str, float] = field(default_factory=dict)  # source name: pendingRecords
     growth: dict[str, float] = field(default_factory=dict)   # source name: per second of job
     slots_total: int = 8
+    memory: dict[str, float] = field(default_factory=dict)  # TaskManager metric: its max
+    partitions: dict[str, int] = field(default_factory=dict)  # source name: Kafka partitions
+    config: list[dict[str, str]] = field(default_factory=lambda: [
+        {"key": "jobmanager.scheduler", "value": "adaptive"}])  # GET /jobmanager/config
     settle: bool = True                    # whether the job takes up a PUT's parallelism
     put_fault: str | None = None           # drop | hold | None
     faults: dict[str, list[str]] = field(default_factory=dict)  # path part: queued faults
@@ -79,7 +83,13 @@ class JobManager:
         if path == "/config":
             return self.snapshot["config"]
         if path == "/jobmanager/config":
-            return [{"key": "jobmanager.scheduler", "value": "adaptive"}]
+            return self.config
+        if path.startswith("/taskmanagers/metrics?get="):
+            asked = path.partition("=")[2].split(",")
+            if not all(name in self.memory for name in asked):
+                return []  # as Flink: nothing when one name is missing
+            return [{"id": n, "min": 0, "max": self.memory[n], "avg": self.memory[n],
+                     "sum": self.memory[n]} for n in asked]
         if path == "/overview":
             return {"slots-total": self.slots_total,
                     "slots-available": self.slots_total - self._held()}
@@ -128,6 +138,8 @@ class JobManager:
         """The metric ids a vertex's subtasks have: a source with a lag has its
         operator-scoped pendingRecords among them (FLIP-33)."""
         ids = [{"id": m["id"]} for m in self.snapshot["metrics"][vid]]
+        ids += [{"id": f"Source__{self._name(vid)}.KafkaSourceReader.topic.t.partition.{p}."
+                       "currentOffset"} for p in range(self.partitions.get(self._name(vid), 0))]
         if self._name(vid) in self.pending:
             ids.append({"id": f"Source__{self._name(vid)}.pendingRecords"})
         return ids

@@ -1,10 +1,13 @@
 """Decide: the parallelism the job should run, and why; odrp re-plans the observed
-instance with ``solve --current``, ds2 applies DS2's rule."""
+instance with ``solve --current``, ds2 applies DS2's rule, and flink the Flink autoscaler's
+(DS2's count, capped and aligned to the key groups or partitions: a baseline, so that a
+run of odrp can be set beside what the Flink autoscaler would have done)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from streamplace.control.autoscale.alignment import flink_align
 from streamplace.control.autoscale.evaluate import Observed
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import ds2, spread
@@ -13,7 +16,7 @@ from streamplace.model.evaluate import evaluate
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
-from streamplace.solve import Instance, SolveOptions
+from streamplace.solve import Instance, SolveOptions, SolveStatus
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.registry import applicable
 
@@ -27,12 +30,28 @@ class Proposal:
 
 def decide(observed: Observed, triggered: list[str], options: AutoscaleOptions,
            objective: Objective, stop: StopRequest) -> Proposal:
-    if options.method == "ds2":
+    if options.method in ("ds2", "flink"):
         if not triggered:
             return Proposal(None, [])
         wanted = ds2(observed.app, observed.running)
+        if options.method == "flink":
+            wanted = aligned(observed, wanted, options)
         return Proposal(spread(observed.app, observed.infra, wanted), triggered)
     return _replan(observed, triggered, options, objective, stop)
+
+
+def aligned(observed: Observed, wanted: dict[str, int], options: AutoscaleOptions,
+            ) -> dict[str, int]:
+    """The Flink autoscaler's last step on DS2's counts: each source or keyed vertex capped
+    at its partitions or key groups and aligned to them (``JobVertexScaler.scale``)."""
+    out = dict(wanted)
+    running = observed.running
+    for op, n in observed.shares.items():
+        upper = min(n, options.vertex_max_parallelism)
+        target = min(max(wanted[op], 1), upper)
+        out[op] = flink_align(running[op], target, n, upper,
+                              options.scaling_parallelism_alignment_mode)
+    return out
 
 
 def _replan(observed: Observed, why: list[str], options: AutoscaleOptions,
@@ -51,8 +70,16 @@ def _replan(observed: Observed, why: list[str], options: AutoscaleOptions,
     replan = Replan(running=number(before), plan=number(result.objective),
                     status=result.status.value)
     if result.plan is None:
-        return Proposal(None, [*why, f"no plan: {result.message or result.status.value}"],
-                        replan)
+        said = f"no plan: {result.message or result.status.value}"
+        if result.status is not SolveStatus.INFEASIBLE or not why:
+            return Proposal(None, [*why, said], replan)
+        # the offered load is more than the slots carry stably: rather than leave the job
+        # back-pressured, each vertex gets what DS2 asks, within what it may run
+        asked = ds2(app, observed.running)
+        wanted = {o: min(app.operator(o).aligned(k) or app.operator(o).replica_cap,
+                         app.operator(o).replica_cap) for o, k in asked.items()}
+        return Proposal(spread(app, infra, wanted), [*why, said, "each vertex at what DS2 "
+                        "asks, within the most it may run"], replan)
     if not why and held.violations:
         why = [f"the running plan breaks {v.message}" for v in held.violations[:3]]
     if not why and before is not None and result.objective is not None and \

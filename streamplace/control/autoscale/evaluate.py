@@ -3,9 +3,10 @@ jobs hold, the plan the job runs) and what each vertex did over the window."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from streamplace.control.autoscale.alignment import accepted_counts
 from streamplace.control.autoscale.rule import Seen
 from streamplace.control.flink.documents import documents, other_jobs
 from streamplace.control.flink.observation import Observation, ObservedVertex
@@ -24,6 +25,7 @@ class Observed:
     infra: Infrastructure        # the slots left to this job
     plan: Plan                   # what runs
     others: list[HeldBy]         # the cluster's other jobs
+    shares: dict[str, int] = field(default_factory=dict)  # op: its key groups or partitions
 
     @property
     def running(self) -> dict[str, int]:
@@ -37,18 +39,22 @@ class Observed:
 
 
 def observed_instance(obs: Observation, target: float, load: Any,
-                      aggregator: str = "avg") -> Observed:
+                      aggregator: str = "avg", alignment: str = "OFF") -> Observed:
     """The instance a step plans: the TaskManagers less the slots the cluster's other jobs
     hold (a session cluster is shared). With the ``max`` aggregator a vertex's capacity is
     its busiest subtask's: under skew that one saturates while the mean looks fine, so each
     replica's service rate is scaled by mean busy over max busy (PR #505 of the Flink
-    operator made MAX its default for the same reason)."""
+    operator made MAX its default for the same reason). With an ``alignment`` mode, a source
+    or keyed vertex may run only the counts the mode accepts, and the count it runs
+    (:mod:`~streamplace.control.autoscale.alignment`)."""
     docs = documents(obs)
     if "plan" not in docs:
         raise InputError.single("where the job's subtasks run is not known (see the "
                                 "warnings)", "observe it again once it runs", path="JOB")
     if aggregator == "max":
         _capacity_of_the_busiest(docs["application"], obs)
+    shares = {v.op: v.shares for v in obs.vertices if v.shares}
+    _aligned(docs["application"], obs, shares, alignment)
     app = application_from(docs["application"], f"<observed {obs.address}>")
     infra = infrastructure_from(docs["infrastructure"], f"<observed {obs.address}>")
     plan = plan_from(docs["plan"], f"<observed {obs.address}>", app, infra)
@@ -57,7 +63,8 @@ def observed_instance(obs: Observation, target: float, load: Any,
     except InputError as exc:  # a cluster that does not say which job holds a slot
         obs.warnings.append(f"{exc} — planned as if every slot were this job's")
         others = []
-    return Observed(app.with_target_utilization(target), beside(infra, others), plan, others)
+    return Observed(app.with_target_utilization(target), beside(infra, others), plan, others,
+                    shares)
 
 
 def seen(obs: Observation, aggregator: str = "avg",
@@ -87,6 +94,17 @@ def _capacity_of_the_busiest(app: dict[str, Any], obs: Observation) -> None:
         peak = busiest(v) if v is not None else None
         if v is not None and v.busy and peak and peak > v.busy and op.get("service_rate"):
             op["service_rate"] *= v.busy / peak
+
+
+def _aligned(app: dict[str, Any], obs: Observation, shares: dict[str, int],
+             mode: str) -> None:
+    running = {v.op: v.parallelism for v in obs.vertices}
+    for op in app.get("operators", []):
+        n = shares.get(op.get("id"))
+        counts = accepted_counts(n, op["max_replicas"], mode) if n else None
+        if counts is not None:
+            op["replica_counts"] = sorted({*counts, running[op["id"]]})
+            del op["max_replicas"]  # the largest count is k_i
 
 
 def excluded(obs: Observation, given: tuple[str, ...]) -> set[str]:

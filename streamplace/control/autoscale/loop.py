@@ -33,6 +33,7 @@ from streamplace.control.autoscale.limits import limited
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import Seen, predicted, spread, triggers
 from streamplace.control.autoscale.state import State
+from streamplace.control.flink.memory import vetoed
 from streamplace.control.flink.observation import PRESSED, Observation
 from streamplace.control.flink.offered import Backlog, catch_up_targets, offer, read_backlog
 from streamplace.control.flink.rescale import WaitStopped
@@ -121,8 +122,10 @@ class Autoscaler:
         self.missed, self.read_once = 0, True
         obs = reading.observation
         offered, backlog = self._offered(obs)
-        observed = observed_instance(obs, o.utilization_target, reading.snapshot.get("load"),
-                                     o.metrics_busy_time_aggregator)
+        observed = observed_instance(
+            obs, o.utilization_target, reading.snapshot.get("load"),
+            o.metrics_busy_time_aggregator,
+            o.scaling_parallelism_alignment_mode if o.method == "odrp" else "OFF")
         running = observed.running
         # with the offered load known (given, or from the lag), judged at it
         at_offered = predicted(observed.app, observed.infra, observed.plan) \
@@ -148,6 +151,11 @@ class Autoscaler:
                                f"of its offered rate (backlog-processing.lag-threshold "
                                f"{o.backlog_processing_lag_threshold:g} s)")
                 held = kept
+        veto = vetoed(reading.snapshot.get("memory"), o.memory_gc_pressure_threshold,
+                      o.memory_heap_usage_threshold)
+        if veto is not None and held != running:
+            waiting.append(veto)
+            held = running
         if plan is not None and held != wanted:  # a limit or a wait: the rest goes ahead
             plan = None if held == running else spread(observed.app, observed.infra, held)
             wanted = held

@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
+from streamplace.control.autoscale.alignment import MODES
 from streamplace.control.flink.rescale import WAIT
 from streamplace.errors import InputError, Problem
 
-METHODS = ("odrp", "ds2")
+METHODS = ("odrp", "ds2", "flink")
 AGGREGATORS = ("max", "avg")
 FLINK_PREFIX = "job.autoscaler."
 BOUNDARY = 0.3
@@ -58,7 +59,8 @@ class Setting:
 
 SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s for s in (
     Setting("--method", "odrp", "odrp (the plan that runs re-planned, as solve re-plans from "
-            "a current plan) or ds2 (DS2's rule)."),
+            "a current plan), ds2 (DS2's rule) or flink (the Flink autoscaler's rule: DS2's "
+            "count, capped at the key groups or partitions and aligned to them; a baseline)."),
     Setting("--utilization-target", 0.7, "The busy share each vertex is planned at.",
             "utilization.target", 0.0, 1.0, low_open=True),
     Setting("--utilization-min", None, "Rescale a vertex busy less than this (default: "
@@ -97,6 +99,16 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
             1e6, example="64"),
     Setting("--vertex-exclude-ids", None, "An operator, vertex name or JobVertexID left as it "
             "runs (repeatable).", "vertex.exclude.ids", example="sink"),
+    Setting("--memory-gc-pressure-threshold", 1.0, "No rescale while the busiest "
+            "TaskManager spends more than this share of its time collecting garbage.",
+            "memory.gc-pressure.threshold", 0.0, 1.0),
+    Setting("--memory-heap-usage-threshold", 1.0, "No rescale while a TaskManager's heap "
+            "is fuller than this share.", "memory.heap-usage.threshold", 0.0, 1.0),
+    Setting("--scaling-parallelism-alignment-mode", "BALANCED", "How a source's or keyed "
+            "vertex's parallelism is aligned to its partitions or key groups: BALANCED (a "
+            "count that lowers the most any subtask holds), EVENLY_SPREAD (a divisor) or OFF; "
+            "odrp runs only the counts the mode accepts, flink aligns as Flink does.",
+            "scaling.parallelism-alignment.mode"),
     Setting("--scaling-effectiveness-threshold", 0.1, "A scale-up that raised a vertex's "
             "capacity by less than this share of what it was to is ineffective.",
             "scaling.effectiveness.threshold", 0.0, 1.0),
@@ -147,6 +159,9 @@ class AutoscaleOptions:
     vertex_exclude_ids: tuple[str, ...] = ()
     scaling_effectiveness_threshold: float = 0.1
     scaling_effectiveness_detection_enabled: bool = False
+    scaling_parallelism_alignment_mode: str = "BALANCED"
+    memory_gc_pressure_threshold: float = 1.0
+    memory_heap_usage_threshold: float = 1.0
     min_improvement: float = 0.05
     max_steps: int | None = None
     metrics_busy_time_aggregator: str = "max"
@@ -169,6 +184,10 @@ class AutoscaleOptions:
                                     "aggregator",
                                     "give max (the default) or avg",
                                     path="--metrics-busy-time-aggregator"))
+        if self.scaling_parallelism_alignment_mode not in MODES:
+            problems.append(Problem(f"{self.scaling_parallelism_alignment_mode!r} is not an "
+                                    "alignment mode", f"give one of {', '.join(MODES)}",
+                                    path="--scaling-parallelism-alignment-mode"))
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in SETTINGS and isinstance(value, int | float) and \

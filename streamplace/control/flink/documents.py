@@ -57,8 +57,10 @@ def _application(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": v.op, "name": v.name, "engine_id": v.id}
         if v.service_rate is not None:
             entry["service_rate"] = _round(v.service_rate)
+        # a source reads no more partitions than it has: a subtask more would idle
         entry["max_replicas"] = max(v.parallelism, min(v.max_parallelism or MOST_REPLICAS,
-                                                       slots or MOST_REPLICAS))
+                                                       slots or MOST_REPLICAS,
+                                                       v.partitions or MOST_REPLICAS))
         entry["resources"] = {slot_dimension(v): 1}
         operators.append(entry)
     streams = []

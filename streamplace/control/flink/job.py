@@ -80,8 +80,38 @@ def fetch_snapshot(url: str, label: str = "JOB") -> dict[str, Any]:
         "metrics": {vid: get_json(address.at(
             f"{prefix}/{vid}/subtasks/metrics?get={','.join(METERS)}"), label) for vid in ids},
         "taskmanagers": get_json(address.at(f"{base}/taskmanagers"), label),
-        "pending": {vid: _pending(address, f"{prefix}/{vid}", label)
-                    for vid in _sources(job, ids)}}
+        **_source_metrics(address, prefix, _sources(job, ids), label)}
+
+
+def _source_metrics(address: Address, prefix: str, sources: list[str], label: str,
+                    ) -> dict[str, Any]:
+    """``pending``: each source's pendingRecords answer; ``partitions``: how many partitions
+    it reads, where its metrics say (:func:`partitions_read`)."""
+    listed = {vid: _listed(address, f"{prefix}/{vid}", label) for vid in sources}
+    return {"pending": {vid: _pending(address, f"{prefix}/{vid}", ids, label)
+                        for vid, ids in listed.items()},
+            "partitions": {vid: partitions_read(ids) for vid, ids in listed.items()}}
+
+
+PARTITION = re.compile(
+    r"^.*?(\.kafkaCluster\.(?P<kafkaCluster>.+))?\.KafkaSourceReader\.topic\."
+    r"(?P<kafkaTopic>.+)\.partition\.(?P<kafkaId>\d+)\.currentOffset$"
+    r"|^.*\.PulsarConsumer\.(?P<pulsarTopic>.+)-partition-(?P<pulsarId>\d+)\..*"
+    r"\.numMsgsReceived$")
+"""A metric that names one partition a source reads: the Flink autoscaler's pattern
+(``ScalingMetricCollector``) for Flink's Kafka and Pulsar sources."""
+
+
+def partitions_read(ids: list[str]) -> int | None:
+    """The distinct partitions the metric ids name, or None where they name none.
+
+    >>> partitions_read(["Source__bids.KafkaSourceReader.topic.bids.partition.0.currentOffset",
+    ...                  "Source__bids.KafkaSourceReader.topic.bids.partition.7.currentOffset",
+    ...                  "Source__bids.numRecordsOut"])
+    2
+    """
+    seen = {tuple(match.groupdict().values()) for match in map(PARTITION.match, ids) if match}
+    return len(seen) or None
 
 
 PENDING = "pendingRecords"
@@ -98,18 +128,24 @@ def _sources(job: Any, ids: list[str]) -> list[str]:
     return [vid for vid in ids if vid not in fed]
 
 
-def _pending(address: Address, vertex: str, label: str) -> Any:
-    """The ``pendingRecords`` of a source vertex's operators, summed over its subtasks
-    (``GET .../subtasks/metrics`` lists the ids, scoped by operator: ``Source__events.
-    pendingRecords``); an empty list where its source reports none."""
+def _listed(address: Address, vertex: str, label: str) -> list[str]:
+    """The metric ids ``GET .../subtasks/metrics`` lists for a vertex, scoped by operator
+    (``Source__events.pendingRecords``); none from a proxy that passes only the calls it
+    knows."""
     try:
         listed = get_json(address.at(f"{vertex}/subtasks/metrics"), label)
     except Unreachable:
         raise
-    except InputError:  # a proxy that passes only the calls it knows: no lag to read
+    except InputError:
         return []
-    ids = [m["id"] for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str)
-           and m["id"].rsplit(".", 1)[-1] == PENDING] if isinstance(listed, list) else []
+    return [m["id"] for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str)] \
+        if isinstance(listed, list) else []
+
+
+def _pending(address: Address, vertex: str, listed: list[str], label: str) -> Any:
+    """The ``pendingRecords`` of a source vertex's operators, summed over its subtasks; an
+    empty list where its source reports none."""
+    ids = [i for i in listed if i.rsplit(".", 1)[-1] == PENDING]
     if not ids:
         return []
     asked = ",".join(urllib.parse.quote(i, safe="._-") for i in ids[:20])

@@ -30,6 +30,8 @@ class ObservedVertex:
     window: Window | None = None  # over a window (observe --window), else None
     pending: float | None = None  # a source's pendingRecords at the end, where it has one
     pending_growth: float | None = None  # records per second it grew over the window
+    keyed: bool = False          # an input is hash-partitioned (keyBy): key groups split it
+    partitions: int | None = None  # the partitions a source reads, where its metrics say
 
     @property
     def pressed(self) -> float:
@@ -39,6 +41,15 @@ class ObservedVertex:
     @property
     def source(self) -> bool:
         return not self.inputs
+
+    @property
+    def shares(self) -> int | None:
+        """What its parallelism is aligned to, as the Flink autoscaler aligns it: a source's
+        partitions, else a keyed vertex's (or a source's) key groups, its max parallelism;
+        None for a vertex neither keyed nor a source."""
+        if self.source and self.partitions:
+            return self.partitions
+        return self.max_parallelism if self.keyed or self.source else None
 
     def meter(self, name: str) -> float | None:
         return self.meters[name][0] if name in self.meters else None

@@ -104,6 +104,9 @@ def observe(snapshot: Any, file: str) -> Observation:
                 found[v.id]
         obs.window = sum(w.seconds for w in found.values()) / max(1, len(found))
     _lag(vertices, snapshot.get("pending"), before, obs.window)
+    read = snapshot.get("partitions")
+    for v in vertices:
+        v.partitions = as_count(read.get(v.id)) if isinstance(read, dict) else None
     for v in vertices:
         _service(v, obs.warnings)
     obs.streams = _streams(vertices, obs.warnings)
@@ -123,6 +126,9 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
     inputs = {n["id"]: [i["id"] for i in as_list(n.get("inputs")) if isinstance(i, dict)
                         and isinstance(i.get("id"), str)]
               for n in nodes if isinstance(n, dict) and isinstance(n.get("id"), str)}
+    keyed = {n["id"] for n in nodes if isinstance(n, dict) and isinstance(n.get("id"), str)
+             and any(isinstance(i, dict) and i.get("ship_strategy") == "HASH"
+                     for i in as_list(n.get("inputs")))}
     out: list[ObservedVertex] = []
     problems: list[Problem] = []
     taken: set[str] = set()
@@ -148,7 +154,7 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
             vid, v["name"], op, v["parallelism"], as_count(v.get("maxParallelism")),
             inputs.get(vid, []), duration / 1000 if duration is not None and duration >= 0
             else None, group if isinstance(group, str) else None, whole_totals(v, warnings),
-            meters(metrics[vid]), placed(details.get(vid))))
+            meters(metrics[vid]), placed(details.get(vid)), keyed=vid in keyed))
     if problems:
         raise InputError(problems)
     return out

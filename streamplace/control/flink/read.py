@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from streamplace.control.flink.job import fetch_load, fetch_snapshot
+from streamplace.control.flink.memory import fetch_memory
 from streamplace.control.flink.observation import Observation
 from streamplace.control.flink.observe import observe
 from streamplace.control.flink.offered import offer
@@ -29,7 +30,8 @@ def read_job(job: str, window: float | None, rates: dict[str, float], load: bool
              wait: Callable[[float], None] = time.sleep) -> tuple[Any, Observation]:
     """The snapshot (live, or a file saved earlier) and its observation, at the offered
     load where ``rates`` give it; with ``load``, a live snapshot holds what every job of the
-    cluster holds too (``fetch_load``)."""
+    cluster holds too (``fetch_load``), and its TaskManagers' memory pressure
+    (``fetch_memory``)."""
     check_window(window)
     if window is not None and not is_url(job):
         raise InputError.single("--window reads a live job over time", "give the job's "
@@ -42,6 +44,7 @@ def read_job(job: str, window: float | None, rates: dict[str, float], load: bool
         snapshot = fetch_window(job, window, wait=wait)
     if load and is_url(job):
         snapshot["load"] = fetch_load(job, snapshot.get("taskmanagers"))
+        snapshot["memory"] = fetch_memory(job)
     obs = observe(snapshot, without_credentials(job) if is_url(job) else job)
     if rates:
         offer(obs, rates)

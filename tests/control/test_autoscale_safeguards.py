@@ -1,0 +1,126 @@
+"""The Flink autoscaler's safeguards in autoscale, against the scripted JobManager
+(tests/support/fake_jobmanager.py): alignment to key groups and partitions, the memory veto,
+and a job.autoscaler.* configuration handed over."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from ..support.fake_jobmanager import fake_jobmanager
+
+HANG_GUARD = 120
+STEP = ("--yes", "--stabilization-interval", "0", "--metrics-window", "5", "--max-steps",
+        "1", "--dry-run", "-q")
+SOURCE = "Source: numbers -> pace"
+LAGGING = ("--catch-up-duration", "0")
+
+
+def autoscale(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "streamplace", "autoscale", url, *args,
+                           *STEP], capture_output=True, text=True, timeout=HANG_GUARD)
+
+
+def decided(url: str, *args: str) -> dict:  # type: ignore[type-arg]
+    done = autoscale(url, *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[0])  # type: ignore[no-any-return]
+
+
+def test_the_flink_rule_aligns_a_keyed_vertex_to_its_key_groups():
+    """200 records/s offered (100 sent, the lag growing by 100 a second): DS2 asks
+    ceil(200 / (0.7 x 100)) = 3 subtasks of counter, which is keyed on 128 key groups. The
+    Flink rule searches upwards from 3 for a count that divides 128 (or, BALANCED, lowers
+    the key groups a subtask holds below 128 // 3): 4. With alignment OFF it keeps 3."""
+    with fake_jobmanager() as jm:
+        jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 100.0
+        ds2 = decided(jm.job_url, "--method", "ds2", *LAGGING)
+        flink = decided(jm.job_url, "--method", "flink", *LAGGING)
+        off = decided(jm.job_url, "--method", "flink", *LAGGING,
+                      "--scaling-parallelism-alignment-mode", "OFF")
+    assert (ds2["to"]["counter"], flink["to"]["counter"], off["to"]["counter"]) == (3, 4, 3)
+
+
+def test_odrp_runs_only_the_counts_the_alignment_mode_accepts():
+    """The same load re-planned: EVENLY_SPREAD leaves odrp the divisors of 128 (and the
+    count that runs), so counter goes to 4, not 3; BALANCED accepts 3 (128 // 3 = 42 key
+    groups a subtask, fewer than 64 on 2)."""
+    with fake_jobmanager() as jm:
+        jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 100.0
+        even = decided(jm.job_url, *LAGGING, "--scaling-parallelism-alignment-mode",
+                       "EVENLY_SPREAD")
+        balanced = decided(jm.job_url, *LAGGING)
+    assert even["to"]["counter"] == 4, even
+    assert balanced["to"]["counter"] == 3, balanced
+
+
+def test_a_source_is_capped_at_the_partitions_it_reads():
+    """A source whose metrics name two Kafka partitions may run at most 2 subtasks, as the
+    Flink autoscaler caps it; the observed application says so."""
+    with fake_jobmanager() as jm:
+        jm.partitions[SOURCE] = 2
+        done = subprocess.run([sys.executable, "-m", "streamplace", "observe", jm.job_url,
+                               "--json", "-q"], capture_output=True, text=True,
+                              timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stderr
+    ops = {op["id"]: op for op in json.loads(done.stdout)["application"]["operators"]}
+    assert ops["numbers-pace"]["max_replicas"] == 2
+    assert ops["counter"]["max_replicas"] > 2
+
+
+def test_memory_pressure_vetoes_a_rescale_and_says_why():
+    """counter's busiest subtask is at its capacity, so the job would be scaled up; but a
+    TaskManager spends 40% of its time in GC, above the threshold 0.3: no rescale."""
+    with fake_jobmanager(busy={"counter": [0.99, 0.3]}) as jm:
+        jm.memory["Status.JVM.GarbageCollector.All.TimeMsPerSecond"] = 400.0
+        free = decided(jm.job_url, "--method", "ds2")
+        vetoed = decided(jm.job_url, "--method", "ds2", "--memory-gc-pressure-threshold",
+                         "0.3")
+        jm.memory.pop("Status.JVM.GarbageCollector.All.TimeMsPerSecond")
+        jm.memory.update({"Status.JVM.Memory.Heap.Used": 95.0,
+                          "Status.JVM.Memory.Heap.Max": 100.0})
+        full = decided(jm.job_url, "--method", "ds2", "--memory-heap-usage-threshold", "0.9")
+    assert free["decision"] == "dry run", free["why"]
+    assert vetoed["decision"] == "no change" and vetoed["to"] == vetoed["from"]
+    assert any("GC pressure 0.40 is above memory.gc-pressure.threshold 0.3" in w
+               for w in vetoed["why"]), vetoed["why"]
+    assert full["decision"] == "no change"
+    assert any("heap usage 0.95" in w for w in full["why"]), full["why"]
+
+
+def test_a_flink_autoscaler_configuration_is_handed_over(tmp_path):
+    """A config.yaml (2.x, nested) with the aggregator set to AVG: the skewed vertex is left
+    alone as with --metrics-busy-time-aggregator avg; the flag given on the command line
+    wins over the file; the same keys read from the JobManager do the same; a key with no
+    option here is named once."""
+    config = tmp_path / "config.yaml"
+    config.write_text("job:\n  autoscaler:\n    enabled: true\n    metrics:\n"
+                      "      busy-time:\n        aggregator: AVG\n"
+                      "    stabilization.interval: 1 min\n    memory.tuning.enabled: true\n")
+    with fake_jobmanager(busy={"counter": [0.99, 0.3]}) as jm:
+        from_file = autoscale(jm.job_url, "--method", "ds2", "--flink-config", str(config))
+        flag_wins = decided(jm.job_url, "--method", "ds2", "--flink-config", str(config),
+                            "--metrics-busy-time-aggregator", "max")
+        jm.config = [{"key": "job.autoscaler.metrics.busy-time.aggregator", "value": "AVG"}]
+        from_cluster = decided(jm.job_url, "--method", "ds2", "--flink-config", "cluster")
+    assert from_file.returncode == 0, from_file.stderr
+    assert json.loads(from_file.stdout.splitlines()[0])["decision"] == "no change"
+    assert "job.autoscaler.memory.tuning.enabled is not an autoscale option here" in \
+        from_file.stderr
+    assert "enabled is not" not in from_file.stderr.replace("tuning.enabled is not", "")
+    assert flag_wins["decision"] == "dry run"
+    assert from_cluster["decision"] == "no change"
+
+
+def test_a_configuration_value_flink_would_not_read_is_refused(tmp_path):
+    config = tmp_path / "flink-conf.yaml"
+    config.write_text("job.autoscaler.metrics.window: ten minutes\n"
+                      "job.autoscaler.utilization.target: high\n")
+    with fake_jobmanager() as jm:
+        done = autoscale(jm.job_url, "--flink-config", str(config))
+        assert jm.puts == []
+    assert done.returncode == 2, done.stderr
+    assert "job.autoscaler.metrics.window" in done.stderr
+    assert "job.autoscaler.utilization.target" in done.stderr
+    assert "Traceback" not in done.stderr
