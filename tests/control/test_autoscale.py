@@ -80,15 +80,17 @@ def test_the_offered_load_is_read_from_the_sources_lag():
 
 def test_a_backlog_is_sized_to_be_worked_off_and_holds_every_scale_down():
     """6,000 records pending, none growing: over a 60 s catch-up with a 30 s restart the
-    source must take 100 + 6000/60 + 100 x 30/60 = 250 records/s. evens, idle, would be
-    scaled down, but not while the lag is above the threshold."""
+    Flink autoscaler asks a capacity of 100 / 0.7 + 6000/60 + 100 x 30/60 = 292.9 records/s
+    (the backlog and the restart's queue at full capacity, the rate at the target): planned
+    for as 100 + 0.7 x 150 = 205/s at the target, 3 subtasks of counter. evens, idle, would
+    be scaled down, but not while the lag is above the threshold."""
     with fake_jobmanager(busy={"evens": 0.05}) as jm:
         jm.pending[SOURCE] = 6000.0
         line = decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "60",
                        "--restart-time", "30", "--backlog-processing-lag-threshold", "10",
                        "--scale-down-interval", "0")
-    assert "250/s" in line["offered"], line["offered"]
-    assert line["to"]["counter"] == 4 and line["to"]["evens"] >= line["from"]["evens"], line
+    assert "205/s" in line["offered"], line["offered"]
+    assert line["to"]["counter"] == 3 and line["to"]["evens"] >= line["from"]["evens"], line
     assert any("no scale-down while a source lags" in why for why in line["why"]), line
 
 

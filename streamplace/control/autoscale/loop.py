@@ -217,7 +217,8 @@ class Autoscaler:
         o = self.options
         restart = o.restart_time if o.restart_time is not None else (
             self.restarts[-1] if self.restarts else RESTART_TIME)
-        targets = catch_up_targets(backlog, o.catch_up_duration, restart)
+        targets = catch_up_targets(backlog, o.catch_up_duration, restart,
+                                   o.utilization_target)
         try:
             offer(obs, targets, "pendingRecords")
         except InputError as exc:  # a source that sent nothing: its streams keep their rate
@@ -225,7 +226,8 @@ class Autoscaler:
             return "observed (a lower bound under backpressure)", backlog
         said = ", ".join(f"{op} {rate:.4g}/s" for op, rate in targets.items())
         return (f"from the sources' pendingRecords, with the backlog worked off over "
-                f"{o.catch_up_duration:g} s and a restart of {restart:.3g} s: {said}"), backlog
+                f"{o.catch_up_duration:g} s and a restart of {restart:.3g} s at full capacity "
+                f"(planned for: {said})"), backlog
 
     def wait(self, seconds: float) -> None:
         """Wait, in short naps so that a stop request is seen at once (:class:`Stopped`)."""

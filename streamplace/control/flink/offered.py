@@ -91,16 +91,22 @@ def read_backlog(obs: Observation) -> Backlog | None:
     return Backlog(rates, {v.op: v.pending or 0.0 for v in sources})
 
 
-def catch_up_targets(backlog: Backlog, catch_up: float, restart: float) -> dict[str, float]:
-    """Each source's target rate, as the Flink autoscaler sizes for a backlog
-    (FLINK-30593): the offered rate, plus the lag worked off over ``catch_up`` seconds,
-    plus what queues while the job restarts (``restart`` seconds of the offered rate),
-    also worked off over ``catch_up``. ``catch_up`` 0: the offered rate alone.
+def catch_up_targets(backlog: Backlog, catch_up: float, restart: float,
+                     target: float = 1.0) -> dict[str, float]:
+    """Each source's rate to plan for, as the Flink autoscaler sizes for a backlog
+    (FLINK-30593, ``AutoScalerUtils.getTargetProcessingCapacity``): a capacity of the
+    offered rate over the ``target`` utilisation, plus the lag worked off over ``catch_up``
+    seconds, plus what queues while the job restarts (``restart`` seconds of the offered
+    rate), also worked off over ``catch_up``. Those two run at full capacity, not at the
+    target: a plan divides every rate by the target, so they are planned for at ``target``
+    times their size. ``catch_up`` 0: the offered rate alone.
 
     >>> catch_up_targets(Backlog({"s": 100.0}, {"s": 6000.0}), 60, 30)
     {'s': 250.0}
+    >>> catch_up_targets(Backlog({"s": 100.0}, {"s": 6000.0}), 60, 30, target=0.5)
+    {'s': 175.0}
     """
     if catch_up <= 0:
         return dict(backlog.rates)
-    return {op: rate + backlog.lag[op] / catch_up + rate * restart / catch_up
+    return {op: rate + target * (backlog.lag[op] / catch_up + rate * restart / catch_up)
             for op, rate in backlog.rates.items()}
