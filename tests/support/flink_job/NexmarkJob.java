@@ -8,7 +8,7 @@ import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.tuple.Tuple4;
+import org.apache.flink.api.java.tuple.Tuple5;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -36,39 +36,39 @@ import org.apache.flink.util.Collector;
  * the offsets across a rescale.
  */
 public class NexmarkJob {
-    static final TypeInformation<Tuple4<Long, Long, Long, Long>> EVENT =
-        Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG);
+    static final TypeInformation<Tuple5<Long, Long, Long, Long, String>> EVENT =
+        Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.STRING);
 
     static void work(long micros) throws InterruptedException {
         Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
     }
 
-    public static class Convert implements MapFunction<Tuple4<Long, Long, Long, Long>,
-            Tuple4<Long, Long, Long, Long>> {
+    public static class Convert implements MapFunction<Tuple5<Long, Long, Long, Long, String>,
+            Tuple5<Long, Long, Long, Long, String>> {
         private final long micros;
         Convert(long micros) { this.micros = micros; }
-        public Tuple4<Long, Long, Long, Long> map(Tuple4<Long, Long, Long, Long> bid)
+        public Tuple5<Long, Long, Long, Long, String> map(Tuple5<Long, Long, Long, Long, String> bid)
                 throws Exception {
             work(micros);
-            return Tuple4.of(bid.f0, bid.f1, bid.f2, bid.f3 * 908 / 1000);  // dollars to euros
+            return Tuple5.of(bid.f0, bid.f1, bid.f2, bid.f3 * 908 / 1000, bid.f4);  // to euros
         }
     }
 
-    public static class Select implements FilterFunction<Tuple4<Long, Long, Long, Long>> {
+    public static class Select implements FilterFunction<Tuple5<Long, Long, Long, Long, String>> {
         private final long micros;
         Select(long micros) { this.micros = micros; }
-        public boolean filter(Tuple4<Long, Long, Long, Long> bid) throws Exception {
+        public boolean filter(Tuple5<Long, Long, Long, Long, String> bid) throws Exception {
             work(micros);
             return bid.f1 % 2 == 0;
         }
     }
 
     /** A count, with the work done per event added. */
-    public static class Count implements AggregateFunction<Tuple4<Long, Long, Long, Long>, Long, Long> {
+    public static class Count implements AggregateFunction<Tuple5<Long, Long, Long, Long, String>, Long, Long> {
         private final long micros;
         Count(long micros) { this.micros = micros; }
         public Long createAccumulator() { return 0L; }
-        public Long add(Tuple4<Long, Long, Long, Long> event, Long count) {
+        public Long add(Tuple5<Long, Long, Long, Long, String> event, Long count) {
             try { work(micros); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
             return count + 1;
         }
@@ -81,28 +81,28 @@ public class NexmarkJob {
      * as Flink's own window join runs it (both inputs keyed into one window): every pair of a
      * person and an auction of one key and window is a match, and costs the work.
      */
-    public static class Match extends ProcessWindowFunction<Tuple4<Long, Long, Long, Long>,
+    public static class Match extends ProcessWindowFunction<Tuple5<Long, Long, Long, Long, String>,
             Long, Long, TimeWindow> {
         private final long micros;
         Match(long micros) { this.micros = micros; }
         public void process(Long seller, Context context,
-                            Iterable<Tuple4<Long, Long, Long, Long>> events, Collector<Long> out)
+                            Iterable<Tuple5<Long, Long, Long, Long, String>> events, Collector<Long> out)
                 throws Exception {
             List<Long> people = new ArrayList<>();
             List<Long> auctions = new ArrayList<>();
-            for (Tuple4<Long, Long, Long, Long> e : events) { (e.f2 == 0 ? people : auctions).add(e.f0); }
+            for (Tuple5<Long, Long, Long, Long, String> e : events) { (e.f2 == 0 ? people : auctions).add(e.f0); }
             for (int p = 0; p < people.size(); p++) {
                 for (Long auction : auctions) { work(micros); out.collect(auction); }
             }
         }
     }
 
-    static DataStream<Tuple4<Long, Long, Long, Long>> topic(StreamExecutionEnvironment env,
+    static DataStream<Tuple5<Long, Long, Long, Long, String>> topic(StreamExecutionEnvironment env,
             String name, String kind, double rate, int partitions, String folder) {
         TopicSource source = new TopicSource(name, new Arrivals(folder + "/" + name, partitions),
                                              new Events(kind, 3));
-        WatermarkStrategy<Tuple4<Long, Long, Long, Long>> marks = WatermarkStrategy
-            .<Tuple4<Long, Long, Long, Long>>forBoundedOutOfOrderness(Duration.ofSeconds(1))
+        WatermarkStrategy<Tuple5<Long, Long, Long, Long, String>> marks = WatermarkStrategy
+            .<Tuple5<Long, Long, Long, Long, String>>forBoundedOutOfOrderness(Duration.ofSeconds(1))
             .withIdleness(Duration.ofSeconds(2));
         return env.fromSource(source, marks, name, EVENT).uid(name);
     }

@@ -20,7 +20,7 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
-import org.apache.flink.api.java.tuple.Tuple4;
+import org.apache.flink.api.java.tuple.Tuple5;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.metrics.MetricGroup;
@@ -33,7 +33,7 @@ import org.apache.flink.metrics.MetricGroup;
  * the names Flink's Kafka source uses, so that a reader of metrics counts the partitions as it
  * would for Kafka. Events are (id, key, other, value); {@link Events} makes them.
  */
-public class TopicSource implements Source<Tuple4<Long, Long, Long, Long>,
+public class TopicSource implements Source<Tuple5<Long, Long, Long, Long, String>,
         TopicSource.Partition, List<TopicSource.Partition>> {
     private static final ScheduledExecutorService TIMER =
         Executors.newSingleThreadScheduledExecutor(r -> {
@@ -82,7 +82,7 @@ public class TopicSource implements Source<Tuple4<Long, Long, Long, Long>,
         return new ListSerializer();
     }
 
-    public SourceReader<Tuple4<Long, Long, Long, Long>, Partition> createReader(
+    public SourceReader<Tuple5<Long, Long, Long, Long, String>, Partition> createReader(
             SourceReaderContext context) {
         return new Reader(context);
     }
@@ -120,7 +120,7 @@ public class TopicSource implements Source<Tuple4<Long, Long, Long, Long>,
         public void close() {}
     }
 
-    class Reader implements SourceReader<Tuple4<Long, Long, Long, Long>, Partition> {
+    class Reader implements SourceReader<Tuple5<Long, Long, Long, Long, String>, Partition> {
         private final SourceReaderContext context;
         private final List<Partition> splits = new ArrayList<>();
         private final Map<Integer, Boolean> reported = new HashMap<>();
@@ -142,7 +142,7 @@ public class TopicSource implements Source<Tuple4<Long, Long, Long, Long>,
             return total;
         }
 
-        public InputStatus pollNext(ReaderOutput<Tuple4<Long, Long, Long, Long>> output) {
+        public InputStatus pollNext(ReaderOutput<Tuple5<Long, Long, Long, Long, String>> output) {
             long now = System.currentTimeMillis();
             if (arrivals.held()) { return idle(200); }
             long due = arrivals.arrived(now);
