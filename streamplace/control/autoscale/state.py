@@ -99,3 +99,19 @@ class State:
 def _seconds(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and \
         math.isfinite(value) and value >= 0
+
+
+def state_document(path: str) -> dict[str, Any] | None:
+    """The document of ``path`` when it is an autoscale state file (JSON of
+    :data:`STATE_SCHEMA`), else None (a plan, a folder, anything else)."""
+    target = Path(path)
+    if not target.is_file():
+        return None
+    try:
+        with target.open("rb") as handle:
+            if handle.read(1).strip() not in (b"{", b""):  # neither JSON nor a state
+                return None
+        doc = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("schema") == STATE_SCHEMA else None

@@ -1,0 +1,71 @@
+"""autoscale on a Nexmark-shaped job on real Flink 2.2.1 (tests/support/flink_job/NexmarkJob.java,
+q5: bids -> hot items, keyed on 24 key groups, a sliding window -> sink), whose FLIP-27 source
+reads a topic of 4 partitions and reports its lag (``pendingRecords``): the offered load is
+read from the lag, the keyed vertex goes to a count that divides its key groups, the source
+is capped at its partitions, and a second autoscale resumes from the first one's state, with
+the restart time it measured.
+
+Waits are on conditions the cluster reports (a hang guard bounds them), never on time."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from ..support.flink_cluster import ClusterPool
+from ..support.flink_jobs import runs_at, streamplace, until
+
+pytestmark = pytest.mark.e2e
+
+RATE, PARTITIONS, WORK, KEY_GROUPS = 150, 4, 10_000, 24  # hot items: 100 bids/s a subtask
+
+
+def test_the_lag_sizes_a_keyed_vertex_to_a_divisor_of_its_key_groups_and_a_restart_resumes(
+        flink_pool: ClusterPool, tmp_path: Path):
+    cluster = flink_pool.get("2.2.1")
+    topic = tmp_path / "bids"
+    topic.mkdir()
+    (topic / "schedule").write_text(f"{int(time.time() * 1000)} {RATE}\n")
+    job = cluster.run(job="NexmarkJob", args=("q5", str(RATE), str(PARTITIONS), str(WORK),
+                                              str(tmp_path)))
+    url = f"{cluster.rest}/jobs/{job}"
+    try:
+        source = until(lambda: cluster.get(f"/jobs/{job}"),
+                       lambda j: j["state"] == "RUNNING")["vertices"][0]
+
+        def lag() -> float:
+            got = cluster.get(f"/jobs/{job}/vertices/{source['id']}/subtasks/metrics"
+                              "?get=Source__bids.pendingRecords")
+            return float(got[0]["sum"]) if got else 0.0
+
+        until(lag, lambda pending: pending > 0)  # one subtask takes 100 of 150 bids/s
+        state = tmp_path / "state.json"
+        step = ("--max-steps", "1", "--stabilization-interval", "0", "--metrics-window", "6",
+                "--catch-up-duration", "60", "--scaling-parallelism-alignment-mode",
+                "EVENLY_SPREAD", "--state", str(state), "--yes", "-q")
+        first = streamplace("autoscale", url, "--restart-time", "5", *step)
+        assert first.returncode == 0, first.stderr
+        line = json.loads(first.stdout.splitlines()[0])
+        assert line["decision"] == "rescale", line["why"]
+        assert "pendingRecords" in line["offered"] and line["lag"]["bids"] > 0, line
+        hot = line["to"]["hot-items"]
+        assert hot > 1 and KEY_GROUPS % hot == 0, line["to"]
+        runs_at(cluster, job, {"Source: bids": 1, "hot items": hot, "sink: Writer": 1})
+
+        observed = streamplace("observe", url, "--json", "-q")
+        assert observed.returncode == 0, observed.stderr
+        ops = {op["id"]: op for op in json.loads(observed.stdout)["application"]["operators"]}
+        assert ops["bids"]["max_replicas"] == PARTITIONS  # its metrics name 4 partitions
+
+        restart = line["seconds_to_rescale"]
+        second = streamplace("autoscale", url, *step, "--dry-run")
+        assert second.returncode == 0, second.stderr
+        resumed = json.loads(second.stdout.splitlines()[0])
+        assert f"a restart of {restart:.3g} s" in resumed["offered"], (restart, resumed)
+        kept = json.loads(state.read_text())
+        assert [d["decision"] for d in kept["decisions"]] == ["rescale", resumed["decision"]]
+    finally:
+        cluster.cancel(job)
