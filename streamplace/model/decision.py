@@ -48,7 +48,7 @@ class Decision(Record):
     """One step of ``autoscale``."""
 
     step: int | None = Field(None, description="1, 2, ...; none on the last line")
-    method: str | None = Field(None, description="odrp or ds2")
+    method: str | None = Field(None, description="odrp, ds2 or flink")
     decision: Literal["rescale", "no change", "dry run", "stopped"]
     why: list[str] = Field(description="why this decision, in words")
     window: float | None = Field(None, description="seconds the counters covered")

@@ -79,8 +79,8 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
             30 * DAY),
     Setting("--catch-up-duration", 1800.0, "Seconds in which a backlog (the sources' "
             "pendingRecords) is to be worked off after a rescale: its lag over this is added "
-            "to the offered rate (0: no backlog sizing).", "catch-up.duration", 0.0,
-            30 * DAY),
+            "to the capacity, at full utilisation (0: no backlog sizing).",
+            "catch-up.duration", 0.0, 30 * DAY),
     Setting("--restart-time", None, "Seconds a rescale stops the job, whose records queue "
             "meanwhile (default: as measured on autoscale's own rescales, 300 until "
             "then).", "restart.time", 0.0, DAY, example="60"),
