@@ -43,7 +43,8 @@ SUMMARIES = {  # the first sentence of each command's docstring (a test keeps th
     "render": "Draw PLAN: nodes (by zone) with their use, replicas, flows, the critical path "
               "and every violated constraint.",
     "report": "One HTML file, self-contained: each plan's metrics, utility, drawing, binding "
-              "constraints and best changes; a comparison of several plans; a sweep's plots.",
+              "constraints and best changes; a comparison of several plans; a sweep's plots; or an "
+              "autoscale run's history.",
     "extract": "Extract: an application (and infrastructure skeleton) from Spark event logs.",
     "observe": "Observe: an application (and infrastructure skeleton, current plan) from a "
                "running Flink job; with --against, the plan's predictions held to what the "
