@@ -3,7 +3,8 @@ q5: bids -> hot items, keyed on 24 key groups, a sliding window -> sink), whose 
 reads a topic of 4 partitions and reports its lag (``pendingRecords``): the offered load is
 read from the lag, the keyed vertex goes to a count that divides its key groups, the source
 is capped at its partitions, and a second autoscale resumes from the first one's state, with
-the restart time it measured.
+the restart time it measured. Through a proxy that answers a vertex's counters incomplete,
+no decision is taken.
 
 Waits are on conditions the cluster reports (a hang guard bounds them), never on time."""
 
@@ -17,6 +18,7 @@ import pytest
 
 from ..support.flink_cluster import ClusterPool
 from ..support.flink_jobs import runs_at, streamplace, until
+from ..support.flink_proxy import flink_proxy, incomplete_vertex
 
 pytestmark = pytest.mark.e2e
 
@@ -67,5 +69,35 @@ def test_the_lag_sizes_a_keyed_vertex_to_a_divisor_of_its_key_groups_and_a_resta
         assert f"a restart of {restart:.3g} s" in resumed["offered"], (restart, resumed)
         kept = json.loads(state.read_text())
         assert [d["decision"] for d in kept["decisions"]] == ["rescale", resumed["decision"]]
+    finally:
+        cluster.cancel(job)
+
+
+def test_no_decision_is_taken_on_a_reading_flink_answers_incomplete(flink_pool: ClusterPool,
+                                                                      tmp_path: Path):
+    """q1 at parallelism 1 cannot keep up, so autoscale would scale it up; through a proxy
+    that answers the work vertex's counters incomplete and drops a subtask, the step says
+    there is no reading and sends nothing. The same step through a clean proxy decides."""
+    cluster = flink_pool.get("2.2.1")
+    topic = tmp_path / "bids"
+    topic.mkdir()
+    (topic / "schedule").write_text(f"{int(time.time() * 1000)} {RATE}\n")
+    job = cluster.run(job="NexmarkJob", args=("q1", str(RATE), str(PARTITIONS), str(WORK),
+                                              str(tmp_path)))
+    try:
+        until(lambda: cluster.get(f"/jobs/{job}"), lambda j: j["state"] == "RUNNING")
+        step = ("--max-steps", "1", "--stabilization-interval", "0", "--metrics-window", "6",
+                "--yes", "-q")
+        with flink_proxy(cluster.rest) as proxy:
+            proxy.tamper = incomplete_vertex("convert")
+            refused = streamplace("autoscale", f"{proxy.url}/jobs/{job}", *step)
+            proxy.tamper = None
+            decided = streamplace("autoscale", f"{proxy.url}/jobs/{job}", *step, "--dry-run")
+        assert refused.returncode == 0, refused.stderr
+        line = json.loads(refused.stdout.splitlines()[0])
+        assert line["decision"] == "no change" and proxy.puts == [], line
+        assert "as incomplete (complete: false)" in line["why"][0], line["why"]
+        assert json.loads(decided.stdout.splitlines()[0])["decision"] == "dry run", \
+            decided.stdout
     finally:
         cluster.cancel(job)
