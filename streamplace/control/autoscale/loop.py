@@ -22,6 +22,7 @@ from streamplace.control.autoscale.collect import NoReading, collect
 from streamplace.control.autoscale.decide import decide
 from streamplace.control.autoscale.delay import DelayedScaleDown
 from streamplace.control.autoscale.effective import Effectiveness
+from streamplace.control.autoscale.elasticity import Elasticity
 from streamplace.control.autoscale.evaluate import (
     excluded,
     observed_instance,
@@ -74,6 +75,7 @@ class Autoscaler:
 
     def __post_init__(self) -> None:
         self.delay = DelayedScaleDown(self.options.scale_down_interval)
+        self.elasticity = Elasticity()
         self.effective = Effectiveness(self.options.scaling_effectiveness_threshold,
                                        self.options.scaling_effectiveness_detection_enabled)
         if self.state is not None:  # resumed: what the last run measured and remembered
@@ -121,6 +123,7 @@ class Autoscaler:
                             why=[reading.why], seconds=round(self.clock() - started, 1))
         self.missed, self.read_once = 0, True
         obs = reading.observation
+        self.elasticity.record(obs)
         offered, backlog = self._offered(obs)
         observed = observed_instance(
             obs, o.utilization_target, reading.snapshot.get("load"),
@@ -219,12 +222,16 @@ class Autoscaler:
             self.restarts[-1] if self.restarts else RESTART_TIME)
         targets = catch_up_targets(backlog, o.catch_up_duration, restart,
                                    o.utilization_target)
+        bent = self.elasticity.fitted()
         try:
-            offer(obs, targets, "pendingRecords")
+            offer(obs, targets, "pendingRecords", bent)
         except InputError as exc:  # a source that sent nothing: its streams keep their rate
             obs.warnings.append(f"the lag could not be applied: {exc}")
             return "observed (a lower bound under backpressure)", backlog
         said = ", ".join(f"{op} {rate:.4g}/s" for op, rate in targets.items())
+        if bent:  # measured, so said: a prediction downstream rests on it
+            said += "; outputs measured to grow as input^e: " + ", ".join(
+                f"{op} e={e:.2f}" for op, e in sorted(bent.items()))
         return (f"from the sources' pendingRecords, with the backlog worked off over "
                 f"{o.catch_up_duration:g} s and a restart of {restart:.3g} s at full capacity "
                 f"(planned for: {said})"), backlog

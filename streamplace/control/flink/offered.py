@@ -17,9 +17,12 @@ from streamplace.control.flink.observation import Observation
 from streamplace.errors import InputError, Problem
 
 
-def offer(obs: Observation, rates: dict[str, float], label: str = "--source-rate") -> None:
+def offer(obs: Observation, rates: dict[str, float], label: str = "--source-rate",
+          elasticity: dict[str, float] | None = None) -> None:
     """Scale ``obs``'s streams to the sources' offered ``rates`` (operator id or vertex
-    name: records per second, over all of the source's subtasks)."""
+    name: records per second, over all of the source's subtasks). A vertex with an
+    ``elasticity`` e sends its input's factor to the power e (a window, a join), the others
+    their input's factor."""
     by_key = {v.op: v for v in obs.vertices} | {v.name: v for v in obs.vertices}
     sources = [v.op for v in obs.vertices if v.source]
     offered: dict[str, float] = {}
@@ -46,7 +49,7 @@ def offer(obs: Observation, rates: dict[str, float], label: str = "--source-rate
             continue
         taken = sum(s.rate for s in obs.streams if s.target == op)
         now = sum(s.rate * factor.get(s.source, 1.0) for s in obs.streams if s.target == op)
-        factor[op] = now / taken if taken > 0 else 1.0
+        factor[op] = (now / taken) ** (elasticity or {}).get(op, 1.0) if taken > 0 else 1.0
     for s in obs.streams:
         if factor.get(s.source, 1.0) != 1.0:
             s.rate *= factor[s.source]

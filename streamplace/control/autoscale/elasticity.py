@@ -1,0 +1,56 @@
+"""How a vertex's output grows with its input, measured: a window emits one result per key
+and slide whatever the input, a join's matches grow with the product of its inputs. Scaling
+every stream downstream of an offered load by the same factor (each operator's selectivity
+kept) predicts them wrong, so each vertex's elasticity e (out proportional to in^e) is fitted
+over the readings the loop has taken at different input rates, and the streams it sends are
+scaled by the input's factor to the power e.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from streamplace.control.flink.observation import PRESSED, Observation
+
+SPREAD = 1.3       # the input rates read must differ by this factor before e is fitted
+BOUNDS = (0.0, 3.0)  # e outside them is a reading gone wrong, not an operator
+KEPT = 20          # readings kept per vertex
+
+
+@dataclass
+class Elasticity:
+    readings: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+
+    def record(self, obs: Observation) -> None:
+        """Each vertex's records in and out per second over the window, where it had both
+        and was not held back (a back-pressured vertex's rates say what got through)."""
+        for v in obs.vertices:
+            rate_in = v.meter("numRecordsInPerSecond")
+            rate_out = v.meter("numRecordsOutPerSecond")
+            if v.source or not rate_in or not rate_out or v.pressed >= PRESSED:
+                continue
+            kept = self.readings.setdefault(v.op, [])
+            kept.append((rate_in, rate_out))
+            del kept[:-KEPT]
+
+    def fitted(self) -> dict[str, float]:
+        """e per vertex read at input rates SPREAD apart or more: the least-squares slope of
+        log out over log in, within BOUNDS; a vertex not yet read so is left out (e = 1).
+
+        >>> e = Elasticity({"join": [(100.0, 130.0), (200.0, 520.0)]})
+        >>> round(e.fitted()["join"], 3)
+        2.0
+        """
+        out = {}
+        for op, points in self.readings.items():
+            ins = [math.log(i) for i, _ in points]
+            if len(points) < 2 or max(ins) - min(ins) < math.log(SPREAD):
+                continue
+            outs = [math.log(o) for _, o in points]
+            mean_in, mean_out = sum(ins) / len(ins), sum(outs) / len(outs)
+            slope = sum((x - mean_in) * (y - mean_out) for x, y in zip(ins, outs, strict=True)) \
+                / sum((x - mean_in) ** 2 for x in ins)
+            if BOUNDS[0] <= slope <= BOUNDS[1] and abs(slope - 1.0) > 0.1:
+                out[op] = slope
+        return out
