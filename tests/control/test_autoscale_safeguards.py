@@ -124,3 +124,37 @@ def test_a_configuration_value_flink_would_not_read_is_refused(tmp_path):
     assert "job.autoscaler.metrics.window" in done.stderr
     assert "job.autoscaler.utilization.target" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_job_replaced_by_a_new_job_id_ends_the_loop_naming_the_new_one():
+    """After a first reading, the job's id answers 404 and the cluster lists a job of the
+    same name under a new id (a redeployment): the loop stops (exit 3) and says which
+    address follows the new job, rather than reading nothing for ever."""
+    heir = "f" * 32
+    with fake_jobmanager() as jm:
+        name = jm.snapshot["job"]["name"]
+
+        def redeployed() -> None:
+            jm.fault(f"={'/jobs/' + jm.jid}", *["404"] * 50)
+            jm.listed = [{"jid": heir, "name": name, "state": "RUNNING"}]
+            jm.on_load = None
+
+        jm.on_load = redeployed
+        done = subprocess.run(
+            [sys.executable, "-m", "streamplace", "autoscale", jm.job_url, "--yes", "-q",
+             "--dry-run", "--stabilization-interval", "0", "--metrics-window", "5",
+             "--max-steps", "3"], capture_output=True, text=True, timeout=HANG_GUARD)
+    assert done.returncode == 3, done.stderr
+    assert f"is no longer on the cluster; a job of the same name, {name!r}, runs as {heir}" \
+        in done.stderr and f"{jm.url}/jobs/{heir}" in done.stderr, done.stderr
+    assert len(done.stdout.splitlines()) == 1  # the first step's decision, then the stop
+
+
+def test_counters_that_go_back_are_no_reading():
+    """A vertex whose records counter falls over the window (a restart the JobManager has
+    not reported yet) gives no decision, and says why."""
+    with fake_jobmanager(busy={"counter": [0.99, 0.3]}) as jm:
+        jm.records["counter"] = -100.0
+        line = decided(jm.job_url, "--method", "ds2")
+    assert line["decision"] == "no change" and line["to"] == line["from"] == {}, line
+    assert "went back during the window" in line["why"][0], line["why"]

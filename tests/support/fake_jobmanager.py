@@ -40,6 +40,7 @@ class JobManager:
     slots_total: int = 8
     memory: dict[str, float] = field(default_factory=dict)  # TaskManager metric: its max
     partitions: dict[str, int] = field(default_factory=dict)  # source name: Kafka partitions
+    listed: list[dict[str, str]] | None = None  # GET /jobs/overview's jobs, where not its own
     config: list[dict[str, str]] = field(default_factory=lambda: [
         {"key": "jobmanager.scheduler", "value": "adaptive"}])  # GET /jobmanager/config
     settle: bool = True                    # whether the job takes up a PUT's parallelism
@@ -98,7 +99,8 @@ class JobManager:
         if path == "/jobs/overview":
             if self.on_load is not None:
                 self.on_load()
-            return {"jobs": [{"jid": jid, "name": job["name"], "state": job["state"]}]}
+            return {"jobs": self.listed if self.listed is not None else
+                    [{"jid": jid, "name": job["name"], "state": job["state"]}]}
         if path == "/taskmanagers":
             return self.snapshot["taskmanagers"]
         if path.startswith("/taskmanagers/"):

@@ -27,11 +27,15 @@ def collect(job: str, window: float, rates: dict[str, float],
             wait: Callable[[float], None]) -> Reading | NoReading:
     """The job over ``window`` seconds at the offered ``rates``, waiting with ``wait``. A
     job restarted or rescaled during the window, a counter Flink answered incomplete, a
-    subtask not running, or a JobManager that did not answer gives no reading."""
+    subtask not running, a job not RUNNING, or a JobManager that did not answer gives no
+    reading."""
     try:
         snapshot, obs = read_job(job, window, rates, load=True, wait=wait)
     except Unreachable as exc:
         return NoReading(f"no reading: {exc}", exc)
     except EngineError as exc:
         return NoReading(f"no reading: {exc}")
+    state = snapshot.get("job", {}).get("state") if isinstance(snapshot, dict) else None
+    if state != "RUNNING":  # its rates are those of its last moments: nothing to decide on
+        return NoReading(f"no reading: the job is {state}, not RUNNING")
     return Reading(snapshot, obs)

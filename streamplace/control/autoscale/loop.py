@@ -37,6 +37,7 @@ from streamplace.control.autoscale.state import State
 from streamplace.control.flink.memory import vetoed
 from streamplace.control.flink.observation import PRESSED, Observation
 from streamplace.control.flink.offered import Backlog, catch_up_targets, offer, read_backlog
+from streamplace.control.flink.replaced import gone
 from streamplace.control.flink.rescale import WaitStopped
 from streamplace.errors import EngineError, InputError
 from streamplace.model.decision import Decision
@@ -72,6 +73,7 @@ class Autoscaler:
     state: State | None = None          # kept between runs (--state)
     wall: Callable[[], float] = time.time  # the delayed scale-down's clock: it outlives us
     from_lower_bound: bool = False      # the last rescale was sized from a lower bound
+    name: str | None = None             # the job's name, once read
 
     def __post_init__(self) -> None:
         self.delay = DelayedScaleDown(self.options.scale_down_interval)
@@ -116,13 +118,20 @@ class Autoscaler:
 
     def step(self, number: int, started: float) -> Decision:
         o = self.options
-        reading = collect(self.job, o.metrics_window, self.rates, self.wait)
+        try:
+            reading = collect(self.job, o.metrics_window, self.rates, self.wait)
+        except InputError as exc:  # a job once read that answers so no more: see why below
+            if not self.read_once:
+                raise
+            reading = NoReading(f"no reading: {exc}")
         if isinstance(reading, NoReading):
+            self._gone()
             self._missed(reading)
             return Decision(step=number, method=o.method, decision="no change",
                             why=[reading.why], seconds=round(self.clock() - started, 1))
         self.missed, self.read_once = 0, True
         obs = reading.observation
+        self.name = obs.job
         self.elasticity.record(obs)
         offered, backlog = self._offered(obs)
         observed = observed_instance(
@@ -243,6 +252,18 @@ class Autoscaler:
             time.sleep(min(NAP, max(0.0, ends - self.clock())))
         if self.stop:
             raise Stopped
+
+    def _gone(self) -> None:
+        """A job once read that no longer runs ends the loop (exit 3), saying where a job of
+        its name runs now; one that restarts is read again."""
+        if not self.read_once:
+            return
+        try:
+            said = gone(self.job, self.name)
+        except (InputError, EngineError):  # the JobManager itself: counted as missed
+            return
+        if said is not None:
+            raise EngineError(f"{said}; autoscale stops")
 
     def _missed(self, reading: NoReading) -> None:
         """A JobManager that never answered is a wrong address (exit 2, nothing sent); one
