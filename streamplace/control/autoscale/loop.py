@@ -229,8 +229,9 @@ class Autoscaler:
         o = self.options
         restart = o.restart_time if o.restart_time is not None else (
             self.restarts[-1] if self.restarts else RESTART_TIME)
+        # odrp plans for the larger need, the Flink rule (and DS2 beside it) for their sum
         targets = catch_up_targets(backlog, o.catch_up_duration, restart,
-                                   o.utilization_target)
+                                   o.utilization_target, larger=o.method == "odrp")
         bent = self.elasticity.fitted()
         try:
             offer(obs, targets, "pendingRecords", bent)

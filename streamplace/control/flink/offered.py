@@ -95,7 +95,7 @@ def read_backlog(obs: Observation) -> Backlog | None:
 
 
 def catch_up_targets(backlog: Backlog, catch_up: float, restart: float,
-                     target: float = 1.0) -> dict[str, float]:
+                     target: float = 1.0, larger: bool = False) -> dict[str, float]:
     """Each source's rate to plan for, as the Flink autoscaler sizes for a backlog
     (FLINK-30593, ``AutoScalerUtils.getTargetProcessingCapacity``): a capacity of the
     offered rate over the ``target`` utilisation, plus the lag worked off over ``catch_up``
@@ -104,12 +104,23 @@ def catch_up_targets(backlog: Backlog, catch_up: float, restart: float,
     target: a plan divides every rate by the target, so they are planned for at ``target``
     times their size. ``catch_up`` 0: the offered rate alone.
 
+    With ``larger``, the capacity is the larger of the two needs, not their sum: the rate at
+    the target, or the rate and the backlog at full capacity. The backlog is still worked off
+    within ``catch_up`` (the headroom above the target is what works it off), and once it is
+    the job runs at the target, where the sum leaves a subtask more than the rate needs, and
+    a scale-down after.
+
     >>> catch_up_targets(Backlog({"s": 100.0}, {"s": 6000.0}), 60, 30)
     {'s': 250.0}
     >>> catch_up_targets(Backlog({"s": 100.0}, {"s": 6000.0}), 60, 30, target=0.5)
     {'s': 175.0}
+    >>> catch_up_targets(Backlog({"s": 100.0}, {"s": 6000.0}), 60, 30, 0.5, larger=True)
+    {'s': 125.0}
     """
     if catch_up <= 0:
         return dict(backlog.rates)
-    return {op: rate + target * (backlog.lag[op] / catch_up + rate * restart / catch_up)
-            for op, rate in backlog.rates.items()}
+    out = {}
+    for op, rate in backlog.rates.items():
+        extra = backlog.lag[op] / catch_up + rate * restart / catch_up
+        out[op] = max(rate, target * (rate + extra)) if larger else rate + target * extra
+    return out
