@@ -27,8 +27,9 @@ vertex: one slot-sharing group), seconds the sources were back-pressured, second
 the backlog after its release, and the heaviest vertex's busiest subtask against what the
 last rescale predicted for it.
 
-    python bench/autoscale.py                      # everything, Flink 2.2.1 (hours)
-    python bench/autoscale.py --jobs q1,q5 --scenarios known,step --workers 2
+    python bench/autoscale.py                      # q1 at a known rate, the three methods
+    python bench/autoscale.py --all --window 8 --workers 3   # every job and scenario
+    python bench/autoscale.py --jobs q1 --scenarios known,step,backlog,flap --flink 1.20.3
 """
 
 from __future__ import annotations
@@ -249,8 +250,10 @@ def table(runs: list[Run]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flink", default="2.2.1")
-    parser.add_argument("--jobs", default="q1,q2,q5,q8,q11")
-    parser.add_argument("--scenarios", default="known,step,backlog,flap")
+    parser.add_argument("--jobs", default="q1")
+    parser.add_argument("--scenarios", default="known")
+    parser.add_argument("--all", action="store_true",
+                        help="every job (q1,q2,q5,q8,q11) and scenario (known,step,backlog,flap)")
     parser.add_argument("--methods", default="odrp,ds2,flink")
     parser.add_argument("--window", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=1, help="clusters side by side")
@@ -262,6 +265,8 @@ def main() -> None:
         saved = json.loads(Path(args.table).read_text())
         print(table([Run(**{k: v for k, v in r.items()}) for r in saved]))
         return
+    if args.all:
+        args.jobs, args.scenarios = "q1,q2,q5,q8,q11", "known,step,backlog,flap"
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)  # a run's clusters and topics start afresh
     todo = [(j, s, m) for j in args.jobs.split(",") for s in args.scenarios.split(",")
