@@ -163,10 +163,11 @@ def test_counters_that_go_back_are_no_reading():
 def test_odrp_plans_a_backlog_for_the_larger_need_the_flink_rule_for_their_sum():
     """3,000 records pending at 100/s, a 60 s catch-up and a 30 s restart: 100 records/s of
     backlog to work off. The Flink rule asks 100 / 0.7 + 100 = 243 records/s of capacity,
-    3 subtasks of counter, aligned to 4 of its 128 key groups; odrp asks the larger of 100 / 0.7 and 100 + 100 = 200, which 2
-    subtasks give: the backlog is worked off within the catch-up at full capacity, and the
-    job then runs at the target without a scale-down. (Judged at what each plans for, the 2
-    running are busy 0.85 by the Flink rule, above the max 0.8, and 0.7 by odrp's.)"""
+    3 subtasks of counter, aligned to 4 of its 128 key groups; odrp asks the larger of
+    100 / 0.7 and 100 + 100 = 200, which 2 subtasks give: the backlog is worked off within
+    the catch-up at full capacity, and the job then runs at the target without a
+    scale-down. (Judged at what each plans for, the 2 running are busy 0.85 by the Flink
+    rule, above the max 0.8, and 0.7 by odrp's.)"""
     backlog = ("--catch-up-duration", "60", "--restart-time", "30", "--utilization-max", "0.8")
     with fake_jobmanager() as jm:
         jm.pending[SOURCE] = 3000.0

@@ -25,6 +25,17 @@ pytestmark = pytest.mark.e2e
 RATE, PARTITIONS, WORK, KEY_GROUPS = 150, 4, 10_000, 24  # hot items: 100 bids/s a subtask
 
 
+def every_subtask_runs(cluster, job: str) -> None:
+    """Once the REST API shows every subtask of every vertex RUNNING, as autoscale reads
+    them (a vertex's details lag the job's state by the JobManager's cache)."""
+    def statuses() -> set[str]:
+        vertices = cluster.get(f"/jobs/{job}")["vertices"]
+        return {s["status"] for v in vertices
+                for s in cluster.get(f"/jobs/{job}/vertices/{v['id']}")["subtasks"]}
+
+    until(statuses, lambda seen: seen == {"RUNNING"})
+
+
 def test_the_lag_sizes_a_keyed_vertex_to_a_divisor_of_its_key_groups_and_a_restart_resumes(
         flink_pool: ClusterPool, tmp_path: Path):
     cluster = flink_pool.get("2.2.1")
@@ -35,8 +46,8 @@ def test_the_lag_sizes_a_keyed_vertex_to_a_divisor_of_its_key_groups_and_a_resta
                                               str(tmp_path)))
     url = f"{cluster.rest}/jobs/{job}"
     try:
-        source = until(lambda: cluster.get(f"/jobs/{job}"),
-                       lambda j: j["state"] == "RUNNING")["vertices"][0]
+        every_subtask_runs(cluster, job)
+        source = cluster.get(f"/jobs/{job}")["vertices"][0]
 
         def lag() -> float:
             got = cluster.get(f"/jobs/{job}/vertices/{source['id']}/subtasks/metrics"
@@ -85,7 +96,7 @@ def test_no_decision_is_taken_on_a_reading_flink_answers_incomplete(flink_pool: 
     job = cluster.run(job="NexmarkJob", args=("q1", str(RATE), str(PARTITIONS), str(WORK),
                                               str(tmp_path)))
     try:
-        until(lambda: cluster.get(f"/jobs/{job}"), lambda j: j["state"] == "RUNNING")
+        every_subtask_runs(cluster, job)
         step = ("--max-steps", "1", "--stabilization-interval", "0", "--metrics-window", "6",
                 "--yes", "-q")
         with flink_proxy(cluster.rest) as proxy:

@@ -33,8 +33,9 @@ def collect(job: str, window: float, rates: dict[str, float],
         snapshot, obs = read_job(job, window, rates, load=True, wait=wait)
     except Unreachable as exc:
         return NoReading(f"no reading: {exc}", exc)
-    except EngineError as exc:
-        return NoReading(f"no reading: {exc}")
+    except EngineError as exc:  # its message may say "no reading" already
+        said = str(exc)
+        return NoReading(said if said.startswith("no reading") else f"no reading: {said}")
     state = snapshot.get("job", {}).get("state") if isinstance(snapshot, dict) else None
     if state != "RUNNING":  # its rates are those of its last moments: nothing to decide on
         return NoReading(f"no reading: the job is {state}, not RUNNING")
