@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from streamplace.control.flink.observation import PRESSED, Observation
 
 SPREAD = 1.3       # the input rates read must differ by this factor before e is fitted
+FIT = 0.9          # and the fit explain this share of the outputs' variance (R^2)
+LEAST = 3          # readings, at least
 BOUNDS = (0.0, 3.0)  # e outside them is a reading gone wrong, not an operator
 KEPT = 20          # readings kept per vertex
 
@@ -35,22 +37,27 @@ class Elasticity:
             del kept[:-KEPT]
 
     def fitted(self) -> dict[str, float]:
-        """e per vertex read at input rates SPREAD apart or more: the least-squares slope of
-        log out over log in, within BOUNDS; a vertex not yet read so is left out (e = 1).
+        """e per vertex read LEAST times at input rates SPREAD apart or more: the
+        least-squares slope of log out over log in, within BOUNDS, where it fits (R^2 of
+        FIT or more: a window read over part of its firings gives scattered readings, and no
+        e); a vertex not yet read so is left out (e = 1).
 
-        >>> e = Elasticity({"join": [(100.0, 130.0), (200.0, 520.0)]})
-        >>> round(e.fitted()["join"], 3)
+        >>> e = Elasticity({"join": [(100.0, 130.0), (150.0, 290.0), (200.0, 520.0)]})
+        >>> round(e.fitted()["join"], 2)
         2.0
         """
         out = {}
         for op, points in self.readings.items():
             ins = [math.log(i) for i, _ in points]
-            if len(points) < 2 or max(ins) - min(ins) < math.log(SPREAD):
+            if len(points) < LEAST or max(ins) - min(ins) < math.log(SPREAD):
                 continue
             outs = [math.log(o) for _, o in points]
             mean_in, mean_out = sum(ins) / len(ins), sum(outs) / len(outs)
-            slope = sum((x - mean_in) * (y - mean_out) for x, y in zip(ins, outs, strict=True)) \
-                / sum((x - mean_in) ** 2 for x in ins)
-            if BOUNDS[0] <= slope <= BOUNDS[1] and abs(slope - 1.0) > 0.1:
+            sxy = sum((x - mean_in) * (y - mean_out) for x, y in zip(ins, outs, strict=True))
+            sxx = sum((x - mean_in) ** 2 for x in ins)
+            syy = sum((y - mean_out) ** 2 for y in outs)
+            slope = sxy / sxx
+            fit = sxy * sxy / (sxx * syy) if syy > 0 else 1.0
+            if fit >= FIT and BOUNDS[0] <= slope <= BOUNDS[1] and abs(slope - 1.0) > 0.1:
                 out[op] = slope
         return out
