@@ -247,6 +247,41 @@ def table(runs: list[Run]) -> str:
     return "\n".join(rows)
 
 
+def goals(runs: list[Run], window: float) -> list[str]:
+    """The issue's goals, each with the runs it holds on and the ones it does not."""
+    by = {(r.job, r.scenario, r.method): r for r in runs}
+    checks: dict[str, list[tuple[str, bool]]] = {}
+
+    def check(goal: str, where: str, held: bool) -> None:
+        checks.setdefault(goal, []).append((where, held))
+
+    for r in runs:
+        where = f"{r.job} {r.scenario} {r.method}"
+        if r.busy is not None and r.predicted is not None:
+            check("busy within 0.1 of predicted", where, abs(r.busy - r.predicted) <= 0.1)
+        if r.scenario in ("known", "step"):
+            check("one rescale to no backpressure", where, r.to_free == 1)
+        if r.scenario == "flap" and r.flap_rescales is not None:
+            check("at most 2 rescales under the flapping rate", where, r.flap_rescales <= 2)
+        if r.scenario == "backlog":
+            check(f"backlog drained within the catch-up ({6 * window:g} s)", where,
+                  r.drain_s is not None and r.drain_s <= 6 * window)
+        odrp = r if r.method == "odrp" else None
+        others = [by.get((r.job, r.scenario, m)) for m in ("flink", "ds2")]
+        if odrp and all(others):
+            check("odrp: no more rescales than flink or ds2", where,
+                  all(odrp.rescales <= o.rescales for o in others if o))
+            flink = others[0]
+            assert flink is not None
+            check("odrp: no more slots at the end than flink", where, odrp.slots <= flink.slots)
+    out = []
+    for goal, results in checks.items():
+        missed = [w for w, held in results if not held]
+        out.append(f"- {goal}: {len(results) - len(missed)} of {len(results)}"
+                   + (f" (not: {'; '.join(missed)})" if missed else ""))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flink", default="2.2.1")
@@ -259,11 +294,17 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="clusters side by side")
     parser.add_argument("--work", default="/tmp/streamplace-bench-autoscale")
     parser.add_argument("--out", help="also write every run, decisions included, as JSON")
-    parser.add_argument("--table", help="print the table of runs saved with --out, again")
+    parser.add_argument("--table", nargs="+", help="print the table of runs saved with --out "
+                        "again (several files: the later ones' runs replace the earlier's)")
     args = parser.parse_args()
     if args.table:
-        saved = json.loads(Path(args.table).read_text())
-        print(table([Run(**{k: v for k, v in r.items()}) for r in saved]))
+        merged: dict[tuple[str, str, str], dict] = {}  # type: ignore[type-arg]
+        for path in args.table:
+            for r in json.loads(Path(path).read_text()):
+                merged[(r["job"], r["scenario"], r["method"])] = r
+        saved = list(merged.values())
+        again = [Run(**dict(r.items())) for r in saved]
+        print(table(again) + "\n\n" + "\n".join(goals(again, args.window)))
         return
     if args.all:
         args.jobs, args.scenarios = "q1,q2,q5,q8,q11", "known,step,backlog,flap"
@@ -294,7 +335,7 @@ def main() -> None:
             runs = list(pool.map(go, todo))
     print(f"\nFlink {args.flink}, window {args.window:g} s, {PARTITIONS} partitions per topic, "
           f"{WORK} us of work per event\n")
-    print(table(runs))
+    print(table(runs) + "\n\n" + "\n".join(goals(runs, args.window)))
     if args.out:
         Path(args.out).write_text(json.dumps([asdict(r) for r in runs], indent=1))
 
