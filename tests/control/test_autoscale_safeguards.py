@@ -175,3 +175,19 @@ def test_odrp_plans_a_backlog_for_the_larger_need_the_flink_rule_for_their_sum()
         odrp = decided(jm.job_url, *backlog)
     assert "170/s" in flink["offered"] and flink["to"]["counter"] == 4, flink
     assert "140/s" in odrp["offered"] and odrp["to"]["counter"] == 2, odrp
+
+
+def test_a_stalled_source_with_a_growing_lag_is_sized_from_the_meters():
+    """Nothing flows over the window (the source is paused) while its lag grows by 150 a
+    second: the streams are taken at the 60 s meters' rates and the vertices at their
+    life's service rate, so the offered load is applied and each vertex judged at it, and
+    the warning says so."""
+    with fake_jobmanager(busy={name: 0.0 for name in (SOURCE, "counter", "evens",
+                                                        "sink: Writer")}) as jm:
+        for name in (SOURCE, "counter", "evens", "sink: Writer"):
+            jm.records[name] = 0.0
+        jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 150.0
+        line = decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "0")
+    assert "pendingRecords" in line["offered"], (line["offered"], line["warnings"])
+    assert any("sent nothing over the window" in w for w in line["warnings"]), line
+    assert all(line["predicted"][op] for op in ("counter", "evens")), line["predicted"]

@@ -112,3 +112,51 @@ def test_no_decision_is_taken_on_a_reading_flink_answers_incomplete(flink_pool: 
             decided.stdout
     finally:
         cluster.cancel(job)
+
+
+def test_a_backlog_is_planned_for_and_drained(flink_pool: ClusterPool, tmp_path: Path):
+    """q1 at 60 events/s runs on one subtask (about 100/s of capacity) at 0.6. Its topic is
+    paused (the source reads nothing, events keep arriving): without backlog sizing
+    (catch-up 0) the rate alone keeps 1 subtask; sized to work the backlog off within a
+    10 s catch-up, the job is scaled up (to 2 or 3: the lag grows while the commands run).
+    Released, the backlog is worked off (a backlog small enough to fit in the network
+    buffers would leave the topic at once, unseen). The source sent nothing over the
+    window, so the streams are read from the 60 s meters."""
+    cluster = flink_pool.get("2.2.1")
+    topic = tmp_path / "bids"
+    topic.mkdir()
+    (topic / "schedule").write_text(f"{int(time.time() * 1000)} 60\n")
+    job = cluster.run(job="NexmarkJob", args=("q1", "60", str(PARTITIONS), str(WORK),
+                                              str(tmp_path)))
+    url = f"{cluster.rest}/jobs/{job}"
+    try:
+        every_subtask_runs(cluster, job)
+        source = cluster.get(f"/jobs/{job}")["vertices"][0]
+
+        def lag() -> float:
+            got = cluster.get(f"/jobs/{job}/vertices/{source['id']}/subtasks/metrics"
+                              "?get=Source__bids.pendingRecords")
+            return float(got[0]["sum"]) if got else 0.0
+
+        (topic / "hold").touch()
+        until(lag, lambda pending: pending >= 300)
+        step = ("--max-steps", "1", "--stabilization-interval", "0", "--metrics-window", "6",
+                "--restart-time", "10", "--yes", "-q")
+        unsized = streamplace("autoscale", url, *step, "--catch-up-duration", "0",
+                              "--dry-run")
+        sized = streamplace("autoscale", url, *step, "--catch-up-duration", "10")
+        (topic / "hold").unlink()
+        assert unsized.returncode == 0 and sized.returncode == 0, unsized.stderr + sized.stderr
+        alone = json.loads(unsized.stdout.splitlines()[0])
+        line = json.loads(sized.stdout.splitlines()[0])
+        assert alone["to"]["convert"] == 1, alone
+        assert line["decision"] == "rescale" and line["to"]["convert"] >= 2, (
+            line["offered"], line["lag"], line["why"])
+        assert line["lag"]["bids"] >= 300 and "worked off over 10 s" in line["offered"], line
+        runs_at(cluster, job, {"Source: bids": 1, "convert": line["to"]["convert"],
+                               "sink: Writer": 1})
+        until(lag, lambda pending: pending < 60)  # under a second of events: worked off
+        assert lag() < 60
+    finally:
+        (topic / "hold").unlink(missing_ok=True)
+        cluster.cancel(job)

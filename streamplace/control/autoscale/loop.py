@@ -17,6 +17,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from streamplace.control.autoscale.collect import NoReading, collect
 from streamplace.control.autoscale.decide import decide
@@ -36,7 +37,13 @@ from streamplace.control.autoscale.rule import Seen, predicted, spread, triggers
 from streamplace.control.autoscale.state import State
 from streamplace.control.flink.memory import vetoed
 from streamplace.control.flink.observation import PRESSED, Observation
-from streamplace.control.flink.offered import Backlog, catch_up_targets, offer, read_backlog
+from streamplace.control.flink.offered import (
+    Backlog,
+    catch_up_targets,
+    offer,
+    read_backlog,
+    stalled,
+)
 from streamplace.control.flink.replaced import gone
 from streamplace.control.flink.rescale import WaitStopped
 from streamplace.errors import EngineError, InputError
@@ -133,7 +140,7 @@ class Autoscaler:
         obs = reading.observation
         self.name = obs.job
         self.elasticity.record(obs)
-        offered, backlog = self._offered(obs)
+        offered, backlog = self._offered(obs, reading.snapshot)
         observed = observed_instance(
             obs, o.utilization_target, reading.snapshot.get("load"),
             o.metrics_busy_time_aggregator,
@@ -217,7 +224,7 @@ class Autoscaler:
                 "free" for s in judged if s.busy is not None and not s.source
                 and s.busy > target + CLOSE]
 
-    def _offered(self, obs: Observation) -> tuple[str, Backlog | None]:
+    def _offered(self, obs: Observation, snapshot: Any) -> tuple[str, Backlog | None]:
         """Where the offered load comes from, and the backlog where the sources report
         their lag. Given rates were applied as the job was read; the lag's are applied
         here, with the backlog to work off within catch-up.duration."""
@@ -233,6 +240,7 @@ class Autoscaler:
         targets = catch_up_targets(backlog, o.catch_up_duration, restart,
                                    o.utilization_target, larger=o.method == "odrp")
         bent = self.elasticity.fitted()
+        stalled(obs, snapshot)
         try:
             offer(obs, targets, "pendingRecords", bent)
         except InputError as exc:  # a source that sent nothing: its streams keep their rate

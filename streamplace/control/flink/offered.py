@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from streamplace.control.flink.observation import Observation
 from streamplace.errors import InputError, Problem
@@ -54,6 +55,37 @@ def offer(obs: Observation, rates: dict[str, float], label: str = "--source-rate
         if factor.get(s.source, 1.0) != 1.0:
             s.rate *= factor[s.source]
             s.basis += f", scaled to the offered load (x{factor[s.source]:.3g})"
+
+
+def stalled(obs: Observation, snapshot: Any) -> None:
+    """A source that sent nothing over the window (paused, or stuck, while its lag grows)
+    leaves its streams, and those after it, at 0, and the vertices after it idle, their
+    capacity unread: nothing to scale to the offered load, nor to judge it by. Such streams
+    take the rates the job's 60 s meters hold (a shorter stall leaves them there), and such
+    vertices the service rate of their life, read from the same answers without the
+    window; a warning says so."""
+    quiet = {v.op for v in obs.vertices if v.source
+             and not sum(s.rate for s in obs.streams if s.source == v.op)}
+    if not quiet or not isinstance(snapshot, dict) or "before" not in snapshot:
+        return
+    from streamplace.control.flink.observe import observe
+
+    try:
+        metered = observe({k: v for k, v in snapshot.items() if k != "before"}, obs.address)
+    except InputError:
+        return
+    rates = {(s.source, s.target): s.rate for s in metered.streams}
+    for s in obs.streams:
+        if s.rate == 0 and rates.get((s.source, s.target)):
+            s.rate = rates[(s.source, s.target)]
+            s.basis += ", from the 60 s meters: nothing flowed over the window"
+    served = {v.op: v.service_rate for v in metered.vertices}
+    for v in obs.vertices:
+        if v.service_rate is None and served.get(v.op):
+            v.service_rate = served[v.op]
+    obs.warnings.append(f"{', '.join(sorted(quiet))} sent nothing over the window: its "
+                        "streams are taken at the 60 s meters' rates, and the vertices "
+                        "after it at the service rate of their life")
 
 
 def _topological(obs: Observation) -> list[str]:
