@@ -4,6 +4,7 @@ Flink job, each decision one JSON line on standard output. This module parses th
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Annotated, Any
 
 import typer
@@ -95,26 +96,9 @@ def autoscale_command(
 ) -> None:
     """Autoscale: observe, re-plan and apply, step by step, on a running Flink job; one
     JSON line per decision."""
-    chosen: dict[str, Any] = dict(
-        method=method, utilization_target=utilization_target,
-        utilization_min=utilization_min, utilization_max=utilization_max,
-        metrics_window=metrics_window, stabilization_interval=stabilization_interval,
-        scale_down_interval=scale_down_interval, catch_up_duration=catch_up_duration,
-        restart_time=restart_time,
-        backlog_processing_lag_threshold=backlog_processing_lag_threshold,
-        scale_up_max_factor=scale_up_max_factor, scale_down_max_factor=scale_down_max_factor,
-        vertex_min_parallelism=vertex_min_parallelism,
-        vertex_max_parallelism=vertex_max_parallelism,
-        vertex_exclude_ids=tuple(vertex_exclude_ids or ()),
-        scaling_effectiveness_threshold=scaling_effectiveness_threshold,
-        scaling_effectiveness_detection_enabled=scaling_effectiveness_detection_enabled,
-        scaling_parallelism_alignment_mode=scaling_parallelism_alignment_mode,
-        memory_gc_pressure_threshold=memory_gc_pressure_threshold,
-        memory_heap_usage_threshold=memory_heap_usage_threshold,
-        min_improvement=min_improvement, max_steps=max_steps, until=until,
-        metrics_busy_time_aggregator=metrics_busy_time_aggregator,
-        replan_time_limit=replan_time_limit, max_moves=max_moves, wait=wait,
-        dry_run=dry_run, state=state)
+    # every option is a parameter of the same name (options.py defines them once)
+    chosen: dict[str, Any] = {f.name: ctx.params[f.name] for f in fields(AutoscaleOptions)}
+    chosen["vertex_exclude_ids"] = tuple(vertex_exclude_ids or ())
     if flink_config is not None:
         _hand_over(ctx, chosen, flink_config, job)
     options = AutoscaleOptions(**chosen).checked()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -83,7 +83,7 @@ def report_command(
                   else written), quiet=quiet)
 
 
-def _history(states: list[tuple[str, dict]], others: list[str], output: str,  # type: ignore[type-arg]
+def _history(states: list[tuple[str, dict[str, Any]]], others: list[str], output: str,
              title: str | None, quiet: bool) -> None:
     if others:
         raise InputError.single(f"{others[0]} is not an autoscale state file, beside "

@@ -75,11 +75,8 @@ def _replan(observed: Observed, why: list[str], options: AutoscaleOptions,
             return Proposal(None, [*why, said], replan)
         # the offered load is more than the slots carry stably: rather than leave the job
         # back-pressured, each vertex gets what DS2 asks, within what it may run
-        asked = ds2(app, observed.running)
-        wanted = {o: min(app.operator(o).aligned(k) or app.operator(o).replica_cap,
-                         app.operator(o).replica_cap) for o, k in asked.items()}
-        return Proposal(spread(app, infra, wanted), [*why, said, "each vertex at what DS2 "
-                        "asks, within the most it may run"], replan)
+        return Proposal(spread(app, infra, ds2(app, observed.running)), [
+            *why, said, "each vertex at what DS2 asks, within the most it may run"], replan)
     if not why and held.violations:
         why = [f"the running plan breaks {v.message}" for v in held.violations[:3]]
     if not why and before is not None and result.objective is not None and \

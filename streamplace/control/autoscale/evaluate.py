@@ -104,7 +104,6 @@ def _aligned(app: dict[str, Any], obs: Observation, shares: dict[str, int],
         counts = accepted_counts(n, op["max_replicas"], mode) if n else None
         if counts is not None:
             op["replica_counts"] = sorted({*counts, running[op["id"]]})
-            del op["max_replicas"]  # the largest count is k_i
 
 
 def excluded(obs: Observation, given: tuple[str, ...]) -> set[str]:

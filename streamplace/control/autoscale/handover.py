@@ -30,6 +30,8 @@ UNITS = {"ms": 0.001, "milli": 0.001, "millis": 0.001, "millisecond": 0.001,
          "minutes": 60.0, "h": 3600.0, "hour": 3600.0, "hours": 3600.0, "d": 86400.0,
          "day": 86400.0, "days": 86400.0}
 IGNORED = {"enabled", "scaling.enabled"}  # whether the Flink autoscaler runs: it does not
+DEPRECATED = {"target.utilization": "utilization_target",
+              "target.utilization.boundary": "utilization_boundary"}
 _ISO = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?)?", re.I)
 
 
@@ -73,11 +75,7 @@ def handed_over(config: dict[str, str], origin: str) -> tuple[dict[str, Any], li
         if not key.startswith(FLINK_PREFIX):
             continue
         name = key.removeprefix(FLINK_PREFIX)
-        if name in ("target.utilization", "target.utilization.boundary"):
-            name = {"target.utilization": "utilization.target"}.get(name, name)
-        field = by_key.get(name)
-        if name == "target.utilization.boundary":
-            field = "utilization_boundary"
+        field = DEPRECATED.get(name) or by_key.get(name)
         if field is None:
             if name not in IGNORED:
                 left.append(f"{key} is not an autoscale option here: left out")
@@ -112,9 +110,7 @@ def _value(field: str, raw: str) -> Any:
         return int(text)
     if isinstance(default, float) or field == "utilization_boundary" or default is None:
         return float(text)
-    # Flink's enum values: MAX, AVG; BALANCED, EVENLY_SPREAD, OFF (ours as Flink spells them)
-    return text.lower() if field == "metrics_busy_time_aggregator" else text.upper() \
-        if field == "scaling_parallelism_alignment_mode" else text
+    return text  # a named value (MAX, BALANCED...): checked() takes it in any case
 
 
 def duration(text: str) -> float:

@@ -141,6 +141,8 @@ class Autoscaler:
         self.name = obs.job
         self.elasticity.record(obs)
         offered, backlog = self._offered(obs, reading.snapshot)
+        # odrp plans within the counts the mode accepts; DS2's rule has no alignment, and
+        # the Flink rule aligns its own count (decide.aligned)
         observed = observed_instance(
             obs, o.utilization_target, reading.snapshot.get("load"),
             o.metrics_busy_time_aggregator,

@@ -172,6 +172,13 @@ class AutoscaleOptions:
     dry_run: bool = False
     state: str | None = None
 
+    def __post_init__(self) -> None:
+        # a named value in either case, as Flink spells it (MAX, EVENLY_SPREAD) or as here
+        object.__setattr__(self, "metrics_busy_time_aggregator",
+                           self.metrics_busy_time_aggregator.lower())
+        object.__setattr__(self, "scaling_parallelism_alignment_mode",
+                           self.scaling_parallelism_alignment_mode.upper())
+
     def checked(self) -> AutoscaleOptions:
         """These options, once every one is within its bounds; else every problem at
         once."""

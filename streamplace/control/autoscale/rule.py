@@ -61,7 +61,8 @@ def triggers(seen: list[Seen], low: float, high: float) -> list[str]:
 
 def ds2(app: Application, current: dict[str, int]) -> dict[str, int]:
     """Each operator's parallelism by DS2's rule at its target utilisation, within its
-    replica cap; a source, or an operator without a service rate, keeps its own.
+    replica cap and rounded up to one of its ``replica_counts``; a source, or an operator
+    without a service rate, keeps its own.
 
     >>> from streamplace.model.application import Application
     >>> app = Application.model_validate({"name": "a", "operators": [
@@ -77,7 +78,8 @@ def ds2(app: Application, current: dict[str, int]) -> dict[str, int]:
         if op.id in graph.sources or op.service_rate is None:
             out[op.id] = current[op.id]
             continue
-        out[op.id] = min(ds2_parallelism(op, graph.input_rates[op.id]), op.replica_cap)
+        wanted = min(ds2_parallelism(op, graph.input_rates[op.id]), op.replica_cap)
+        out[op.id] = op.aligned(wanted) or op.replica_cap  # within its replica_counts
     return out
 
 

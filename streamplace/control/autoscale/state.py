@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.errors import InputError
+from streamplace.io.loader import load_path
 
 STATE_SCHEMA = "streamplace/autoscale-state/v1"
 KEPT = 1000  # decisions kept in the file: a loop that runs for months stays a small file
@@ -109,9 +110,9 @@ def state_document(path: str) -> dict[str, Any] | None:
         return None
     try:
         with target.open("rb") as handle:
-            if handle.read(1).strip() not in (b"{", b""):  # neither JSON nor a state
+            if handle.read(1) != b"{":  # not JSON (a YAML plan): no need to read it
                 return None
-        doc = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        doc = load_path(path)[0]
+    except (OSError, InputError):
         return None
     return doc if isinstance(doc, dict) and doc.get("schema") == STATE_SCHEMA else None

@@ -107,7 +107,6 @@ def observe(snapshot: Any, file: str) -> Observation:
     read = snapshot.get("partitions")
     for v in vertices:
         v.partitions = as_count(read.get(v.id)) if isinstance(read, dict) else None
-    for v in vertices:
         _service(v, obs.warnings)
     obs.streams = _streams(vertices, obs.warnings)
     if obs.window is None:

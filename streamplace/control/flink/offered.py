@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamplace.control.flink.observation import Observation
+from streamplace.control.flink.observe import observe
 from streamplace.errors import InputError, Problem
 
 
@@ -68,8 +69,6 @@ def stalled(obs: Observation, snapshot: Any) -> None:
              and not sum(s.rate for s in obs.streams if s.source == v.op)}
     if not quiet or not isinstance(snapshot, dict) or "before" not in snapshot:
         return
-    from streamplace.control.flink.observe import observe
-
     try:
         metered = observe({k: v for k, v in snapshot.items() if k != "before"}, obs.address)
     except InputError:
