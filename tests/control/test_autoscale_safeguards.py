@@ -8,6 +8,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+from streamplace.control.autoscale.handover import flink_configuration, handed_over
+from streamplace.control.autoscale.options import AutoscaleOptions
+
 from ..support.fake_jobmanager import fake_jobmanager
 
 HANG_GUARD = 120
@@ -108,9 +113,23 @@ def test_a_flink_autoscaler_configuration_is_handed_over(tmp_path):
     assert json.loads(from_file.stdout.splitlines()[0])["decision"] == "no change"
     assert "job.autoscaler.memory.tuning.enabled is not an autoscale option here" in \
         from_file.stderr
-    assert "enabled is not" not in from_file.stderr.replace("tuning.enabled is not", "")
+    assert "job.autoscaler.enabled " not in from_file.stderr  # whether Flink's runs
     assert flag_wins["decision"] == "dry run"
     assert from_cluster["decision"] == "no change"
+    # what the file sets, read as Flink reads it: a duration, its enum in Flink's spelling
+    handed, _ = handed_over(flink_configuration(str(config), "-"), str(config))
+    assert handed == {"metrics_busy_time_aggregator": "AVG", "stabilization_interval": 60.0}
+    assert AutoscaleOptions(**handed).metrics_busy_time_aggregator == "avg"
+
+
+def test_the_deprecated_boundary_sets_the_min_and_max_around_the_target():
+    handed, left = handed_over({"job.autoscaler.target.utilization": "0.6",
+                                "job.autoscaler.target.utilization.boundary": "0.2",
+                                "job.autoscaler.vertex.exclude.ids": "a;b",
+                                "pipeline.name": "x"}, "conf")
+    assert handed == {"utilization_target": 0.6, "utilization_min": pytest.approx(0.4),
+                      "utilization_max": pytest.approx(0.8), "vertex_exclude_ids": ("a", "b")}
+    assert left == []
 
 
 def test_a_configuration_value_flink_would_not_read_is_refused(tmp_path):
