@@ -43,6 +43,9 @@ class BundleInstance:
     # the most reconfiguration all of them together may cost (--max-moves)
     current: Mapping[str, Current] = field(default_factory=dict)
     max_moves: float | None = None
+    # the slots of a session cluster the applications share, wherever Flink puts them: an
+    # application takes as many as its widest operator runs replicas (slot sharing)
+    slots: int | None = None
 
     def __post_init__(self) -> None:
         names = [app.name for app in self.apps]
@@ -80,14 +83,27 @@ class BundleInstance:
         return MetricLimits({**(self.limits.bounds if self.limits else {}), **own.bounds})
 
     def alone(self, app: Application, holders: list[HeldBy] | None = None,
-              max_moves: float | None = None) -> Instance:
+              max_moves: float | None = None, slots: int | None = None) -> Instance:
         """``app`` as a problem of its own, beside what ``holders`` hold, its reconfiguration
-        bounded by ``max_moves`` where given."""
+        bounded by ``max_moves`` and its width by ``slots`` where given."""
         infra = beside(self.infra, holders) if holders else self.infra
         now = self.current.get(app.name)
         if now is not None and max_moves is not None:
             now = Current(now.placement, max_moves, now.source)
-        return Instance(app, infra, self.objective_for(app), now, self.limits_for(app))
+        placed = app if slots is None else narrowed(app, slots)
+        return Instance(placed, infra, self.objective_for(app), now, self.limits_for(app))
+
+    def slots_over(self, plans: Mapping[str, Plan]) -> str | None:
+        """Why the plans take more of the pooled ``slots`` than there are; None when they
+        fit (or nothing is pooled)."""
+        if self.slots is None:
+            return None
+        widths = {app.name: width(app, plans[app.name]) for app in self.apps}
+        if sum(widths.values()) <= self.slots:
+            return None
+        said = " + ".join(f"{name} {k}" for name, k in widths.items())
+        return f"the plans take {said} = {sum(widths.values())} slots, the cluster has " \
+               f"{self.slots}"
 
     def moves(self, plans: Mapping[str, Plan]) -> float:
         """The reconfiguration the plans cost together, against the plans that run now."""
@@ -121,6 +137,23 @@ class BundleEvaluation:
         return total
 
 
+def width(app: Application, plan: Plan) -> int:
+    """The slots a plan of ``app`` takes under slot sharing: its widest operator's
+    replicas."""
+    return max((sum(plan.replicas(op.id).values()) for op in app.operators), default=0)
+
+
+def narrowed(app: Application, most: int) -> Application:
+    """``app`` with no operator running more than ``most`` replicas (the slots left to it);
+    an operator that may run none fewer keeps its own least count, so it is infeasible."""
+    out = app.model_copy(update={"operators": [
+        op if op.replicas is not None else
+        op.model_copy(update={"max_replicas": max(1, min(op.replica_cap, most))})
+        for op in app.operators]})
+    out.attach_source(app.source)
+    return out
+
+
 def evaluate_bundle(joint: BundleInstance, plans: dict[str, Plan]) -> BundleEvaluation:
     """The one evaluator on every application's plan beside the others' load."""
     alone = {app.name: joint.alone(app).evaluate(plans[app.name]) for app in joint.apps}
@@ -141,4 +174,7 @@ def evaluate_bundle(joint: BundleInstance, plans: dict[str, Plan]) -> BundleEval
         if over(moves, joint.max_moves):
             problems.append(f"starting replicas costs {moves:g} over the bundle, at most "
                             f"{joint.max_moves:g} allowed (--max-moves)")
+    if all(ev.complete for ev in evaluations.values()) and \
+            (pooled := joint.slots_over(plans)) is not None:
+        problems.append(pooled)
     return BundleEvaluation(joint.weights, evaluations, tuple(problems))

@@ -71,6 +71,8 @@ def build_joint(joint: BundleInstance, budget: Budget | None = None) -> JointMod
         offsets[name] = model.offset - offset
     with model.family("capacity (eq. 23), every application"):
         _shared_capacity(model, datas, parts)
+    if joint.slots is not None:
+        _pooled_slots(model, datas, parts, joint.slots)
     if joint.max_moves is not None:
         cols = [c for part in parts.values() for c in part.moves[0]]
         vals = [v for part in parts.values() for v in part.moves[1]]
@@ -98,3 +100,23 @@ def _shared_capacity(model: LinearModel, datas: dict[str, OdrpData],
                         vals.append(amount)
             if cols:
                 model.row(cols, vals, hi=cap)
+
+
+def _pooled_slots(model: LinearModel, datas: dict[str, OdrpData],
+                  parts: dict[str, CompactModel], slots: int) -> None:
+    """Slot sharing across a session cluster: each application's width w_a (integer) is at
+    least every operator's replica count (sum_m m c[i,m]), and the widths add up to at most
+    the cluster's ``slots``. Nothing else in the objective depends on w_a, so a plan is
+    feasible exactly when its widest operators fit together."""
+    widths = []
+    for name, data in datas.items():
+        with model.prefixed(f"{name}/"):
+            w = model.var("width", 0.0, float(slots), integer=True)
+        widths.append(w)
+        for op in data.ops:
+            counts = data.counts[op.id]
+            model.row([*(parts[name].c[(op.id, m)] for m in counts), w],
+                      [*(float(m) for m in counts), -1.0], hi=0.0,
+                      family="slot sharing: an application's width")
+    model.row(widths, [1.0] * len(widths), hi=float(slots),
+              family="slot sharing: the cluster's slots")

@@ -10,7 +10,7 @@ from streamplace.errors import InfeasibleError
 from streamplace.model.occupied import HeldBy, held_by_plan
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import Budget, Stopped
-from streamplace.solve.bundle.instance import BundleInstance, evaluate_bundle
+from streamplace.solve.bundle.instance import BundleInstance, evaluate_bundle, width
 from streamplace.solve.bundle.program import JointModel, build_joint
 from streamplace.solve.bundle.result import BundleResult
 from streamplace.solve.method import Method
@@ -31,12 +31,17 @@ def place_in_priority_order(joint: BundleInstance, method: Method,
     holders: list[HeldBy] = []
     order = joint.in_priority_order()
     spent = 0.0  # of --max-moves, by the applications placed so far
+    taken = 0    # of the pooled slots, by the applications placed so far
     for k, app in enumerate(order):
         left = budget.remaining()
         share = None if left is None else left / (len(order) - k)
         moves_left = None if joint.max_moves is None else max(0.0, joint.max_moves - spent)
+        slots_left = None if joint.slots is None else joint.slots - taken
+        if slots_left is not None and slots_left < 1:
+            return _failed(joint, method, budget, app.name, plans,
+                           f"no slot is left of the cluster's {joint.slots}")
         try:
-            instance = joint.alone(app, holders, moves_left)
+            instance = joint.alone(app, holders, moves_left, slots_left)
         except InfeasibleError as exc:  # cannot happen with feasible plans; said if it does
             return _failed(joint, method, budget, app.name, plans, "; ".join(exc.reasons))
         # each application's own F is no progress of the bundle's: kept quiet
@@ -47,6 +52,7 @@ def place_in_priority_order(joint: BundleInstance, method: Method,
             return _failed(joint, method, budget, app.name, plans, why, result.status)
         plan = result.plan.model_copy(update={"application": app.name})
         plans[app.name] = plan
+        taken += width(app, plan)
         if instance.current is not None:
             spent += instance.current.moves(app.operators, {
                 op.id: plan.replicas(op.id) for op in app.operators})
