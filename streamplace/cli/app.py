@@ -52,7 +52,8 @@ SUMMARIES = {  # the first sentence of each command's docstring (a test keeps th
     "apply": "Apply PLAN to the running Flink job JOB (adaptive scheduler): show the change, "
              "send it, wait until every vertex runs it.",
     "autoscale": "Autoscale: observe, re-plan and apply, step by step, on a running Flink "
-                 "job; one JSON line per decision.",
+                 "job, or on every job of a session cluster at once (JOB: "
+                 "http://JOBMANAGER:8081); one JSON line per decision.",
     "schema": "Print the JSON Schema of a file kind on stdout.",
     "methods": "List every method: its model, exact or heuristic, settings and parameters.",
 }

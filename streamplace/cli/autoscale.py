@@ -15,12 +15,18 @@ from streamplace.cli.args import MetricOpt, ObjectiveOpt, QuietOpt
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.job_args import JobArg, SourceRateOpt, YesOpt, confirm, parse_rates
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
+from streamplace.control.autoscale.cluster import ClusterAutoscaler
 from streamplace.control.autoscale.handover import flink_configuration, handed_over
+from streamplace.control.autoscale.jobs import cluster_address
 from streamplace.control.autoscale.loop import Autoscaler
 from streamplace.control.autoscale.options import SETTINGS, AutoscaleOptions
 from streamplace.control.autoscale.state import State
+from streamplace.errors import InputError
 from streamplace.io.http import without_credentials
+from streamplace.io.readers import read_document
+from streamplace.model.bundle import MODES_HELP, BundleMode
 from streamplace.model.decision import Decision
+from streamplace.model.jobs import JobsFile
 from streamplace.solve.budget import StopRequest
 
 AUTOSCALE_WEIGHTS = "cost=0.9,response_time=0.05,availability=0.05"
@@ -92,10 +98,17 @@ def autoscale_command(
         "--flink-config", help="A Flink configuration whose job.autoscaler.* keys set the "
         "options not given here (a flink-conf.yaml or config.yaml; 'cluster': the job's "
         "JobManager's).")] = None,
+    jobs: Annotated[str | None, typer.Option(
+        "--jobs", help="With a JobManager's address (every job of a session cluster): each "
+        "job's weight and priority, by name (a streamplace/jobs/v1 file).")] = None,
+    bundle: Annotated[BundleMode, typer.Option(
+        help="With a JobManager's address, how odrp places the jobs together: "
+        f"{MODES_HELP}.")] = BundleMode.JOINT,
     quiet: QuietOpt = False,
 ) -> None:
-    """Autoscale: observe, re-plan and apply, step by step, on a running Flink job; one
-    JSON line per decision."""
+    """Autoscale: observe, re-plan and apply, step by step, on a running Flink job, or on
+    every job of a session cluster at once (JOB: http://JOBMANAGER:8081); one JSON line per
+    decision."""
     # every option is a parameter of the same name (options.py defines them once)
     chosen: dict[str, Any] = {f.name: ctx.params[f.name] for f in fields(AutoscaleOptions)}
     chosen["vertex_exclude_ids"] = tuple(vertex_exclude_ids or ())
@@ -107,10 +120,23 @@ def autoscale_command(
                                 network_metric)
     if not dry_run:
         confirm(yes)
+    cluster = cluster_address(job)
+    if cluster is None and jobs is not None:
+        raise InputError.single("--jobs weighs the jobs of a session cluster", "give the "
+                                "JobManager's address (http://JOBMANAGER:8081) as JOB, or "
+                                "drop --jobs", path="--jobs")
+    if cluster is not None:
+        _for_one_job_only(state=state, source_rate=source_rate)
+        terms = read_document(JobsFile, jobs) if jobs else JobsFile()
     kept = State.open(state, without_credentials(job)) if state else None
     stop = StopRequest()
     with stop_on_signals(stop):
-        Autoscaler(job, options, goal, rates, stop, state=kept).run(lambda d: _say(d, quiet))
+        if cluster is not None:
+            ClusterAutoscaler(cluster, options, goal, terms, bundle, stop).run(
+                lambda d: _say(d, quiet))
+        else:
+            Autoscaler(job, options, goal, rates, stop, state=kept).run(
+                lambda d: _say(d, quiet))
     if stop:
         raise typer.Exit(signal_exit_code(stop))
 
@@ -127,11 +153,31 @@ def _hand_over(ctx: typer.Context, chosen: dict[str, Any], source: str, job: str
         console().print(f"[yellow]warning:[/] {escape(line)}")
 
 
+def _for_one_job_only(**given: Any) -> None:
+    """Options that speak of one job, refused with a cluster's address."""
+    for name, value in given.items():
+        if value:
+            flag = "--" + name.replace("_", "-")
+            raise InputError.single(f"{flag} speaks of one job, and JOB is a session "
+                                    "cluster", "autoscale the job alone "
+                                    "(http://JOBMANAGER:8081/jobs/JOBID) to use {flag}",
+                                    path=flag)
+
+
 def _say(decision: Decision, quiet: bool) -> None:
     print(decision.line(), flush=True)
-    if not quiet:
-        moved = {op: f"{decision.from_[op]}->{k}" for op, k in decision.to.items()
-                 if decision.from_.get(op) != k}
+    if not quiet and decision.jobs:
         console().print(f"step {decision.step or '-'}: [bold]{decision.decision}[/] "
-                        f"{escape(str(moved) if moved else '')} "
                         f"({escape('; '.join(decision.why))})")
+        for name, part in decision.jobs.items():
+            _said(part, f"  {escape(name)}")
+    elif not quiet:
+        _said(decision, f"step {decision.step or '-'}")
+
+
+def _said(decision: Decision, label: str) -> None:
+    moved = {op: f"{decision.from_[op]}->{k}" for op, k in decision.to.items()
+             if decision.from_.get(op) != k}
+    console().print(f"{label}: [bold]{decision.decision}[/] "
+                    f"{escape(str(moved) if moved else '')} "
+                    f"({escape('; '.join(decision.why))})")

@@ -20,6 +20,7 @@ from streamplace.model.infrastructure import (
     CatalogFile,
     Infrastructure,
 )
+from streamplace.model.jobs import JOBS_SCHEMA, JobsFile
 from streamplace.model.objective import OBJECTIVE_SCHEMA, ObjectiveFile
 from streamplace.model.occupied import OCCUPIED_SCHEMA, OccupiedFile
 from streamplace.model.plan import PLAN_SCHEMA, Plan
@@ -34,6 +35,7 @@ KINDS: dict[str, tuple[type[Document] | type[BaseModel], str]] = {
     "catalog": (CatalogFile, CATALOG_SCHEMA),
     "occupied": (OccupiedFile, OCCUPIED_SCHEMA),
     "bundle": (BundlePlan, BUNDLE_SCHEMA),
+    "jobs": (JobsFile, JOBS_SCHEMA),
     "decision": (Decision, DECISION_SCHEMA),  # a line autoscale writes, not a file it reads
 }
 

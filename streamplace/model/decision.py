@@ -76,6 +76,11 @@ class Decision(Record):
     seconds: float = Field(description="seconds since autoscale started")
     seconds_to_rescale: float | None = Field(None, description="seconds from the PUT until "
                                                                "every vertex ran the plan")
+    slots: int | None = Field(None, description="a session cluster's slots the jobs shared "
+                                                "(autoscale over the cluster)")
+    jobs: dict[str, Decision] = Field(default_factory=dict, description=(
+        "job name: its part of the step (autoscale over the cluster), each a decision of "
+        "its own"))
 
     def line(self) -> str:
         """The strict JSON line, keys by their published names."""

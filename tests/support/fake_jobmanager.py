@@ -120,7 +120,7 @@ class JobManager:
                 return self.snapshot["metrics"][vid]
         return None
 
-    def take_put(self, body: Any) -> None:
+    def take_put(self, body: Any, path: str = "") -> None:
         self.puts.append(body)
         for part, kinds in self.after_put.items():
             self.faults.setdefault(part, []).extend(kinds)
@@ -246,7 +246,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.endswith("/resource-requirements"):
             self._send(404, {"errors": ["Not found"]})
             return
-        jm.take_put(body)
+        jm.take_put(body, self.path)
         if self._act(jm.put_fault):
             return
         self._send(200, {})

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.control.autoscale.alignment import accepted_counts
+from streamplace.control.autoscale.collect import Reading
 from streamplace.control.autoscale.rule import Seen
 from streamplace.control.flink.documents import documents, other_jobs
 from streamplace.control.flink.observation import Observation, ObservedVertex
+from streamplace.control.flink.offered import Backlog
 from streamplace.errors import InputError
 from streamplace.io.readers import application_from, infrastructure_from, plan_from
 from streamplace.model.application import Application
@@ -38,15 +40,34 @@ class Observed:
                                    for dims in held.nodes.values())) for held in self.others}
 
 
+@dataclass
+class Judged:
+    """A step's reading of the job, evaluated: what the decision is made on."""
+
+    number: int
+    reading: Reading
+    offered: str                 # where the offered load comes from
+    backlog: Backlog | None
+    observed: Observed
+    triggered: list[str]
+
+    @property
+    def capacity(self) -> dict[str, float]:
+        return {v.op: v.service_rate * v.parallelism
+                for v in self.reading.observation.vertices if v.service_rate}
+
+
 def observed_instance(obs: Observation, target: float, load: Any,
-                      aggregator: str = "avg", alignment: str = "OFF") -> Observed:
+                      aggregator: str = "avg", alignment: str = "OFF",
+                      shared: frozenset[str] = frozenset()) -> Observed:
     """The instance a step plans: the TaskManagers less the slots the cluster's other jobs
     hold (a session cluster is shared). With the ``max`` aggregator a vertex's capacity is
     its busiest subtask's: under skew that one saturates while the mean looks fine, so each
     replica's service rate is scaled by mean busy over max busy (PR #505 of the Flink
     operator made MAX its default for the same reason). With an ``alignment`` mode, a source
     or keyed vertex may run only the counts the mode accepts, and the count it runs
-    (:mod:`~streamplace.control.autoscale.alignment`)."""
+    (:mod:`~streamplace.control.autoscale.alignment`). The slots of the jobs ``shared``
+    (planned together with this one) are left in."""
     docs = documents(obs)
     if "plan" not in docs:
         raise InputError.single("where the job's subtasks run is not known (see the "
@@ -59,7 +80,7 @@ def observed_instance(obs: Observation, target: float, load: Any,
     infra = infrastructure_from(docs["infrastructure"], f"<observed {obs.address}>")
     plan = plan_from(docs["plan"], f"<observed {obs.address}>", app, infra)
     try:
-        others = other_jobs(obs, load)[1].applications
+        others = other_jobs(obs, load, shared)[1].applications
     except InputError as exc:  # a cluster that does not say which job holds a slot
         obs.warnings.append(f"{exc} — planned as if every slot were this job's")
         others = []

@@ -16,10 +16,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from streamplace.control.autoscale.jobs import cluster_address, cluster_path
 from streamplace.control.autoscale.options import FLINK_PREFIX, SETTINGS, AutoscaleOptions
 from streamplace.control.flink.job import split_job_url
 from streamplace.errors import InputError, Problem
-from streamplace.io.http import get_json, is_url
+from streamplace.io.http import Address, get_json, is_url
 from streamplace.io.loader import load_path
 
 DURATIONS = {"metrics_window", "stabilization_interval", "scale_down_interval",
@@ -42,7 +43,11 @@ def flink_configuration(source: str, job: str) -> dict[str, str]:
         if not is_url(job):
             raise InputError.single("--flink-config cluster reads the JobManager of a live "
                                     "job", "give the job's address", path="--flink-config")
-        address, base, _ = split_job_url(job, "JOB")
+        cluster = cluster_address(job)
+        if cluster is not None:
+            address, base = Address.parse(cluster, "JOB"), cluster_path(cluster)
+        else:
+            address, base, _ = split_job_url(job, "JOB")
         answer = get_json(address.at(f"{base}/jobmanager/config"), "--flink-config")
         return {str(e["key"]): str(e["value"]) for e in answer if isinstance(e, dict)
                 and "key" in e and "value" in e} if isinstance(answer, list) else {}

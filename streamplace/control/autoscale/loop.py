@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.control.autoscale.collect import NoReading, collect
-from streamplace.control.autoscale.decide import decide
+from streamplace.control.autoscale.decide import Proposal, decide
 from streamplace.control.autoscale.delay import DelayedScaleDown
+from streamplace.control.autoscale.demand import offered_load
 from streamplace.control.autoscale.effective import Effectiveness
 from streamplace.control.autoscale.elasticity import Elasticity
 from streamplace.control.autoscale.evaluate import (
+    Judged,
     excluded,
     observed_instance,
     seen,
@@ -37,18 +39,13 @@ from streamplace.control.autoscale.rule import Seen, predicted, spread, triggers
 from streamplace.control.autoscale.state import State
 from streamplace.control.flink.memory import vetoed
 from streamplace.control.flink.observation import PRESSED, Observation
-from streamplace.control.flink.offered import (
-    Backlog,
-    catch_up_targets,
-    offer,
-    read_backlog,
-    stalled,
-)
+from streamplace.control.flink.offered import Backlog
 from streamplace.control.flink.replaced import gone
-from streamplace.control.flink.rescale import WaitStopped
+from streamplace.control.flink.rescale import TooFewSlots, WaitStopped
 from streamplace.errors import EngineError, InputError
 from streamplace.model.decision import Decision
 from streamplace.model.objective import Objective
+from streamplace.model.plan import Plan
 from streamplace.solve.budget import StopRequest
 
 NAP = 0.2  # seconds between two looks at the stop request while waiting
@@ -81,6 +78,7 @@ class Autoscaler:
     wall: Callable[[], float] = time.time  # the delayed scale-down's clock: it outlives us
     from_lower_bound: bool = False      # the last rescale was sized from a lower bound
     name: str | None = None             # the job's name, once read
+    shared: frozenset[str] = frozenset()  # jobs whose slots are planned with this one's
 
     def __post_init__(self) -> None:
         self.delay = DelayedScaleDown(self.options.scale_down_interval)
@@ -124,6 +122,20 @@ class Autoscaler:
                          seconds=round(self.clock() - started, 1)))
 
     def step(self, number: int, started: float) -> Decision:
+        judged = self.judge(number, started)
+        if isinstance(judged, Decision):
+            return judged
+        proposal = decide(judged.observed, judged.triggered, self.options, self.objective,
+                          self.stop)
+        decision, plan = self.conclude(judged, proposal)
+        if plan is not None:
+            self.send(judged, decision, plan)
+        decision.seconds = round(self.clock() - started, 1)
+        return decision
+
+    def judge(self, number: int, started: float) -> Judged | Decision:
+        """Collect and evaluate: the job as this step sees it, with the triggers it breaks;
+        or the decision already, where there is no reading."""
         o = self.options
         try:
             reading = collect(self.job, o.metrics_window, self.rates, self.wait)
@@ -146,25 +158,31 @@ class Autoscaler:
         observed = observed_instance(
             obs, o.utilization_target, reading.snapshot.get("load"),
             o.metrics_busy_time_aggregator,
-            o.scaling_parallelism_alignment_mode if o.method == "odrp" else "OFF")
-        running = observed.running
+            o.scaling_parallelism_alignment_mode if o.method == "odrp" else "OFF",
+            self.shared)
         # with the offered load known (given, or from the lag), judged at it
         at_offered = predicted(observed.app, observed.infra, observed.plan) \
             if not offered.startswith("observed") else None
         judged = seen(obs, o.metrics_busy_time_aggregator, at_offered)
         triggered = triggers(judged, o.low, o.high) or self._above_target(judged)
-        proposal = decide(observed, triggered, o, self.objective, self.stop)
+        return Judged(number, reading, offered, backlog, observed, triggered)
+
+    def conclude(self, j: Judged, proposal: Proposal) -> tuple[Decision, Plan | None]:
+        """The safeguards on what ``proposal`` asks (limits, effectiveness, the delayed
+        scale-down, no scale-down mid-catch-up, the memory veto): the decision, and the
+        plan to send (None: leave the job as it runs)."""
+        o, obs, observed = self.options, j.reading.observation, j.observed
+        running = observed.running
         plan = proposal.plan
         wanted = {op: sum(plan.replicas(op).values()) for op in observed.app.operator_ids} \
             if plan else running
         capped, waiting = limited(running, wanted, o.scale_up_max_factor,
                                   o.scale_down_max_factor, o.vertex_min_parallelism,
                                   o.vertex_max_parallelism, excluded(obs, o.vertex_exclude_ids))
-        capacity = {v.op: v.service_rate * v.parallelism for v in obs.vertices
-                    if v.service_rate}
-        capped, found = self.effective.hold(running, capped, capacity)
+        capped, found = self.effective.hold(running, capped, j.capacity)
         held, delayed = self.delay.hold(running, capped, self.wall())
         waiting += found + delayed
+        backlog = j.backlog
         if backlog is not None and backlog.seconds > o.backlog_processing_lag_threshold:
             kept = {op: max(k, running.get(op, k)) for op, k in held.items()}
             if kept != held:  # scaling down mid-catch-up is the "vicious cycle"
@@ -172,7 +190,7 @@ class Autoscaler:
                                f"of its offered rate (backlog-processing.lag-threshold "
                                f"{o.backlog_processing_lag_threshold:g} s)")
                 held = kept
-        veto = vetoed(reading.snapshot.get("memory"), o.memory_gc_pressure_threshold,
+        veto = vetoed(j.reading.snapshot.get("memory"), o.memory_gc_pressure_threshold,
                       o.memory_heap_usage_threshold)
         if veto is not None and held != running:
             waiting.append(veto)
@@ -183,34 +201,45 @@ class Autoscaler:
         why = proposal.why or [f"every vertex is busy within [{o.low:g}, {o.high:g}], none "
                                "back-pressured"]
         decision = Decision(
-            step=number, method=o.method, decision="no change", why=[*why, *waiting],
+            step=j.number, method=o.method, decision="no change", why=[*why, *waiting],
             window=obs.window, seen=seen_record(obs),
-            offered=offered, lag={op: round(n, 1) for op, n in
-                                  (backlog.lag.items() if backlog else [])},
+            offered=j.offered, lag={op: round(n, 1) for op, n in
+                                    (backlog.lag.items() if backlog else [])},
             occupied=observed.occupied(), warnings=obs.warnings, to=wanted,
             predicted=predicted(observed.app, observed.infra, plan or observed.plan),
             F=proposal.replan, seconds=0.0, **{"from": running})
         if plan is None or wanted == running or self.stop:
             if proposal.why and wanted == running and not waiting:
                 decision.why = [*proposal.why, "the plan it makes is what runs"]
-        elif o.dry_run:
+            return decision, None
+        if o.dry_run:
             decision.decision = "dry run"
-        else:
-            decision.decision = "rescale"
-            try:
-                took = execute(self.job, observed, plan, o.wait, self.stop)
-                decision.seconds_to_rescale = round(took, 1)
-                self.restarts.append(took)
-                self.effective.scaled(running, wanted, capacity)
-                # sized from what a back-pressured job let through: a lower bound, to be
-                # closed from above once the job runs free
-                self.from_lower_bound = offered.startswith("observed") and any(
-                    v.pressed >= PRESSED for v in obs.vertices)
-            except WaitStopped:
-                decision.why.append("stopped while the rescale was waited for: the change "
-                                    "was sent, and Flink carries it out")
-        decision.seconds = round(self.clock() - started, 1)
-        return decision
+            return decision, None
+        return decision, plan
+
+    def send(self, j: Judged, decision: Decision, plan: Plan) -> None:
+        """Execute: the plan sent and waited for; the decision says what came of it. Too
+        few free slots leaves the job as it runs, said (another job may hold them)."""
+        obs, running, wanted = j.reading.observation, j.observed.running, decision.to
+        decision.decision = "rescale"
+        try:
+            took = execute(self.job, j.observed, plan, self.options.wait, self.stop)
+        except TooFewSlots as exc:
+            decision.decision = "no change"
+            decision.why.append(f"not sent: {exc}")
+            decision.to = running
+            return
+        except WaitStopped:
+            decision.why.append("stopped while the rescale was waited for: the change "
+                                "was sent, and Flink carries it out")
+            return
+        decision.seconds_to_rescale = round(took, 1)
+        self.restarts.append(took)
+        self.effective.scaled(running, wanted, j.capacity)
+        # sized from what a back-pressured job let through: a lower bound, to be closed
+        # from above once the job runs free
+        self.from_lower_bound = j.offered.startswith("observed") and any(
+            v.pressed >= PRESSED for v in obs.vertices)
 
     def _above_target(self, judged: list[Seen]) -> list[str]:
         """Closing the band from above: after a rescale sized from the throughput of a
@@ -227,34 +256,10 @@ class Autoscaler:
                 and s.busy > target + CLOSE]
 
     def _offered(self, obs: Observation, snapshot: Any) -> tuple[str, Backlog | None]:
-        """Where the offered load comes from, and the backlog where the sources report
-        their lag. Given rates were applied as the job was read; the lag's are applied
-        here, with the backlog to work off within catch-up.duration."""
         if self.rates:
             return "given", None
-        backlog = read_backlog(obs)
-        if backlog is None:
-            return "observed (a lower bound under backpressure)", None
-        o = self.options
-        restart = o.restart_time if o.restart_time is not None else (
-            self.restarts[-1] if self.restarts else RESTART_TIME)
-        # odrp plans for the larger need, the Flink rule (and DS2 beside it) for their sum
-        targets = catch_up_targets(backlog, o.catch_up_duration, restart,
-                                   o.utilization_target, larger=o.method == "odrp")
-        bent = self.elasticity.fitted()
-        stalled(obs, snapshot)
-        try:
-            offer(obs, targets, "pendingRecords", bent)
-        except InputError as exc:  # a source that sent nothing: its streams keep their rate
-            obs.warnings.append(f"the lag could not be applied: {exc}")
-            return "observed (a lower bound under backpressure)", backlog
-        said = ", ".join(f"{op} {rate:.4g}/s" for op, rate in targets.items())
-        if bent:  # measured, so said: a prediction downstream rests on it
-            said += "; outputs measured to grow as input^e: " + ", ".join(
-                f"{op} e={e:.2f}" for op, e in sorted(bent.items()))
-        return (f"from the sources' pendingRecords, with the backlog worked off over "
-                f"{o.catch_up_duration:g} s and a restart of {restart:.3g} s at full capacity "
-                f"(planned for: {said})"), backlog
+        restart = self.restarts[-1] if self.restarts else RESTART_TIME
+        return offered_load(obs, snapshot, self.options, restart, self.elasticity)
 
     def wait(self, seconds: float) -> None:
         """Wait, in short naps so that a stop request is seen at once (:class:`Stopped`)."""

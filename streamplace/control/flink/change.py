@@ -11,6 +11,7 @@ from typing import Any
 
 from streamplace.control.flink.rescale import (
     JobAddress,
+    TooFewSlots,
     check_cluster,
     free_slots,
     lower_bounds,
@@ -20,7 +21,7 @@ from streamplace.control.flink.rescale import (
     state_of,
     wait_for,
 )
-from streamplace.errors import EngineError, InputError
+from streamplace.errors import InputError
 from streamplace.io.engines.common import ExportOptions
 from streamplace.io.engines.flink import export_flink
 from streamplace.io.http import get_json
@@ -111,6 +112,6 @@ def prepare(job: str, app: Application, infra: Infrastructure, plan: Plan,
         groups = {v.get("slotSharingGroupId") for v in found["vertices"]
                   if isinstance(v, dict)} - {None}
         split = f" ({len(groups)} slot-sharing groups add up)" if len(groups) > 1 else ""
-        raise EngineError(f"the plan needs {needed} slots{split} and the cluster has {have} "
+        raise TooFewSlots(f"the plan needs {needed} slots{split} and the cluster has {have} "
                           f"for this job: nothing was sent; {state_of(found)}")
     return change

@@ -41,11 +41,13 @@ def slot_dimension(v: ObservedVertex) -> str:
     return f"{SLOTS}.{v.op}"
 
 
-def other_jobs(obs: Observation, load: Any) -> tuple[dict[str, Any], OccupiedFile]:
-    """What the cluster's other jobs hold, from ``fetch_load``'s answers: the document
-    observe writes, and the same checked as a file would be (what --occupied reads)."""
+def other_jobs(obs: Observation, load: Any, shared: frozenset[str] = frozenset(),
+               ) -> tuple[dict[str, Any], OccupiedFile]:
+    """What the cluster's other jobs hold (but those ``shared``, planned with this one),
+    from ``fetch_load``'s answers: the document observe writes, and the same checked as a
+    file would be (what --occupied reads)."""
     doc = occupied(load, obs.job_id, _name(obs.job), _node_ids(obs),
-                   [slot_dimension(v) for v in obs.vertices], obs.address)
+                   [slot_dimension(v) for v in obs.vertices], obs.address, shared)
     return doc, build_document(OccupiedFile, doc, SourceMap(
         f"<occupied load observed from {obs.address}>"))
 

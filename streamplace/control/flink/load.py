@@ -20,9 +20,11 @@ FIX = "observe a live job with --occupied-out, or save its snapshot with both op
 
 
 def occupied(load: Any, job_id: str, app_name: str, nodes: dict[str, str],
-             dims: list[str], file: str) -> dict[str, Any]:
-    """The occupied load of every job but ``job_id``: per TaskManager (``nodes`` maps its
-    id to the node id), the slots it holds, in each of ``dims``."""
+             dims: list[str], file: str, shared: frozenset[str] = frozenset(),
+             ) -> dict[str, Any]:
+    """The occupied load of every job but ``job_id`` and those ``shared`` (planned with it):
+    per TaskManager (``nodes`` maps its id to the node id), the slots it holds, in each of
+    ``dims``."""
     if not isinstance(load, dict) or not isinstance(load.get("taskmanagers"), dict):
         raise InputError.single("the snapshot does not say what the other jobs hold", FIX,
                                 path="load", file=file)
@@ -37,7 +39,8 @@ def occupied(load: Any, job_id: str, app_name: str, nodes: dict[str, str],
                 "hand (--occupied FILE)", path=f"load.taskmanagers.{tm}", file=file)
         for slot in slots:
             holder = slot.get("jobId") if isinstance(slot, dict) else None
-            if isinstance(holder, str) and holder != job_id and tm in nodes:
+            if isinstance(holder, str) and holder != job_id and holder not in shared \
+                    and tm in nodes:
                 held.setdefault(holder, Counter())[nodes[tm]] += 1
     taken = {app_name}
     applications = []

@@ -37,6 +37,11 @@ interrupt or a later error must say (never "nothing was sent" once a change may 
 been)."""
 
 
+class TooFewSlots(EngineError):
+    """The cluster has too few free slots for a change: nothing was sent (exit 3 for
+    ``apply``; autoscale leaves the job as it runs, and says so)."""
+
+
 class WaitStopped(Exception):
     """A stop request ended the wait for a change that was sent (Flink carries it on)."""
 

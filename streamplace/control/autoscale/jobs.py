@@ -1,0 +1,91 @@
+"""The jobs of a session cluster, as autoscale over the whole cluster follows them: the
+running ones by id and name (``GET /jobs/overview``), the cluster's slots (``GET
+/overview``'s ``slots-total``) and who holds each (``GET /taskmanagers/:id``'s
+``allocatedSlots``, each with its ``jobId``)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.control.flink.job import TASKMANAGER_ID
+from streamplace.errors import InputError
+from streamplace.io.http import Address, get_json
+
+LABEL = "JOBMANAGER"
+CLUSTER = re.compile(r"^(https?://[^/#?]+)(/[^#?]*?)?/?$")
+
+
+@dataclass(frozen=True)
+class Listing:
+    running: dict[str, str]   # job id: name, of the RUNNING jobs
+    slots: int                # the cluster's slots
+    held: Counter[str] = field(default_factory=Counter)  # job id: slots it holds
+
+
+def cluster_address(url: str) -> str | None:
+    """The JobManager's address where ``url`` names a cluster (``http://JM:8081``), not a
+    job (``.../jobs/JOBID``); None for a job."""
+    bare = url.strip().rstrip("/")
+    return None if "/jobs/" in bare or "#/job/" in bare or not CLUSTER.match(bare) else bare
+
+
+def cluster_path(url: str) -> str:
+    """The REST API's base path in a cluster's address ('' at the root)."""
+    return Address.parse(url, LABEL).path.rstrip("/")
+
+
+def list_jobs(url: str) -> Listing:
+    """The cluster now. Two running jobs of one name are bad input (exit 2): ``--jobs``
+    matches jobs by name."""
+    base, root = Address.parse(url, LABEL), cluster_path(url)
+    overview = get_json(base.at(f"{root}/jobs/overview"), LABEL)
+    listed = overview.get("jobs") if isinstance(overview, dict) else None
+    if not isinstance(listed, list):
+        raise InputError.single("the address does not answer as a JobManager (GET "
+                                "/jobs/overview lists no jobs)", "give http://JOBMANAGER:8081",
+                                path=LABEL)
+    running: dict[str, str] = {}
+    for job in listed:
+        if isinstance(job, dict) and job.get("state") == "RUNNING" and \
+                isinstance(job.get("jid"), str):
+            running[job["jid"]] = str(job.get("name") or job["jid"])
+    _one_name_each(running)
+    cluster = get_json(base.at(f"{root}/overview"), LABEL)
+    slots = cluster.get("slots-total") if isinstance(cluster, dict) else None
+    if not isinstance(slots, int) or isinstance(slots, bool) or slots < 0:
+        raise InputError.single("the cluster does not say its slots (GET /overview's "
+                                "slots-total)", "give the JobManager's REST address",
+                                path=LABEL)
+    return Listing(running, slots, _held(base, root))
+
+
+def _one_name_each(running: dict[str, str]) -> None:
+    seen: dict[str, list[str]] = {}
+    for jid, name in running.items():
+        seen.setdefault(name, []).append(jid)
+    twice = {name: ids for name, ids in seen.items() if len(ids) > 1}
+    if twice:
+        said = "; ".join(f"{name!r}: {', '.join(ids)}" for name, ids in sorted(twice.items()))
+        raise InputError.single(f"several running jobs share a name ({said}): --jobs and "
+                                "the decision name jobs by their names",
+                                "give each job a name of its own (the name "
+                                "env.execute(NAME) gives it), or cancel the duplicate",
+                                path=LABEL)
+
+
+def _held(base: Address, root: str) -> Counter[str]:
+    taskmanagers: Any = get_json(base.at(f"{root}/taskmanagers"), LABEL)
+    listed = taskmanagers.get("taskmanagers") if isinstance(taskmanagers, dict) else None
+    held: Counter[str] = Counter()
+    for tm in listed if isinstance(listed, list) else []:
+        tid = tm.get("id") if isinstance(tm, dict) else None
+        if not isinstance(tid, str) or not TASKMANAGER_ID.fullmatch(tid):
+            continue
+        details = get_json(base.at(f"{root}/taskmanagers/{tid}"), LABEL)
+        for slot in details.get("allocatedSlots", []) if isinstance(details, dict) else []:
+            if isinstance(slot, dict) and isinstance(slot.get("jobId"), str):
+                held[slot["jobId"]] += 1
+    return held

@@ -1,0 +1,121 @@
+"""Autoscale over a whole session cluster, against two scripted jobs on one fake JobManager
+(tests/support/fake_cluster.py): the jobs planned together within the cluster's slots,
+scale-downs sent before scale-ups, and each fault said in a line with a bounded exit."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ..conftest import run
+from ..support.fake_cluster import fake_cluster
+
+HOT = {"counter": 0.95}   # two subtasks near capacity: three are needed at the target
+COLD = {"Source: numbers -> pace": 0.1, "counter": 0.1, "evens": 0.1, "sink: Writer": 0.1}
+PRESSED = {"Source: numbers -> pace": 0.6}  # held back by counter
+STEP = ("--yes", "--stabilization-interval", "0", "--metrics-window", "5", "--max-steps",
+        "1", "-q")
+
+
+def step(url: str, *args: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+    done = run("autoscale", url, *args, *STEP)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    return done.exit_code, (json.loads(lines[0]) if lines else {}), done.output
+
+
+def test_a_scale_up_gets_the_slots_a_scale_down_frees_sent_first(tmp_path):
+    """Four slots, each job on two: the hot one needs three. The cold one gives one up,
+    its PUT sent and waited for before the hot one's; no PUT asks for a slot not free."""
+    with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
+        code, line, output = step(cluster.url, "--scale-down-interval", "0")
+        order = [path for method, path in cluster.requests if method == "PUT"]
+    assert code == 0, output
+    assert line["slots"] == 4 and set(line["jobs"]) == {"hot", "cold"}
+    hot, cold = line["jobs"]["hot"], line["jobs"]["cold"]
+    assert hot["decision"] == "rescale" and cold["decision"] == "rescale", line
+    assert max(hot["to"].values()) == 3 and max(cold["to"].values()) == 1
+    assert hot["to"]["counter"] > hot["from"]["counter"]
+    assert [cluster.job("cold").jid in p for p in order] == [True, False]
+    assert line["decision"] == "rescale"
+
+
+def test_a_scale_up_waits_named_while_the_delayed_scale_down_holds_the_slots():
+    """The same cluster under the default scale-down interval: the cold job keeps its two
+    slots for now, so the hot job's scale-up waits, and the line says so; nothing is sent."""
+    with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
+        code, line, output = step(cluster.url)
+        puts = [path for method, path in cluster.requests if method == "PUT"]
+    assert code == 0, output
+    assert puts == []
+    assert line["jobs"]["hot"]["decision"] == "no change"
+    assert any("waits for slots" in why for why in line["jobs"]["hot"]["why"])
+    assert any("hot cannot get the 3 slots it asks" in why for why in line["why"])
+
+
+def test_with_no_free_slot_the_lower_priority_waits_first(tmp_path):
+    """Both jobs hot and back-pressured on four slots: no plan keeps both stable. Each asks
+    DS2's count; both cannot have it, so both wait, each named, and nothing is sent."""
+    jobs = tmp_path / "jobs.yaml"
+    jobs.write_text("schema: streamplace/jobs/v1\njobs:\n  a: {weight: 3, priority: 1}\n"
+                    "  b: {weight: 1}\n")
+    with fake_cluster("a", "b", busy={"a": HOT, "b": HOT}, pressed={"a": PRESSED, "b": PRESSED},
+                      slots=4) as cluster:
+        code, line, output = step(cluster.url, "--jobs", str(jobs))
+        puts = [path for method, path in cluster.requests if method == "PUT"]
+    assert code == 0, output
+    assert puts == []
+    assert any(why.startswith("no plan for the cluster") for why in line["why"]), line["why"]
+    said = [why for why in line["why"] if "cannot get" in why]
+    assert [why.split()[0] for why in said] == ["b", "a"]  # the lower priority first
+
+
+def test_a_job_cancelled_between_the_reading_and_its_put_is_said_and_the_loop_goes_on():
+    with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
+        cluster.cancel_on_put = "hot"  # cold's PUT comes first; hot is gone by its own
+        code, line, output = step(cluster.url, "--scale-down-interval", "0")
+    assert code == 0, output
+    assert line["jobs"]["cold"]["decision"] == "rescale"
+    hot = line["jobs"]["hot"]
+    assert hot["decision"] == "no change" and hot["to"] == hot["from"]
+    assert any("not sent" in why and "CANCELED" in why for why in hot["why"]), hot["why"]
+
+
+def test_two_running_jobs_of_one_name_are_bad_input():
+    with fake_cluster("same", "same") as cluster:
+        code, line, output = step(cluster.url, "--dry-run")
+    assert code == 2 and not line
+    assert "several running jobs share a name ('same'" in output
+    assert "a name of its own" in output
+
+
+def test_a_job_the_jobs_file_does_not_name_takes_its_default_said_once(tmp_path):
+    jobs = tmp_path / "jobs.yaml"
+    jobs.write_text("jobs:\n  known: {weight: 2}\ndefault: {weight: 0.5}\n")
+    with fake_cluster("known", "stranger") as cluster:
+        code, line, output = step(cluster.url, "--jobs", str(jobs), "--dry-run")
+    assert code == 0, output
+    said = [why for why in line["why"] if "not in --jobs" in why]
+    assert said == ["stranger is not in --jobs: weight 0.5, priority 0 (the file's default)"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--state", "s.json"), "--state speaks of one job"),
+    (("--source-rate", "x=1"), "--source-rate speaks of one job"),
+    (("--jobs", "JOBS"), "jobs.yaml:3: jobs.a.weight: must be more than 0.0"),
+])
+def test_bad_cluster_options_exit_2_with_nothing_sent(tmp_path, args, said):
+    bad = tmp_path / "jobs.yaml"
+    bad.write_text("jobs:\n  a:\n    weight: 0\n")
+    args = tuple(str(bad) if a == "JOBS" else a for a in args)
+    with fake_cluster("a", "b") as cluster:
+        code, _line, output = step(cluster.url, *args)
+        puts = [path for method, path in cluster.requests if method == "PUT"]
+    assert code == 2 and puts == []
+    assert said in " ".join(output.split()), output
+
+
+def test_jobs_weighs_a_cluster_not_a_job(tmp_path):
+    with fake_cluster("a") as cluster:
+        code, _line, output = step(cluster.jobs[0].job_url, "--jobs", "x.yaml")
+    assert code == 2 and "--jobs weighs the jobs of a session cluster" in output

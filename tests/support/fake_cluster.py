@@ -1,0 +1,105 @@
+"""A session cluster on 127.0.0.1 that a test scripts: several jobs of the fake JobManager
+(tests/support/fake_jobmanager.py), each with a job id and name of its own, on the same
+two TaskManagers, answering from one REST address as a JobManager does."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from .fake_jobmanager import SAMPLE, JobManager, _Handler, _Server
+
+
+@dataclass
+class Cluster:
+    jobs: list[JobManager]
+    slots_total: int = 8
+    cancelled: set[str] = field(default_factory=set)  # job ids cancelled once a PUT comes
+    cancel_on_put: str | None = None                   # this job is cancelled by any PUT
+    requests: list[tuple[str, str]] = field(default_factory=list)
+    faults: dict[str, list[str]] = field(default_factory=dict)
+    put_fault: str | None = None
+    released: threading.Event = field(default_factory=threading.Event)
+    url: str = ""
+
+    def job(self, name: str) -> JobManager:
+        return next(jm for jm in self.jobs if jm.snapshot["job"]["name"] == name)
+
+    def puts_of(self, name: str) -> list[Any]:
+        return self.job(name).puts
+
+    def answer(self, path: str) -> Any:
+        first = self.jobs[0]
+        if path == "/jobs/overview":
+            return {"jobs": [{"jid": jm.jid, "name": jm.snapshot["job"]["name"],
+                              "state": jm.snapshot["job"]["state"]} for jm in self.jobs]}
+        if path == "/overview":
+            return {"slots-total": self.slots_total,
+                    "slots-available": self.slots_total - sum(
+                        jm._held() for jm in self.jobs if jm.jid not in self.cancelled)}
+        if path.startswith("/taskmanagers/") and "metrics" not in path:
+            merged = None
+            for jm in self.jobs:
+                if jm.jid in self.cancelled:
+                    continue
+                mine = jm.answer(path)
+                if merged is None:
+                    merged = mine
+                elif mine is not None:
+                    merged["allocatedSlots"] += [
+                        {**slot, "jobId": jm.jid} for slot in mine["allocatedSlots"]]
+            return merged
+        for jm in self.jobs:
+            if path.startswith(f"/jobs/{jm.jid}"):
+                return jm.answer(path)
+        return first.answer(path)
+
+    def take_put(self, body: Any, path: str) -> None:
+        for jm in self.jobs:
+            if path.startswith(f"/jobs/{jm.jid}/"):
+                if jm.jid in self.cancelled:
+                    return
+                jm.take_put(body)
+        if self.cancel_on_put is not None:
+            gone = self.job(self.cancel_on_put)
+            gone.snapshot["job"]["state"] = "CANCELED"
+            self.cancelled.add(gone.jid)
+
+
+@contextmanager
+def fake_cluster(*names: str, busy: dict[str, dict[str, float]] | None = None,
+                 pressed: dict[str, dict[str, float]] | None = None,
+                 slots: int = 8) -> Iterator[Cluster]:
+    """One fake job per name (job ids 00..01, 00..02, ...), each ``busy`` and ``pressed``
+    per vertex name by job name, on ``slots`` slots."""
+    sample = json.loads(SAMPLE.read_text())
+    jobs = []
+    for k, name in enumerate(names, start=1):
+        snapshot = copy.deepcopy(sample)
+        snapshot["job"]["jid"] = f"{k:032x}"
+        snapshot["job"]["name"] = name
+        for vid, details in snapshot["vertices"].items():
+            details.setdefault("name", next(v["name"] for v in snapshot["job"]["vertices"]
+                                            if v["id"] == vid))
+        jobs.append(JobManager(snapshot, dict((busy or {}).get(name, {})),
+                               dict((pressed or {}).get(name, {})),
+                               slots_total=slots))
+    cluster = Cluster(jobs, slots)
+    server = _Server(("127.0.0.1", 0), _Handler)
+    server.jm = cluster  # type: ignore[assignment]
+    cluster.url = f"http://127.0.0.1:{server.server_address[1]}"
+    for jm in jobs:
+        jm.url = cluster.url
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield cluster
+    finally:
+        cluster.released.set()
+        server.shutdown()
+        server.server_close()
+
