@@ -104,7 +104,8 @@ def test_method_modules_never_import_the_registry():
     assert importers <= {"streamplace.solve", "streamplace.cli.options", "streamplace.cli.solve",
                          "streamplace.cli.compare", "streamplace.cli.listing",
                          "streamplace.sweep.rows", "streamplace.sweep.checks",
-                         "streamplace.control.autoscale.decide", "streamplace.control.autoscale.pool"}
+                         "streamplace.control.autoscale.decide",
+                         "streamplace.control.autoscale.pool"}
 
 
 def test_every_highs_status_has_one_documented_meaning():

@@ -40,6 +40,22 @@ def test_a_scale_up_gets_the_slots_a_scale_down_frees_sent_first(tmp_path):
     assert line["decision"] == "rescale"
 
 
+def test_a_scale_up_is_not_sent_while_the_freed_slots_stay_idle():
+    """Flink keeps a scaled-down job's idle slots for slot.idle.timeout: the scale-up
+    waits for them up to --wait, and, not given back by then, is not sent (a PUT would ask
+    for a slot that is not free), said with what the cluster had."""
+    with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
+        cluster.hold_freed = True
+        code, line, output = step(cluster.url, "--scale-down-interval", "0", "--wait", "1")
+        puts = [path for method, path in cluster.requests if method == "PUT"]
+    assert code == 0, output
+    assert [cluster.job("cold").jid in p for p in puts] == [True]
+    hot = line["jobs"]["hot"]
+    assert hot["decision"] == "no change" and hot["to"] == hot["from"]
+    assert any("waits for slots: it needs 3, the cluster had 2 for it" in why
+               for why in hot["why"]), hot["why"]
+
+
 def test_a_scale_up_waits_named_while_the_delayed_scale_down_holds_the_slots():
     """The same cluster under the default scale-down interval: the cold job keeps its two
     slots for now, so the hot job's scale-up waits, and the line says so; nothing is sent."""

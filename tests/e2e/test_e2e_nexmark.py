@@ -11,59 +11,18 @@ Waits are on conditions the cluster reports (a hang guard bounds them), never on
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from ..support.flink_cluster import ClusterPool, FlinkCluster
+from ..support.flink_cluster import ClusterPool
 from ..support.flink_jobs import runs_at, streamplace, until
 from ..support.flink_proxy import flink_proxy, incomplete_vertex
+from ..support.nexmark import PARTITIONS, nexmark
 
 pytestmark = pytest.mark.e2e
 
-RATE, PARTITIONS, WORK, KEY_GROUPS = 150, 4, 10_000, 24  # hot items: 100 bids/s a subtask
-
-
-@dataclass(frozen=True)
-class Running:
-    job: str
-    url: str
-    topic: Path               # its schedule, and the hold flag that pauses the source
-    lag: Callable[[], float]  # the source's pendingRecords, summed over its subtasks
-
-
-@contextmanager
-def nexmark(cluster: FlinkCluster, folder: Path, query: str, rate: float) -> Iterator[Running]:
-    """``query`` on a topic of PARTITIONS partitions offering ``rate`` events/s, once the
-    REST API shows every subtask RUNNING, as autoscale reads them (a vertex's details lag
-    the job's state by the JobManager's cache); cancelled at the end."""
-    topic = folder / "bids"
-    topic.mkdir()
-    (topic / "schedule").write_text(f"{int(time.time() * 1000)} {rate}\n")
-    job = cluster.run(job="NexmarkJob", args=(query, str(rate), str(PARTITIONS), str(WORK),
-                                              str(folder)))
-    try:
-        def statuses() -> set[str]:
-            vertices = cluster.get(f"/jobs/{job}")["vertices"]
-            return {s["status"] for v in vertices
-                    for s in cluster.get(f"/jobs/{job}/vertices/{v['id']}")["subtasks"]}
-
-        until(statuses, lambda seen: seen == {"RUNNING"})
-        source = cluster.get(f"/jobs/{job}")["vertices"][0]["id"]
-
-        def lag() -> float:
-            got = cluster.get(f"/jobs/{job}/vertices/{source}/subtasks/metrics"
-                              "?get=Source__bids.pendingRecords")
-            return float(got[0]["sum"]) if got else 0.0
-
-        yield Running(job, f"{cluster.rest}/jobs/{job}", topic, lag)
-    finally:
-        (topic / "hold").unlink(missing_ok=True)
-        cluster.cancel(job)
+RATE, KEY_GROUPS = 150, 24  # hot items: 100 bids/s a subtask
 
 
 def test_the_lag_sizes_a_keyed_vertex_to_a_divisor_of_its_key_groups_and_a_restart_resumes(

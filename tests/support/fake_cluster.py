@@ -21,6 +21,8 @@ class Cluster:
     slots_total: int = 8
     cancelled: set[str] = field(default_factory=set)  # job ids cancelled once a PUT comes
     cancel_on_put: str | None = None                   # this job is cancelled by any PUT
+    hold_freed: bool = False  # slots a scale-down frees stay idle (Flink's slot.idle.timeout)
+    held_back: int = 0        # slots freed and not yet given back to the cluster
     requests: list[tuple[str, str]] = field(default_factory=list)
     faults: dict[str, list[str]] = field(default_factory=dict)
     put_fault: str | None = None
@@ -40,7 +42,7 @@ class Cluster:
                               "state": jm.snapshot["job"]["state"]} for jm in self.jobs]}
         if path == "/overview":
             return {"slots-total": self.slots_total,
-                    "slots-available": self.slots_total - sum(
+                    "slots-available": self.slots_total - self.held_back - sum(
                         jm._held() for jm in self.jobs if jm.jid not in self.cancelled)}
         if path.startswith("/taskmanagers/") and "metrics" not in path:
             merged = None
@@ -64,7 +66,10 @@ class Cluster:
             if path.startswith(f"/jobs/{jm.jid}/"):
                 if jm.jid in self.cancelled:
                     return
+                before = jm._held()
                 jm.take_put(body)
+                if self.hold_freed:
+                    self.held_back += max(0, before - jm._held())
         if self.cancel_on_put is not None:
             gone = self.job(self.cancel_on_put)
             gone.snapshot["job"]["state"] = "CANCELED"

@@ -24,6 +24,7 @@ from streamplace.control.autoscale.jobs import Listing, list_jobs
 from streamplace.control.autoscale.loop import NAP, Autoscaler, Stopped
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.pool import joint_proposals, share_out, slots_of
+from streamplace.control.flink.rescale import JobAddress, await_free
 from streamplace.errors import ChangeSent, EngineError, InputError
 from streamplace.model.bundle import BundleMode
 from streamplace.model.decision import Decision
@@ -166,7 +167,7 @@ class ClusterAutoscaler:
 
         for jid in sorted(concluded, key=order):
             decision, plan = concluded[jid]
-            if plan is None or self.stop:
+            if plan is None or self.stop or not self._slots_for(judged[jid], decision):
                 continue
             try:
                 self.loops[jid].send(judged[jid], decision, plan)
@@ -176,3 +177,29 @@ class ClusterAutoscaler:
                 decision.decision = "no change"
                 decision.to = judged[jid].observed.running
                 decision.why.append(f"not sent: {exc}")
+
+    def _slots_for(self, j: Judged, decision: Decision) -> bool:
+        """Whether the slots a scale-up needs are free, waited for up to ``wait``: a job
+        scaled down just before holds its idle slots for Flink's slot.idle.timeout. Not
+        free by then: the job is left as it runs, said (a PUT now would over-ask)."""
+        held, needed = slots_of(j, j.observed.running), slots_of(j, decision.to)
+        if needed <= held:
+            return True
+        started = self.clock()
+        try:
+            short = await_free(JobAddress.parse(self.loops[j.reading.observation.job_id]
+                                                .job), held, needed, self.options.wait,
+                               self.stop)
+        except InputError as exc:
+            short, said = held, f"the cluster's free slots could not be read ({exc})"
+        else:
+            said = ""
+        if short is None:
+            return True
+        decision.decision = "no change"
+        decision.to = j.observed.running
+        decision.why.append(said or (
+            f"waits for slots: it needs {needed}, the cluster had {short} for it after "
+            f"{self.clock() - started:.0f} s (a job scaled down keeps its idle slots for "
+            "slot.idle.timeout, 50 s by default)"))
+        return False

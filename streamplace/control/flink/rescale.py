@@ -101,6 +101,23 @@ def free_slots(where: JobAddress, held: int, label: str = "JOB") -> int | None:
     return free + held if isinstance(free, int) and free >= 0 else None
 
 
+def await_free(where: JobAddress, held: int, needed: int, seconds: float,
+               stop: StopRequest | None = None,
+               sleep: Callable[[float], None] = time.sleep) -> int | None:
+    """Wait until the cluster has ``needed`` slots for the job (those free, and the ``held``
+    it holds): a job scaled down keeps its idle slots for ``slot.idle.timeout`` (50 s by
+    default) before the cluster may give them to another. The slots it had when it gave
+    up: None once they are there."""
+    ends = time.monotonic() + seconds
+    while True:
+        have = free_slots(where, held)
+        if have is None or have >= needed:
+            return None
+        if time.monotonic() >= ends or stop:
+            return have
+        sleep(POLL)
+
+
 def slots_needed(job: Any, parallelism: dict[str, int]) -> int:
     """Slots a job takes at ``parallelism`` (vertex id: subtasks): a slot holds one subtask
     of every vertex of its slot-sharing group, so each group takes as many slots as its
