@@ -133,7 +133,8 @@ def one(cluster: FlinkCluster, work: Path, scenario: str, method: str, window: f
         err = proc.stderr.read() if proc.stderr else ""
         if "does not run the plan" in err:  # a per-job loop's PUT the cluster never carried out
             result.over_asks += 1
-    for lines in outputs:
+    for k, lines in enumerate(outputs):
+        (work / f"decisions-{k}.jsonl").write_text("".join(lines))
         for line in (json.loads(x) for x in lines if x.startswith("{")):
             for part in (line.get("jobs") or {}).values() or [line]:
                 _count(result, part)
@@ -148,21 +149,24 @@ def one(cluster: FlinkCluster, work: Path, scenario: str, method: str, window: f
 
 
 def _weighted_f(cluster: FlinkCluster, jobs_file: Path, window: float) -> float | str | None:
-    """sum_a omega_a F_a of what runs, as one dry-run step of the cluster-wide odrp reads it."""
-    done = subprocess.run([sys.executable, "-m", "streamplace", "autoscale", cluster.rest,
-                           "--jobs", str(jobs_file), "--max-steps", "1", "--dry-run",
-                           "--stabilization-interval", "0", "--metrics-window", str(window),
-                           "--yes", "--quiet"], capture_output=True, text=True, timeout=300)
-    lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
-    if not lines:
-        return None
-    parts = lines[0].get("jobs", {})
-    weights = {name: TERMS.get(name, (1.0, 0))[0] for name in parts}
-    total = sum(weights.values())
-    values = {name: (part.get("F") or {}).get("running") for name, part in parts.items()}
-    if any(not isinstance(v, (int, float)) for v in values.values()):
-        return "-inf" if any(v == "-inf" for v in values.values()) else None
-    return round(sum(weights[n] / total * float(v) for n, v in values.items()), 4)
+    """sum_a omega_a F_a of what runs, as one dry-run step of the cluster-wide odrp reads it
+    (a step where a job gave no reading, restarting, is taken again: three tries)."""
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-m", "streamplace", "autoscale", cluster.rest,
+                               "--jobs", str(jobs_file), "--max-steps", "1", "--dry-run",
+                               "--stabilization-interval", "0", "--metrics-window", str(window),
+                               "--yes", "--quiet"], capture_output=True, text=True, timeout=300)
+        lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
+        parts = lines[0].get("jobs", {}) if lines else {}
+        values = {name: (part.get("F") or {}).get("running") for name, part in parts.items()}
+        if not parts or any(v is None for v in values.values()):
+            continue
+        if any(not isinstance(v, (int, float)) for v in values.values()):
+            return "-inf"  # a job runs at its capacity: unstable
+        weights = {name: TERMS.get(name, (1.0, 0))[0] for name in parts}
+        total = sum(weights.values())
+        return round(sum(weights[n] / total * float(v) for n, v in values.items()), 4)
+    return None
 
 
 def table(results: list[Result]) -> str:
@@ -195,9 +199,9 @@ def main() -> None:
             clusters = [stack.enter_context(flink_cluster(
                 args.flink, work / f"{scenario}-{m}" / "flink", SETTINGS, taskmanagers=2))
                 for m in methods]
-            done = pool.map(lambda cm: one(cm[0], work / f"{scenario}-{cm[1]}", scenario,
-                                           cm[1], args.window, jobs_file),
-                            zip(clusters, methods, strict=True))
+            done = pool.map(one, clusters, [work / f"{scenario}-{m}" for m in methods],
+                            [scenario] * len(methods), methods, [args.window] * len(methods),
+                            [jobs_file] * len(methods))
             results += list(done)
         print(table([r for r in results if r.scenario == scenario]), flush=True)
     (work / "results.json").write_text(json.dumps([r.__dict__ for r in results], indent=1))

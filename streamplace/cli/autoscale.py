@@ -27,6 +27,7 @@ from streamplace.io.readers import read_document
 from streamplace.model.bundle import MODES_HELP, BundleMode
 from streamplace.model.decision import Decision
 from streamplace.model.jobs import JobsFile
+from streamplace.model.metrics import Metric
 from streamplace.solve.budget import StopRequest
 
 AUTOSCALE_WEIGHTS = "cost=0.9,response_time=0.05,availability=0.05"
@@ -89,6 +90,7 @@ def autoscale_command(
                           f"{AUTOSCALE_WEIGHTS}).")] = None,
     network_metric: MetricOpt = None, source_rate: SourceRateOpt = None,
     max_moves: Annotated[float | None, _opt("max_moves")] = None,
+    max_response_time: Annotated[str | None, _opt("max_response_time")] = None,
     replan_time_limit: Annotated[float, _opt("replan_time_limit")] = _D.replan_time_limit,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Decide, but send nothing.")] = False,
@@ -112,6 +114,9 @@ def autoscale_command(
     # every option is a parameter of the same name (options.py defines them once)
     chosen: dict[str, Any] = {f.name: ctx.params[f.name] for f in fields(AutoscaleOptions)}
     chosen["vertex_exclude_ids"] = tuple(vertex_exclude_ids or ())
+    # read as solve reads it (200ms, 0.2s, 0.2): one name, one meaning
+    chosen["max_response_time"] = opts.read_limits({Metric.RESPONSE_TIME: max_response_time}
+                                                   ).bounds.get(Metric.RESPONSE_TIME)
     if flink_config is not None:
         _hand_over(ctx, chosen, flink_config, job)
     options = AutoscaleOptions(**chosen).checked()

@@ -17,7 +17,8 @@ from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.job_args import SourceRateOpt, WindowOpt, parse_rates
 from streamplace.cli.opening import open_inputs
 from streamplace.control.flink.documents import documents
-from streamplace.control.flink.drift import TOLERANCE, drift
+from streamplace.control.flink.drift import TOLERANCE, Drift, drift
+from streamplace.control.flink.latency import end_to_end
 from streamplace.control.flink.read import read_job
 from streamplace.errors import InputError
 from streamplace.io.http import is_url
@@ -82,6 +83,8 @@ def observe_command(
     found = None
     if held is not None:
         found = drift(obs, *held, against or "--against", tolerance)
+        if live:
+            _latency(found, job, held, tolerance)
         report["drift"] = found.to_json()
 
     def show(con: Console) -> None:
@@ -108,6 +111,17 @@ def observe_command(
         if output and output != STDOUT:
             emission.notes.append(f"application written to {output}")
     emit(emission, json_=json_, quiet=quiet)
+
+
+def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Plan],
+             tolerance: float) -> None:
+    """Each source-to-sink path's predicted response time against the job's latency
+    markers; where the job reports none, a note says which setting turns them on."""
+    try:
+        found.latency = end_to_end(job, found.vertex_of, *held, tolerance)
+    except InputError as exc:
+        said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
+        found.notes.append(f"latency not compared: {said}")
 
 
 def _against(plan: str | None, application: str | None, infrastructure: str | None,

@@ -76,6 +76,9 @@ class Decision(Record):
     seconds: float = Field(description="seconds since autoscale started")
     seconds_to_rescale: float | None = Field(None, description="seconds from the PUT until "
                                                                "every vertex ran the plan")
+    latency: dict[str, float] = Field(default_factory=dict, description=(
+        "source -> sink: the mean age of the job's latency markers in seconds, where "
+        "--max-response-time reads them"))
     slots: int | None = Field(None, description="a session cluster's slots the jobs shared "
                                                 "(autoscale over the cluster)")
     jobs: dict[str, Decision] = Field(default_factory=dict, description=(

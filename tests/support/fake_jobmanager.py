@@ -41,6 +41,9 @@ class JobManager:
     memory: dict[str, float] = field(default_factory=dict)  # TaskManager metric: its max
     partitions: dict[str, int] = field(default_factory=dict)  # source name: Kafka partitions
     listed: list[dict[str, str]] | None = None  # GET /jobs/overview's jobs, where not its own
+    latency: dict[str, float] = field(default_factory=dict)
+    """vertex name: the mean age in ms of the source's latency markers there (the median
+    is 0.9 of it, the p99 twice it), as each vertex's metrics list them."""
     config: list[dict[str, str]] = field(default_factory=lambda: [
         {"key": "jobmanager.scheduler", "value": "adaptive"}])  # GET /jobmanager/config
     settle: bool = True                    # whether the job takes up a PUT's parallelism
@@ -110,6 +113,8 @@ class JobManager:
             vid, _, rest = path.removeprefix(prefix).partition("/")
             if vid in self.snapshot["vertices"] and not rest:
                 return self._tick(vid)
+            if vid in self.snapshot["vertices"] and rest.startswith("metrics"):
+                return self._markers(vid, rest)
             if vid in self.snapshot["metrics"] and rest == "subtasks/metrics":
                 return self._listed(vid)
             if vid in self.snapshot["metrics"] and rest.startswith("subtasks/metrics"):
@@ -132,6 +137,21 @@ class JobManager:
                     self._rescale(v, wanted)
         if self.on_put is not None:  # the job as it runs after the change
             self.on_put()
+
+    def _markers(self, vid: str, rest: str) -> list[dict[str, Any]]:
+        """The source's latency markers at ``vid``, listed (``metrics``) or valued
+        (``metrics?get=``), for its one subtask 0."""
+        mean = self.latency.get(self._name(vid))
+        if mean is None:
+            return []
+        source = self.snapshot["job"]["vertices"][0]["id"]
+        stem = f"0.latency.source_id.{source}.operator_id.{vid}.operator_subtask_index.0.latency"
+        values = {f"{stem}_mean": mean, f"{stem}_median": 0.9 * mean, f"{stem}_p99": 2 * mean,
+                  f"{stem}_p75": 1.1 * mean}
+        if "?get=" not in rest:
+            return [{"id": name} for name in values]
+        asked = rest.partition("?get=")[2].split(",")
+        return [{"id": name, "value": str(values[name])} for name in asked if name in values]
 
     def _name(self, vid: str) -> str:
         return next(v["name"] for v in self.snapshot["job"]["vertices"] if v["id"] == vid)

@@ -52,9 +52,22 @@ def render_drift(con: Console, drift: Drift) -> None:
     con.print(rows)
     con.print(f"source {_rate(drift.source_rate)} (plan {_rate(drift.predicted_source_rate)}), "
               f"sink {_rate(drift.sink_rate)} (plan {_rate(drift.predicted_sink_rate)})")
+    if drift.latency:
+        paths = table(con, "Response time against the latency markers (ms)", "path",
+                      "R (model)", "marker (model)", "waiting", "buffers", "network",
+                      "mean", "median", "p99")
+        for p in drift.latency:
+            pr, m = p.predicted, p.measured
+            paths.add_row(f"{pr.source} -> {pr.op}", *(f"{x * 1000:.1f}" for x in (
+                pr.response_time, pr.marker, pr.waiting, pr.buffers, pr.network, m.mean,
+                m.median, m.p99)))
+        con.print(paths)
     for r in drift.rows:
         for why in r.off:
             con.print(f"[yellow]off:[/] {r.op}: {escape(why)}")
+    for p in drift.latency:
+        if p.off:
+            con.print(f"[yellow]off:[/] {escape(p.off)}")
     for note in drift.notes:
         con.print(f"note: {escape(note)}")
 

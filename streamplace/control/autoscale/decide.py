@@ -13,6 +13,7 @@ from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import ds2, spread
 from streamplace.model.decision import Replan, number
 from streamplace.model.evaluate import evaluate
+from streamplace.model.metrics import Metric, MetricLimits
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
@@ -29,7 +30,8 @@ class Proposal:
 
 
 def decide(observed: Observed, triggered: list[str], options: AutoscaleOptions,
-           objective: Objective, stop: StopRequest) -> Proposal:
+           objective: Objective, stop: StopRequest,
+           response_limit: float | None = None) -> Proposal:
     if options.method in ("ds2", "flink"):
         if not triggered:
             return Proposal(None, [])
@@ -37,7 +39,7 @@ def decide(observed: Observed, triggered: list[str], options: AutoscaleOptions,
         if options.method == "flink":
             wanted = aligned(observed, wanted, options)
         return Proposal(spread(observed.app, observed.infra, wanted), triggered)
-    return _replan(observed, triggered, options, objective, stop)
+    return _replan(observed, triggered, options, objective, stop, response_limit)
 
 
 def aligned(observed: Observed, wanted: dict[str, int], options: AutoscaleOptions,
@@ -55,12 +57,16 @@ def aligned(observed: Observed, wanted: dict[str, int], options: AutoscaleOption
 
 
 def _replan(observed: Observed, why: list[str], options: AutoscaleOptions,
-            objective: Objective, stop: StopRequest) -> Proposal:
-    """solve --current on the observed instance; the plan, and why it is taken."""
+            objective: Objective, stop: StopRequest,
+            response_limit: float | None = None) -> Proposal:
+    """solve --current on the observed instance (its response time held below
+    ``response_limit``, where given); the plan, and why it is taken."""
     app, infra, now = observed.app, observed.infra, observed.plan
     current = Current({op: now.replicas(op) for op in app.operator_ids}, options.max_moves,
                       source="the plan the job runs")
-    instance = Instance(app, infra, objective, current, None)
+    limits = MetricLimits({Metric.RESPONSE_TIME: response_limit}) \
+        if response_limit is not None else None
+    instance = Instance(app, infra, objective, current, limits)
     result = applicable("odrp", instance).solve(instance, SolveOptions(
         time_limit=options.replan_time_limit, stop=stop))
     # what runs is held to its constraints at full utilisation: within its bounds the job

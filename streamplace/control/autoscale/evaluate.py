@@ -50,6 +50,7 @@ class Judged:
     backlog: Backlog | None
     observed: Observed
     triggered: list[str]
+    latency: Any = None          # HeldLatency, where --max-response-time is held
 
     @property
     def capacity(self) -> dict[str, float]:

@@ -33,6 +33,7 @@ from streamplace.control.autoscale.evaluate import (
     seen_record,
 )
 from streamplace.control.autoscale.execute import execute
+from streamplace.control.autoscale.held import hold_latency
 from streamplace.control.autoscale.limits import limited
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import Seen, predicted, spread, triggers
@@ -125,8 +126,9 @@ class Autoscaler:
         judged = self.judge(number, started)
         if isinstance(judged, Decision):
             return judged
+        held = judged.latency
         proposal = decide(judged.observed, judged.triggered, self.options, self.objective,
-                          self.stop)
+                          self.stop, held.model_limit if held else None)
         decision, plan = self.conclude(judged, proposal)
         if plan is not None:
             self.send(judged, decision, plan)
@@ -148,7 +150,7 @@ class Autoscaler:
             self._missed(reading)
             return Decision(step=number, method=o.method, decision="no change",
                             why=[reading.why], seconds=round(self.clock() - started, 1))
-        self.missed, self.read_once = 0, True
+        self.missed = 0
         obs = reading.observation
         self.name = obs.job
         self.elasticity.record(obs)
@@ -165,7 +167,10 @@ class Autoscaler:
             if not offered.startswith("observed") else None
         judged = seen(obs, o.metrics_busy_time_aggregator, at_offered)
         triggered = triggers(judged, o.low, o.high) or self._above_target(judged)
-        return Judged(number, reading, offered, backlog, observed, triggered)
+        held = hold_latency(self.job, obs, observed, o.max_response_time, not self.read_once)
+        self.read_once = True
+        return Judged(number, reading, offered, backlog, observed,
+                      [*triggered, *(held.broken if held else [])], held)
 
     def conclude(self, j: Judged, proposal: Proposal) -> tuple[Decision, Plan | None]:
         """The safeguards on what ``proposal`` asks (limits, effectiveness, the delayed
@@ -207,10 +212,13 @@ class Autoscaler:
                                     (backlog.lag.items() if backlog else [])},
             occupied=observed.occupied(), warnings=obs.warnings, to=wanted,
             predicted=predicted(observed.app, observed.infra, plan or observed.plan),
-            F=proposal.replan, seconds=0.0, **{"from": running})
+            F=proposal.replan, seconds=0.0, **{"from": running},
+            latency=j.latency.measured if j.latency else {})
+        said = j.latency.said if j.latency else []
+        decision.why += said
         if plan is None or wanted == running or self.stop:
             if proposal.why and wanted == running and not waiting:
-                decision.why = [*proposal.why, "the plan it makes is what runs"]
+                decision.why = [*proposal.why, *said, "the plan it makes is what runs"]
             return decision, None
         if o.dry_run:
             decision.decision = "dry run"

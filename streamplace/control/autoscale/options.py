@@ -127,6 +127,11 @@ SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s f
             example="3600"),
     Setting("--replan-time-limit", 20.0, "Seconds for each re-plan (odrp).", None, 0.0,
             DAY, low_open=True),
+    Setting("--max-response-time", None, "Seconds: each source-to-sink path's mean latency, "
+            "read from the job's latency markers (metrics.latency.interval), held below "
+            "this; odrp re-plans with the model's response time held below it less what the "
+            "model missed on the running job.", None, 0.0, DAY, low_open=True,
+            example="0.5"),
     Setting("--max-moves", None, "The most a rescale may cost in replicas started where "
             "none runs now (0: start none), as solve --max-moves.", None, 0.0, 1e9,
             example="4"),
@@ -167,6 +172,7 @@ class AutoscaleOptions:
     metrics_busy_time_aggregator: str = "max"
     until: float | None = None
     replan_time_limit: float = 20.0
+    max_response_time: float | None = None
     max_moves: float | None = None
     wait: float = WAIT
     dry_run: bool = False
@@ -202,6 +208,10 @@ class AutoscaleOptions:
                 problem = SETTINGS[f.name].check(float(value))
                 if problem is not None:
                     problems.append(problem)
+        if self.max_response_time is not None and self.method != "odrp":
+            problems.append(Problem(f"--max-response-time is held by re-planning, which "
+                                    f"{self.method} does not do", "use --method odrp",
+                                    path="--max-response-time"))
         if not problems and not self.low < self.utilization_target < self.high:
             problems.append(Problem(
                 f"--utilization-min {self.low:g} and --utilization-max {self.high:g} do not "

@@ -19,10 +19,12 @@ from streamplace.model.bundle import BundleMode
 from streamplace.model.decision import Decision, Replan, number
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.jobs import JobTerms
+from streamplace.model.metrics import Metric, MetricLimits
 from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
 from streamplace.solve import SolveOptions
+from streamplace.solve.baseline.ds2 import ds2_parallelism
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.bundle.instance import BundleInstance, evaluate_bundle
 from streamplace.solve.bundle.modes import place_bundle
@@ -61,7 +63,10 @@ def joint_proposals(judged: dict[str, Judged], terms: dict[str, JobTerms],
                                           for op in j.observed.app.operator_ids},
                                          options.max_moves, "the plan the job runs")
                  for jid, j in judged.items()},
-        max_moves=options.max_moves, slots=slots)
+        max_moves=options.max_moves, slots=slots,
+        own_limits={apps[jid].name: MetricLimits({Metric.RESPONSE_TIME: j.latency.model_limit})
+                    for jid, j in judged.items()
+                    if j.latency is not None and j.latency.model_limit is not None})
     triggered = [f"{names[jid]}: {why}" for jid, j in judged.items() for why in j.triggered]
     result = place_bundle(bundle, get_method("odrp"), mode, SolveOptions(
         time_limit=options.replan_time_limit, stop=stop))
@@ -72,10 +77,9 @@ def joint_proposals(judged: dict[str, Judged], terms: dict[str, JobTerms],
         said = f"no plan for the cluster: {result.message or result.status.value}"
         if not triggered:
             return {jid: Proposal(None, []) for jid in judged}, [said]
-        return {jid: Proposal(spread(j.observed.app, j.observed.infra,
-                                     ds2(j.observed.app, j.observed.running)), j.triggered)
-                for jid, j in judged.items()}, [
-            *triggered, said, "each job at what DS2 asks, shared out by priority"]
+        return by_priority(judged, terms, slots), [
+            *triggered, said, "each job at what DS2 asks, in priority order, every job "
+            "below keeping a slot"]
     why = triggered
     if not why and not running.feasible:
         why = ["the running plans break the cluster's constraints"]
@@ -95,11 +99,43 @@ def joint_proposals(judged: dict[str, Judged], terms: dict[str, JobTerms],
     return out, why
 
 
+def by_priority(judged: dict[str, Judged], terms: dict[str, JobTerms], slots: int,
+                ) -> dict[str, Proposal]:
+    """More load than the slots carry at the target: each job, higher priority first, gets
+    what DS2 asks (its sources sized by their own busy time too), as far as the slots left
+    go once every job below it keeps one."""
+    order = sorted(judged, key=lambda jid: -terms[jid].priority)
+    left, out = slots, {}
+    for k, jid in enumerate(order):
+        j = judged[jid]
+        asks = _sources_too(j, ds2(j.observed.app, j.observed.running))
+        room = max(1, left - (len(order) - k - 1))
+        counts = {op: max(1, min(n, room)) for op, n in asks.items()}
+        left -= slots_of(j, counts)
+        out[jid] = Proposal(spread(j.observed.app, j.observed.infra, counts), j.triggered)
+    return out
+
+
+def _sources_too(j: Judged, counts: dict[str, int]) -> dict[str, int]:
+    """DS2's rule keeps a source as it runs; here a source with a service rate is sized as
+    any vertex is, from the rate it sends (a source holding slots it does not need would
+    keep them from the jobs that do)."""
+    app = j.observed.app
+    sends = {op.id: sum(s.rate or 0.0 for s in app.streams if s.source == op.id)
+             for op in app.operators}
+    out = dict(counts)
+    for op in app.operators:
+        if not any(s.target == op.id for s in app.streams) and op.service_rate:
+            out[op.id] = min(ds2_parallelism(op, sends[op.id]), op.replica_cap)
+    return out
+
+
 def share_out(judged: dict[str, Judged], concluded: dict[str, tuple[Decision, Plan | None]],
               slots: int, priority: dict[str, int], names: dict[str, str]) -> list[str]:
     """Where what the jobs will run takes more than ``slots`` (a safeguard held a job's
-    scale-down back, or each job asked alone), the scale-ups of the lowest priority wait,
-    named, until the rest fits."""
+    scale-down back, or each job asked alone), the scale-ups of the lowest priority get
+    what is left, named: no vertex above the slots left (where that is more than the job
+    runs on now), else the job runs on as it does."""
     def taking(jid: str) -> int:
         decision, plan = concluded[jid]
         return slots_of(judged[jid], decision.to if plan is not None else
@@ -114,18 +150,26 @@ def share_out(judged: dict[str, Judged], concluded: dict[str, tuple[Decision, Pl
         if total <= slots:
             break
         decision, _plan = concluded[jid]
-        asked = taking(jid)
-        running = judged[jid].observed.running
-        decision.to = dict(running)
-        decision.decision = "no change"
+        j, asked = judged[jid], taking(jid)
         left = slots - (total - asked)
-        decision.why.append(f"waits for slots: it asks {asked} and {left} are left of the "
-                            f"cluster's {slots} (priority {priority[jid]}: higher "
-                            "priorities keep theirs)")
-        concluded[jid] = (decision, None)
-        needs = " below what it needs" if judged[jid].triggered else ""
-        said.append(f"{names[jid]} cannot get the {asked} slots it asks: it runs on "
-                    f"{slots_of(judged[jid], running)}{needs}")
+        now = slots_of(j, j.observed.running)
+        part = {op: min(k, left) for op, k in decision.to.items()}
+        if left > now and slots_of(j, part) <= left:
+            decision.to = part
+            concluded[jid] = (decision, spread(j.observed.app, j.observed.infra, part))
+            decision.why.append(f"on {left} of the {asked} slots it asks: the rest of the "
+                                f"cluster's {slots} go to higher priorities first")
+            runs = f"it gets {left}"
+        else:
+            decision.to = dict(j.observed.running)
+            decision.decision = "no change"
+            decision.why.append(f"waits for slots: it asks {asked} and {left} are left of the "
+                                f"cluster's {slots} while the other jobs keep theirs (a "
+                                "scale-down held back, or a higher priority)")
+            concluded[jid] = (decision, None)
+            runs = f"it runs on {now}"
+        needs = " (below what it needs)" if j.triggered else ""
+        said.append(f"{names[jid]} cannot get the {asked} slots it asks: {runs}{needs}")
     return said
 
 

@@ -11,8 +11,8 @@
 A share is off when it differs by more than the tolerance, a rate when it differs by more
 than that fraction. Broken promises, which make the check fail (exit 1): a vertex that runs
 another parallelism than the plan's, one back-pressured PRESSED or more, one busy at its
-capacity where the plan left headroom. Latency is not compared: the model's response time
-counts queueing at every operator, which Flink's latency markers do not see.
+capacity where the plan left headroom. Latency is compared where the job reports its
+markers (:mod:`~streamplace.control.flink.latency`): informative, never a broken promise.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamplace.control.flink.latency import PathLatency
 from streamplace.control.flink.observation import PRESSED, SATURATED, Observation, ObservedVertex
 from streamplace.io.engines.common import components
 from streamplace.io.engines.flink import Vertex, match
@@ -64,6 +65,8 @@ class Drift:
     sink_rate: float | None
     predicted_sink_rate: float
     notes: list[str] = field(default_factory=list)
+    vertex_of: dict[str, str] = field(default_factory=dict)  # operator: its vertex id
+    latency: list[PathLatency] = field(default_factory=list)  # where markers were read
 
     @property
     def broken(self) -> list[str]:
@@ -77,6 +80,7 @@ class Drift:
                                 "predicted_source_rate": self.predicted_source_rate,
                                 "sink_rate": self.sink_rate,
                                 "predicted_sink_rate": self.predicted_sink_rate},
+                "latency": [p.to_json() for p in self.latency],
                 "notes": list(self.notes)}
 
 
@@ -116,7 +120,8 @@ def drift(obs: Observation, app: Application, infra: Infrastructure, plan: Plan,
                    _total(sources, "numRecordsOutPerSecond"),
                    sum(out_rate[o] for o in graph.sources),
                    _total(sinks, "numRecordsInPerSecond"),
-                   sum(predicted[o].input_rate for o in graph.sinks))
+                   sum(predicted[o].input_rate for o in graph.sinks),
+                   vertex_of={op: m.id for op, m in matched.items()})
     if obs.window is None:
         result.notes.append("read from Flink's 60 s meters, which read up to 8% high on a "
                             "loaded machine: give --window SECONDS for exact counters")

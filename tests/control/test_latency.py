@@ -1,0 +1,145 @@
+"""The response time held to the job: the model's prediction of Flink's latency markers, the
+markers read from the scripted JobManager, ``observe --against`` comparing them and
+``autoscale --max-response-time`` acting on them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from streamplace.control.flink.latency import MARKER, predicted_markers
+from streamplace.model.evaluate import evaluate
+
+from ..conftest import make_app, make_infra, make_plan, run
+from ..support.fake_jobmanager import fake_jobmanager
+from ..support.snapshots import SNAPSHOT
+
+STEP = ("--yes", "--stabilization-interval", "0", "--metrics-window", "5", "--max-steps",
+        "1", "--dry-run", "-q")
+
+
+def _chain():
+    app = make_app({"name": "chain", "operators": [
+        {"id": "src", "service_rate": 100}, {"id": "work", "service_rate": 50},
+        {"id": "sink", "service_rate": 200}],
+        "streams": [{"from": "src", "to": "work", "rate": 30},
+                    {"from": "work", "to": "sink", "rate": 30}]})
+    infra = make_infra({"name": "one", "nodes": [{"id": "n", "resources": 8}]})
+    plan = make_plan({"placement": {"src": ["n"], "work": ["n"], "sink": ["n"]}}, app, infra)
+    return app, infra, plan
+
+
+def test_a_marker_waits_behind_the_queue_and_in_each_output_buffer_but_is_not_served():
+    app, infra, plan = _chain()
+    got = predicted_markers(app, infra, plan, 0.1, [("src", "sink")])[("src", "sink")]
+    ev = evaluate(app, infra, plan)
+    r = {m.id: m.latency for m in ev.odrp.operators}
+    assert got.response_time == pytest.approx(ev.odrp.response_time)
+    # W_q = R - 1/mu at work and sink (the source's own queue is not on the marker's way)
+    assert got.waiting == pytest.approx((r["work"] - 1 / 50) + (r["sink"] - 1 / 200))
+    assert got.hops == 2 and got.buffers == pytest.approx(0.1)
+    assert got.marker == pytest.approx(got.waiting + got.buffers + got.network)
+    assert got.marker < got.response_time + got.buffers
+
+
+def test_marker_ids_are_read_at_both_granularities_and_single_is_not():
+    src, op = "a" * 32, "b" * 32
+    operator = f"3.latency.source_id.{src}.operator_id.{op}.operator_subtask_index.1.latency_mean"
+    subtask = (f"0.latency.source_id.{src}.source_subtask_index.2.operator_id.{op}."
+               "operator_subtask_index.0.latency_p99")
+    single = f"0.latency.operator_id.{op}.operator_subtask_index.0.latency_mean"
+    assert MARKER.match(operator).groups() == (src, op, "mean")
+    assert MARKER.match(subtask).groups() == (src, op, "p99")
+    assert MARKER.match(single) is None
+
+
+def _observed_files(tmp_path):
+    done = run("observe", SNAPSHOT, "--json", "-q")
+    doc = json.loads(done.stdout)
+    import yaml
+
+    files = []
+    for key in ("application", "infrastructure", "plan"):
+        path = tmp_path / f"{key}.yaml"
+        path.write_text(yaml.safe_dump(doc[key]))
+        files.append(str(path))
+    return files
+
+
+def test_observe_against_compares_each_path_with_its_markers(tmp_path):
+    app, infra, plan = _observed_files(tmp_path)
+    with fake_jobmanager() as jm:
+        jm.latency = {"sink: Writer": 240.0}
+        done = run("observe", jm.job_url, "--against", plan, "--application", app,
+                   "--infrastructure", infra, "--json", "-q")
+        without = None
+        jm.latency = {}
+        without = run("observe", jm.job_url, "--against", plan, "--application", app,
+                      "--infrastructure", infra, "--json", "-q")
+    drift = json.loads(done.stdout)["drift"]
+    [path] = drift["latency"]
+    assert path["operator"] == "sink" and path["measured_mean"] == pytest.approx(0.24)
+    assert path["measured_median"] == pytest.approx(0.216)
+    assert path["measured_p99"] == pytest.approx(0.48)
+    assert path["hops"] == 3 and path["buffers"] == pytest.approx(0.15)  # 100 ms default
+    notes = json.loads(without.stdout)["drift"]["notes"]
+    assert any("latency not compared: the job reports no latency markers" in n
+               and "metrics.latency.interval" in n for n in notes), notes
+
+
+def test_a_path_above_max_response_time_is_repaired_by_a_replan_held_below_it(tmp_path):
+    """counter busy 0.9: its queue is most of the markers' age. The markers 20 ms above the
+    model's prediction of them, the limit 50 ms below the markers: the re-plan's bound on R
+    comes from the calibration, and more counter subtasks meet it. A limit below what no
+    parallelism shortens (three buffer timeouts) is said to be out of reach."""
+    with fake_jobmanager(busy={"counter": 0.9}) as jm:
+        jm.latency = {"sink: Writer": 100.0}
+        done = run("autoscale", jm.job_url, "--max-response-time", "10s", *STEP)
+        predicted = json.loads(done.stdout.splitlines()[0])
+        app, infra, plan = (str(tmp_path / f"{k}.yaml") for k in ("app", "infra", "plan"))
+        made = run("observe", jm.job_url, "--window", "5", "-o", app, "--infrastructure-out",
+                   infra, "--plan-out", plan, "-q")
+        assert made.exit_code == 0, made.output
+        held = run("observe", jm.job_url, "--window", "5", "--against", plan,
+                   "--application", app, "--infrastructure", infra, "--json", "-q")
+        path = json.loads(held.stdout)["drift"]["latency"][0]
+        marker = path["predicted_marker"] * 1000
+        jm.latency = {"sink: Writer": marker + 20}
+        done = run("autoscale", jm.job_url, "--max-response-time", f"{marker - 30:.3f}ms",
+                   *STEP)
+        hopeless = run("autoscale", jm.job_url, "--max-response-time", "150ms", *STEP)
+    assert predicted["decision"] in ("dry run", "no change")
+    assert path["waiting"] > 0.05 and path["buffers"] == pytest.approx(0.15)
+    line = json.loads(done.stdout.splitlines()[0])
+    source = next(iter(line["seen"]))
+    assert line["latency"] == {f"{source} -> sink": pytest.approx((marker + 20) / 1000,
+                                                                  abs=1e-4)}
+    assert any(f"{source} -> sink takes {marker + 20:.0f} ms on average (latency markers), "
+               f"above --max-response-time {marker - 30:.0f} ms by 50 ms" in why
+               for why in line["why"]), line["why"]
+    assert any("the re-plan holds the model's response time below" in why
+               for why in line["why"]), line["why"]
+    assert line["decision"] == "dry run", line["why"]
+    assert line["to"]["counter"] > line["from"]["counter"]
+    stuck = json.loads(hopeless.stdout.splitlines()[0])
+    assert any("already exceeds the limit: no plan can hold it" in why
+               for why in stuck["why"]), stuck["why"]
+
+
+def test_max_response_time_on_a_job_without_markers_is_bad_input_with_the_setting():
+    with fake_jobmanager() as jm:
+        done = run("autoscale", jm.job_url, "--max-response-time", "0.3", *STEP)
+        puts = list(jm.puts)
+    assert done.exit_code == 2 and puts == []
+    said = " ".join(done.output.split())
+    assert "the job reports no latency markers" in said
+    assert "metrics.latency.interval" in said
+
+
+def test_max_response_time_needs_a_method_that_replans():
+    with fake_jobmanager() as jm:
+        done = run("autoscale", jm.job_url, "--max-response-time", "0.3", "--method", "ds2",
+                   *STEP)
+    assert done.exit_code == 2
+    assert "--max-response-time is held by re-planning" in " ".join(done.output.split())
