@@ -18,6 +18,7 @@ from streamplace.cli.job_args import SourceRateOpt, WindowOpt, parse_rates
 from streamplace.cli.opening import open_inputs
 from streamplace.control.flink.documents import documents
 from streamplace.control.flink.drift import TOLERANCE, Drift, drift
+from streamplace.control.flink.latency import TOLERANCE as LATENCY_TOLERANCE
 from streamplace.control.flink.latency import end_to_end
 from streamplace.control.flink.read import read_job
 from streamplace.errors import InputError
@@ -84,7 +85,7 @@ def observe_command(
     if held is not None:
         found = drift(obs, *held, against or "--against", tolerance)
         if live:
-            _latency(found, job, held, tolerance)
+            _latency(found, job, held)
         report["drift"] = found.to_json()
 
     def show(con: Console) -> None:
@@ -113,12 +114,11 @@ def observe_command(
     emit(emission, json_=json_, quiet=quiet)
 
 
-def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Plan],
-             tolerance: float) -> None:
+def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Plan]) -> None:
     """Each source-to-sink path's predicted response time against the job's latency
     markers; where the job reports none, a note says which setting turns them on."""
     try:
-        found.latency = end_to_end(job, found.vertex_of, *held, tolerance)
+        found.latency = end_to_end(job, found.vertex_of, *held, LATENCY_TOLERANCE)
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

@@ -217,7 +217,10 @@ SETTINGS = {"jobmanager.scheduler": "adaptive", "metrics.fetcher.update-interval
             "restart-strategy.fixed-delay.delay": "1 s",
             # a job scaled down gives its idle slots back to the cluster after 5 s, not 50:
             # autoscale over the cluster waits for them before a scale-up takes them
-            "slot.idle.timeout": "5000"}
+            "slot.idle.timeout": "5000",
+            # every source emits a latency marker a second (observe --against, autoscale
+            # --max-response-time)
+            "metrics.latency.interval": "1000"}
 """The end-to-end tier's clusters: the adaptive scheduler (the REST body, apply), metrics
 fetched every second (the windows of observe), and every rescale at once."""
 

@@ -8,11 +8,9 @@ import math
 from dataclasses import dataclass, field
 
 from streamplace.control.autoscale.evaluate import Observed
-from streamplace.control.flink.latency import PathLatency, end_to_end
+from streamplace.control.flink.latency import TOLERANCE, PathLatency, end_to_end
 from streamplace.control.flink.observation import Observation
 from streamplace.errors import InputError
-
-TOLERANCE = 0.25  # the marker prediction's error said as "off" beyond this share
 
 
 @dataclass(frozen=True)

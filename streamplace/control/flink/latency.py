@@ -43,6 +43,7 @@ MARKER = re.compile(r"^\d+\.latency\.source_id\.([0-9a-f]{32})(?:\.source_subtas
                     r"\.operator_id\.([0-9a-f]{32})\.operator_subtask_index\.\d+\."
                     r"latency_(mean|median|p99)$")
 BUFFER_TIMEOUT = 0.1  # seconds: execution.buffer-timeout.interval's default
+TOLERANCE = 0.25      # a marker prediction this share off the measured mean is said to be off
 BUFFER_KEYS = ("execution.buffer-timeout.interval", "execution.buffer-timeout")  # 2.x, 1.x
 OFF = ("the job reports no latency markers", "set metrics.latency.interval (e.g. 1000, in "
        "ms) in the cluster's config.yaml, or in the job "
