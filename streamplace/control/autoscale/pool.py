@@ -77,7 +77,13 @@ def joint_proposals(judged: dict[str, Judged], terms: dict[str, JobTerms],
         said = f"no plan for the cluster: {result.message or result.status.value}"
         if not triggered:
             return {jid: Proposal(None, []) for jid in judged}, [said]
-        return by_priority(judged, terms, slots), [
+        proposals = by_priority(judged, terms, slots)
+        for jid, proposal in proposals.items():  # what runs is still valued, and said
+            was = running.evaluations[apps[jid].name].utility
+            proposals[jid] = Proposal(proposal.plan, proposal.why, Replan(
+                running=number(was.value if was else None), plan=None,
+                status=result.status.value))
+        return proposals, [
             *triggered, said, "each job at what DS2 asks, in priority order, every job "
             "below keeping a slot"]
     why = triggered
