@@ -23,7 +23,7 @@ from streamplace.control.autoscale.evaluate import Judged
 from streamplace.control.autoscale.jobs import Listing, list_jobs
 from streamplace.control.autoscale.loop import NAP, Autoscaler, Stopped
 from streamplace.control.autoscale.options import AutoscaleOptions
-from streamplace.control.autoscale.pool import joint_proposals, share_out, slots_of
+from streamplace.control.autoscale.pool import joint_proposals, share_out, slots_of, waits_for
 from streamplace.control.flink.rescale import JobAddress, await_free
 from streamplace.errors import ChangeSent, EngineError, InputError
 from streamplace.model.bundle import BundleMode
@@ -91,6 +91,13 @@ class ClusterAutoscaler:
         concluded = {jid: self.loops[jid].conclude(j, proposals[jid])
                      for jid, j in judged.items()}
         priority = {jid: self.terms.terms(self.names[jid]).priority for jid in judged}
+        waiting = waits_for(judged, concluded, pool, priority)
+        if waiting is not None:  # slots a lower priority holds back go to the one waiting
+            for jid, j in judged.items():
+                if priority[jid] < priority[waiting]:
+                    concluded[jid] = self.loops[jid].conclude(
+                        j, proposals[jid], f"{self.names[waiting]} (priority "
+                        f"{priority[waiting]}) waits for the slots")
         why += share_out(judged, concluded, pool, priority, self.names)
         self._send(judged, concluded, priority)
         parts.update({jid: decision for jid, (decision, _plan) in concluded.items()})

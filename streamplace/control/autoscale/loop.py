@@ -172,10 +172,12 @@ class Autoscaler:
         return Judged(number, reading, offered, backlog, observed,
                       [*triggered, *(held.broken if held else [])], held)
 
-    def conclude(self, j: Judged, proposal: Proposal) -> tuple[Decision, Plan | None]:
+    def conclude(self, j: Judged, proposal: Proposal, hurry: str | None = None,
+                 ) -> tuple[Decision, Plan | None]:
         """The safeguards on what ``proposal`` asks (limits, effectiveness, the delayed
         scale-down, no scale-down mid-catch-up, the memory veto): the decision, and the
-        plan to send (None: leave the job as it runs)."""
+        plan to send (None: leave the job as it runs). ``hurry``: why a scale-down is not
+        delayed this time (a job of higher priority waits for the slots)."""
         o, obs, observed = self.options, j.reading.observation, j.observed
         running = observed.running
         plan = proposal.plan
@@ -186,6 +188,9 @@ class Autoscaler:
                                   o.vertex_max_parallelism, excluded(obs, o.vertex_exclude_ids))
         capped, found = self.effective.hold(running, capped, j.capacity)
         held, delayed = self.delay.hold(running, capped, self.wall())
+        if hurry is not None and delayed:
+            held, delayed = capped, [f"a scale-down not delayed: {hurry}"]
+            self.delay.pending.clear()
         waiting += found + delayed
         backlog = j.backlog
         if backlog is not None and backlog.seconds > o.backlog_processing_lag_threshold:

@@ -136,6 +136,22 @@ def _sources_too(j: Judged, counts: dict[str, int]) -> dict[str, int]:
     return out
 
 
+def waits_for(judged: dict[str, Judged], concluded: dict[str, tuple[Decision, Plan | None]],
+              slots: int, priority: dict[str, int]) -> str | None:
+    """The job of the highest priority whose scale-up does not fit beside what the others
+    will run (their safeguards holding slots back); None when everything fits."""
+    def taking(jid: str) -> int:
+        decision, plan = concluded[jid]
+        return slots_of(judged[jid], decision.to if plan is not None else
+                        judged[jid].observed.running)
+
+    if sum(taking(jid) for jid in concluded) <= slots:
+        return None
+    growing = [jid for jid, (_d, plan) in concluded.items() if plan is not None
+               and taking(jid) > slots_of(judged[jid], judged[jid].observed.running)]
+    return max(growing, key=lambda jid: priority[jid], default=None)
+
+
 def share_out(judged: dict[str, Judged], concluded: dict[str, tuple[Decision, Plan | None]],
               slots: int, priority: dict[str, int], names: dict[str, str]) -> list[str]:
     """Where what the jobs will run takes more than ``slots`` (a safeguard held a job's
