@@ -219,8 +219,8 @@ SETTINGS = {"jobmanager.scheduler": "adaptive", "metrics.fetcher.update-interval
             # autoscale over the cluster waits for them before a scale-up takes them
             "slot.idle.timeout": "5000",
             # every source emits a latency marker a second (observe --against, autoscale
-            # --max-response-time)
-            "metrics.latency.interval": "1000"}
+            # --max-response-time), each histogram over the last 10
+            "metrics.latency.interval": "1000", "metrics.latency.history-size": "10"}
 """The end-to-end tier's clusters: the adaptive scheduler (the REST body, apply), metrics
 fetched every second (the windows of observe), and every rescale at once."""
 
