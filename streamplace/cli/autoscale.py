@@ -13,7 +13,7 @@ from rich.markup import escape
 from streamplace.cli import options as opts
 from streamplace.cli.args import MetricOpt, ObjectiveOpt, QuietOpt
 from streamplace.cli.console import console, handle_errors
-from streamplace.cli.job_args import JobArg, SourceRateOpt, YesOpt, confirm, parse_rates
+from streamplace.cli.job_args import SourceRateOpt, YesOpt, confirm, parse_rates
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
 from streamplace.control.autoscale.cluster import ClusterAutoscaler
 from streamplace.control.autoscale.handover import flink_configuration, handed_over
@@ -46,7 +46,9 @@ def _opt(key: str) -> Any:
 @handle_errors
 def autoscale_command(
     ctx: typer.Context,
-    job: JobArg,
+    job: Annotated[str, typer.Argument(
+        metavar="JOB", help="The running job (http://JOBMANAGER:8081/jobs/JOBID), or a "
+        "session cluster's JobManager (http://JOBMANAGER:8081): every job on it.")],
     method: Annotated[str, _opt("method")] = _D.method,
     utilization_target: Annotated[float, _opt("utilization_target")] = _D.utilization_target,
     utilization_min: Annotated[float | None, _opt("utilization_min")] = None,
