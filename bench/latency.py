@@ -78,12 +78,12 @@ def table(rows: list[dict], timeout: float) -> str:  # type: ignore[type-arg]
            "(model) | mean | median | p99 | marker - mean |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        ms = {k: r[k] * 1000 for k in ("response_time", "waiting", "buffers", "network",
+        ms = {k: r[k] * 1000 for k in ("predicted_r", "waiting", "buffers", "delays",
                                         "predicted_marker", "measured_mean",
                                         "measured_median", "measured_p99")}
         out.append(f"| {r['job']} | {r['rate']:g} | {r['parallelism']} | "
-                   f"{ms['response_time']:.1f} | {ms['waiting']:.1f} | {ms['buffers']:.0f} | "
-                   f"{ms['network']:.1f} | {ms['predicted_marker']:.1f} | "
+                   f"{ms['predicted_r']:.1f} | {ms['waiting']:.1f} | {ms['buffers']:.0f} | "
+                   f"{ms['delays']:.1f} | {ms['predicted_marker']:.1f} | "
                    f"{ms['measured_mean']:.1f} | {ms['measured_median']:.1f} | "
                    f"{ms['measured_p99']:.1f} | "
                    f"{ms['predicted_marker'] - ms['measured_mean']:+.1f} |")

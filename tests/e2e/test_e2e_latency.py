@@ -95,7 +95,7 @@ def test_the_markers_are_predicted_and_a_broken_limit_is_repaired_in_one_step(
         _settled(cluster, job)
         path = _against(job, files, LIGHT)
         assert (path["source"], path["operator"], path["hops"]) == ("bids", "sink", 2)
-        mean, marker, r = path["measured_mean"], path["predicted_marker"], path["response_time"]
+        mean, marker, r = path["measured_mean"], path["predicted_marker"], path["predicted_r"]
         assert path["buffers"] == pytest.approx(0.1)  # two hops of the default 100 ms
         # R alone misses the buffer timeouts; the markers' predicted age is nearer
         assert r < 0.5 * mean and abs(marker - mean) < abs(r - mean), (mean, marker, r)

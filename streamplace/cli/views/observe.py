@@ -54,7 +54,7 @@ def render_drift(con: Console, drift: Drift) -> None:
               f"sink {_rate(drift.sink_rate)} (plan {_rate(drift.predicted_sink_rate)})")
     if drift.latency:
         paths = table(con, "Response time against the latency markers (ms)", "path",
-                      "R (model)", "marker (model)", "waiting", "buffers", "network",
+                      "R (model)", "marker (model)", "waiting", "buffers", "delays",
                       "mean", "median", "p99")
         for p in drift.latency:
             pr, m = p.predicted, p.measured

@@ -197,8 +197,8 @@ class PathLatency:
 
     def to_json(self) -> dict[str, object]:
         p, m = self.predicted, self.measured
-        return {"source": p.source, "operator": p.op, "response_time": p.response_time,
-                "predicted_marker": p.marker, "waiting": p.waiting, "network": p.network,
+        return {"source": p.source, "operator": p.op, "predicted_r": p.response_time,
+                "predicted_marker": p.marker, "waiting": p.waiting, "delays": p.network,
                 "buffers": p.buffers, "hops": p.hops, "service": p.service,
                 "measured_mean": m.mean,
                 "measured_median": m.median, "measured_p99": m.p99, "off": self.off}
