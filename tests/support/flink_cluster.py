@@ -218,9 +218,10 @@ SETTINGS = {"jobmanager.scheduler": "adaptive", "metrics.fetcher.update-interval
             # a job scaled down gives its idle slots back to the cluster after 5 s, not 50:
             # autoscale over the cluster waits for them before a scale-up takes them
             "slot.idle.timeout": "5000",
-            # every source emits a latency marker a second (observe --against, autoscale
-            # --max-response-time), each histogram over the last 10
-            "metrics.latency.interval": "1000", "metrics.latency.history-size": "10"}
+            # a job that emits latency markers (-Dmetrics.latency.interval) keeps each
+            # histogram over the last 10 (a TaskManager's setting); markers are off by
+            # default, as they count in the bytes a vertex sends
+            "metrics.latency.history-size": "10"}
 """The end-to-end tier's clusters: the adaptive scheduler (the REST body, apply), metrics
 fetched every second (the windows of observe), and every rescale at once."""
 

@@ -25,15 +25,15 @@ class Running:
 
 @contextmanager
 def nexmark(cluster: FlinkCluster, folder: Path, query: str, rate: float,
-            parallelism: int = 1) -> Iterator[Running]:
+            parallelism: int = 1, flags: tuple[str, ...] = ()) -> Iterator[Running]:
     """``query`` on a topic of PARTITIONS partitions offering ``rate`` events/s (each
-    vertex at ``parallelism``, the source at most PARTITIONS), once the REST API shows
-    every subtask RUNNING, as autoscale reads them (a vertex's details lag the job's state
-    by the JobManager's cache); cancelled at the end."""
+    vertex at ``parallelism``, the source at most PARTITIONS; ``flags``: more of ``flink
+    run``'s), once the REST API shows every subtask RUNNING, as autoscale reads them (a
+    vertex's details lag the job's state by the JobManager's cache); cancelled at the end."""
     topic = folder / "bids"
     topic.mkdir(parents=True)
     (topic / "schedule").write_text(f"{int(time.time() * 1000)} {rate}\n")
-    job = cluster.run("-p", str(parallelism), job="NexmarkJob",
+    job = cluster.run("-p", str(parallelism), *flags, job="NexmarkJob",
                       args=(query, str(rate), str(PARTITIONS), str(WORK), str(folder)))
     try:
         def statuses() -> set[str]:
