@@ -2,9 +2,10 @@
 convert subtask. At 30 events/s, observe --against predicts the latency markers' age nearer
 than the model's R alone, which misses the buffer timeouts (docs/benchmarks.md: how near,
 on a quiet machine). At 80 events/s, convert's queue is much of the markers' age:
-autoscale --max-response-time below what they show re-plans in one step, and the job runs
-the plan (whether the markers then come under the limit depends on the machine's load:
-bench/latency.py and docs/benchmarks.md measure it on a quiet one).
+autoscale --max-response-time below what they show names the path and re-plans in one step,
+the job running the plan; where a loaded machine has lengthened what no parallelism
+shortens past the limit, it says so and sends nothing (whether the markers come under the
+limit after a rescale depends on the load: docs/benchmarks.md measures it on a quiet one).
 
 Waits are on conditions the cluster reports (a hang guard bounds them), never on time."""
 
@@ -114,8 +115,15 @@ def test_the_markers_are_predicted_and_a_broken_limit_is_repaired_in_one_step(
                            "--yes", "-q")
         assert done.returncode == 0, done.stderr
         line = json.loads(done.stdout.splitlines()[0])
-        assert line["decision"] == "rescale", (path, limit, line["latency"], line["why"])
         assert any("above --max-response-time" in why for why in line["why"]), line["why"]
+        if line["decision"] == "no change":
+            # a loaded machine lengthened what no parallelism shortens past the limit: said,
+            # and nothing sent (on a quiet machine the step rescales: docs/benchmarks.md)
+            assert any("already exceeds the limit: no plan can hold it" in why
+                       for why in line["why"]), line["why"]
+            assert line["to"] == line["from"]
+            return
+        assert line["decision"] == "rescale", line["why"]
         assert line["to"]["convert"] > 1, line["to"]
         assert any("the re-plan holds the model's response time below" in why
                    for why in line["why"]), line["why"]
