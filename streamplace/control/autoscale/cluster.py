@@ -12,7 +12,6 @@ they hold back is arbitrated here, so that the slots still add up.
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,8 +20,9 @@ from dataclasses import dataclass, field
 from streamplace.control.autoscale.decide import Proposal, decide
 from streamplace.control.autoscale.evaluate import Judged
 from streamplace.control.autoscale.jobs import Listing, list_jobs
-from streamplace.control.autoscale.loop import NAP, Autoscaler, Stopped
+from streamplace.control.autoscale.loop import Autoscaler
 from streamplace.control.autoscale.options import AutoscaleOptions
+from streamplace.control.autoscale.pace import Stopped, paced
 from streamplace.control.autoscale.pool import joint_proposals, share_out, slots_of, waits_for
 from streamplace.control.flink.rescale import JobAddress, await_free
 from streamplace.errors import ChangeSent, EngineError, InputError
@@ -49,33 +49,7 @@ class ClusterAutoscaler:
 
     def run(self, say: Callable[[Decision], None]) -> None:
         """Step until ``max_steps``, ``until`` or a stop request, one line per step."""
-        started = self.clock()
-        pause = self.options.stabilization_interval
-        steps = itertools.count(1) if self.options.max_steps is None else \
-            range(1, self.options.max_steps + 1)
-        for number in steps:
-            if self.options.until is not None and self.clock() - started >= self.options.until:
-                break
-            try:
-                self.wait(pause)
-                decision = self.step(number, started)
-            except Stopped:
-                break
-            say(decision)
-            if self.stop:
-                break
-            pause = self.options.stabilization_interval \
-                if decision.decision == "rescale" or not decision.jobs else 0.0
-        if self.stop:
-            say(Decision(decision="stopped", why=[f"signal {self.stop.signum}"],
-                         seconds=round(self.clock() - started, 1)))
-
-    def wait(self, seconds: float) -> None:
-        ends = self.clock() + seconds
-        while not self.stop and self.clock() < ends:
-            time.sleep(min(NAP, max(0.0, ends - self.clock())))
-        if self.stop:
-            raise Stopped
+        paced(self.options, self.stop, self.clock, self.step, say, lambda d: bool(d.jobs))
 
     def step(self, number: int, started: float) -> Decision:
         o = self.options

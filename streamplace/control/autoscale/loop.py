@@ -12,7 +12,6 @@ decision saying why, and a rescale already sent is said to be.
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from streamplace.control.autoscale.execute import execute
 from streamplace.control.autoscale.held import hold_latency
 from streamplace.control.autoscale.limits import limited
 from streamplace.control.autoscale.options import AutoscaleOptions
+from streamplace.control.autoscale.pace import nap, paced
 from streamplace.control.autoscale.rule import Seen, predicted, spread, triggers
 from streamplace.control.autoscale.state import State
 from streamplace.control.flink.memory import vetoed
@@ -49,7 +49,6 @@ from streamplace.model.objective import Objective
 from streamplace.model.plan import Plan
 from streamplace.solve.budget import StopRequest
 
-NAP = 0.2  # seconds between two looks at the stop request while waiting
 RESTART_TIME = 300.0
 """Seconds a rescale is taken to stop the job until autoscale has measured one of its own
 (the Flink autoscaler's restart.time default)."""
@@ -58,10 +57,6 @@ CLOSE = 0.1
 bound is re-sized (the drift check's tolerance)."""
 MISSED = 5
 """Readings in a row the JobManager may fail to answer before the loop gives up on it."""
-
-
-class Stopped(Exception):
-    """A stop request came while the loop waited."""
 
 
 @dataclass
@@ -91,36 +86,23 @@ class Autoscaler:
             self.delay.pending = self.state.pending
 
     def run(self, say: Callable[[Decision], None]) -> None:
-        """Step until ``max_steps``, ``until`` or a stop request; each decision to
-        ``say``, and a last ``stopped`` one when a stop request ended the loop."""
-        started = self.clock()
-        pause = self.options.stabilization_interval
+        """Step until ``max_steps``, ``until`` or a stop request (:func:`paced`); each
+        decision to ``say``, with the prediction of the plan it runs when autoscale made it,
+        and kept in the state."""
         planned: dict[str, float | None] | None = None  # the running plan's, when ours
-        steps = itertools.count(1) if self.options.max_steps is None else \
-            range(1, self.options.max_steps + 1)
-        for number in steps:
-            until = self.options.until
-            if until is not None and self.clock() - started >= until:
-                break
-            try:
-                self.wait(pause)
-                decision = self.step(number, started)
-            except Stopped:
-                break
-            decision.planned = planned
+
+        def kept(decision: Decision) -> None:
+            nonlocal planned
+            if decision.step is not None:
+                decision.planned = planned
             if decision.decision == "rescale":
                 planned = decision.predicted
             say(decision)
-            if self.state is not None:
-                restart = decision.seconds_to_rescale
-                self.state.record(json.loads(decision.line()), restart)
-            if self.stop:
-                break
-            pause = self.options.stabilization_interval \
-                if decision.decision == "rescale" or not decision.from_ else 0.0
-        if self.stop:
-            say(Decision(decision="stopped", why=[f"signal {self.stop.signum}"],
-                         seconds=round(self.clock() - started, 1)))
+            if self.state is not None and decision.step is not None:
+                self.state.record(json.loads(decision.line()), decision.seconds_to_rescale)
+
+        paced(self.options, self.stop, self.clock, self.step, kept,
+              lambda d: bool(d.from_))
 
     def step(self, number: int, started: float) -> Decision:
         judged = self.judge(number, started)
@@ -275,12 +257,7 @@ class Autoscaler:
         return offered_load(obs, snapshot, self.options, restart, self.elasticity)
 
     def wait(self, seconds: float) -> None:
-        """Wait, in short naps so that a stop request is seen at once (:class:`Stopped`)."""
-        ends = self.clock() + seconds
-        while not self.stop and self.clock() < ends:
-            time.sleep(min(NAP, max(0.0, ends - self.clock())))
-        if self.stop:
-            raise Stopped
+        nap(seconds, self.stop, self.clock)
 
     def _gone(self) -> None:
         """A job once read that no longer runs ends the loop (exit 3), saying where a job of
