@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
-from streamplace.control.flink.job import TASKMANAGER_ID
+from streamplace.control.flink.job import cluster_load, held_slots
 from streamplace.errors import InputError
 from streamplace.io.http import Address, get_json
 
@@ -41,7 +40,8 @@ def list_jobs(url: str) -> Listing:
     """The cluster now. Two running jobs of one name are bad input (exit 2): ``--jobs``
     matches jobs by name."""
     base, root = Address.parse(url, LABEL), cluster_path(url)
-    overview = get_json(base.at(f"{root}/jobs/overview"), LABEL)
+    load = cluster_load(base, root, get_json(base.at(f"{root}/taskmanagers"), LABEL), LABEL)
+    overview = load["overview"]
     listed = overview.get("jobs") if isinstance(overview, dict) else None
     if not isinstance(listed, list):
         raise InputError.single("the address does not answer as a JobManager (GET "
@@ -59,7 +59,7 @@ def list_jobs(url: str) -> Listing:
         raise InputError.single("the cluster does not say its slots (GET /overview's "
                                 "slots-total)", "give the JobManager's REST address",
                                 path=LABEL)
-    return Listing(running, slots, _held(base, root))
+    return Listing(running, slots, held_slots(load))
 
 
 def _one_name_each(running: dict[str, str]) -> None:
@@ -74,18 +74,3 @@ def _one_name_each(running: dict[str, str]) -> None:
                                 "give each job a name of its own (the name "
                                 "env.execute(NAME) gives it), or cancel the duplicate",
                                 path=LABEL)
-
-
-def _held(base: Address, root: str) -> Counter[str]:
-    taskmanagers: Any = get_json(base.at(f"{root}/taskmanagers"), LABEL)
-    listed = taskmanagers.get("taskmanagers") if isinstance(taskmanagers, dict) else None
-    held: Counter[str] = Counter()
-    for tm in listed if isinstance(listed, list) else []:
-        tid = tm.get("id") if isinstance(tm, dict) else None
-        if not isinstance(tid, str) or not TASKMANAGER_ID.fullmatch(tid):
-            continue
-        details = get_json(base.at(f"{root}/taskmanagers/{tid}"), LABEL)
-        for slot in details.get("allocatedSlots", []) if isinstance(details, dict) else []:
-            if isinstance(slot, dict) and isinstance(slot.get("jobId"), str):
-                held[slot["jobId"]] += 1
-    return held

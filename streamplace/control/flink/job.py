@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import re
 import urllib.parse
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,6 +158,12 @@ def fetch_load(url: str, taskmanagers: Any, label: str = "JOB") -> dict[str, Any
     ``GET /jobs/overview`` and of ``GET /taskmanagers/:id`` for each TaskManager listed in
     ``taskmanagers`` (the answer of ``GET /taskmanagers``)."""
     address, base, _ = split_job_url(url, label)
+    return cluster_load(address, base, taskmanagers, label)
+
+
+def cluster_load(address: Address, base: str, taskmanagers: Any, label: str,
+                 ) -> dict[str, Any]:
+    """:func:`fetch_load` from the cluster's address and the REST API's base path."""
     listed = taskmanagers.get("taskmanagers") if isinstance(taskmanagers, dict) else None
     ids = [t["id"] for t in listed if isinstance(t, dict) and isinstance(t.get("id"), str)] \
         if isinstance(listed, list) else []
@@ -168,6 +175,16 @@ def fetch_load(url: str, taskmanagers: Any, label: str = "JOB") -> dict[str, Any
     return {"overview": get_json(address.at(f"{base}/jobs/overview"), label),
             "taskmanagers": {tm: get_json(address.at(f"{base}/taskmanagers/{tm}"), label)
                              for tm in ids}}
+
+
+def held_slots(load: dict[str, Any]) -> Counter[str]:
+    """Job id: the slots it holds, from :func:`fetch_load`'s answers."""
+    held: Counter[str] = Counter()
+    for details in load.get("taskmanagers", {}).values():
+        for slot in details.get("allocatedSlots", []) if isinstance(details, dict) else []:
+            if isinstance(slot, dict) and isinstance(slot.get("jobId"), str):
+                held[slot["jobId"]] += 1
+    return held
 
 
 WEB_UI_JOB = re.compile(rf"#/job/(?:running/|completed/)?({VERTEX_ID.pattern})(?:/.*)?$")
