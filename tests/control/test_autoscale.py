@@ -11,7 +11,7 @@ import yaml
 
 from ..conftest import run
 from ..support.fake_jobmanager import fake_jobmanager
-from ..support.snapshots import SNAPSHOT
+from ..support.snapshots import observed_files
 
 HANG_GUARD = 120
 STEP = ("--yes", "--stabilization-interval", "0", "--metrics-window", "5", "--max-steps",
@@ -41,13 +41,7 @@ def test_a_skewed_vertex_is_judged_and_sized_by_its_busiest_subtask():
 def test_apply_force_sends_a_plan_that_breaks_a_constraint_and_says_so(tmp_path):
     """On-call rolls back to what ran a minute before, though it breaks stability as the
     job is measured now: refused (exit 1) unless --force, which sends it with a warning."""
-    done = run("observe", SNAPSHOT, "--json", "-q")
-    doc = json.loads(done.stdout)
-    files = []
-    for key in ("application", "infrastructure", "plan"):
-        path = tmp_path / f"{key}.yaml"
-        path.write_text(yaml.safe_dump(doc[key]))
-        files.append(str(path))
+    doc, files = observed_files(tmp_path)
     plan = doc["plan"]
     node = next(iter(plan["placement"]["counter"]))
     plan["placement"]["counter"] = {node: 1}  # half the replicas: the job breaks stability

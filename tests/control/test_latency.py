@@ -13,7 +13,7 @@ from streamplace.model.evaluate import evaluate
 
 from ..conftest import make_app, make_infra, make_plan, run
 from ..support.fake_jobmanager import fake_jobmanager
-from ..support.snapshots import SNAPSHOT
+from ..support.snapshots import observed_files
 
 STEP = ("--yes", "--stabilization-interval", "0", "--metrics-window", "5", "--max-steps",
         "1", "--dry-run", "-q")
@@ -54,26 +54,12 @@ def test_marker_ids_are_read_at_both_granularities_and_single_is_not():
     assert MARKER.match(single) is None
 
 
-def _observed_files(tmp_path):
-    done = run("observe", SNAPSHOT, "--json", "-q")
-    doc = json.loads(done.stdout)
-    import yaml
-
-    files = []
-    for key in ("application", "infrastructure", "plan"):
-        path = tmp_path / f"{key}.yaml"
-        path.write_text(yaml.safe_dump(doc[key]))
-        files.append(str(path))
-    return files
-
-
 def test_observe_against_compares_each_path_with_its_markers(tmp_path):
-    app, infra, plan = _observed_files(tmp_path)
+    _doc, (app, infra, plan) = observed_files(tmp_path)
     with fake_jobmanager() as jm:
         jm.latency = {"sink: Writer": 240.0}
         done = run("observe", jm.job_url, "--against", plan, "--application", app,
                    "--infrastructure", infra, "--json", "-q")
-        without = None
         jm.latency = {}
         without = run("observe", jm.job_url, "--against", plan, "--application", app,
                       "--infrastructure", infra, "--json", "-q")

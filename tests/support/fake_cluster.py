@@ -4,15 +4,13 @@ two TaskManagers, answering from one REST address as a JobManager does."""
 
 from __future__ import annotations
 
-import copy
-import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .fake_jobmanager import SAMPLE, JobManager, _Handler, _Server
+from .fake_jobmanager import JobManager, sample_snapshot, serving
 
 
 @dataclass
@@ -82,29 +80,17 @@ def fake_cluster(*names: str, busy: dict[str, dict[str, float]] | None = None,
                  slots: int = 8) -> Iterator[Cluster]:
     """One fake job per name (job ids 00..01, 00..02, ...), each ``busy`` and ``pressed``
     per vertex name by job name, on ``slots`` slots."""
-    sample = json.loads(SAMPLE.read_text())
     jobs = []
     for k, name in enumerate(names, start=1):
-        snapshot = copy.deepcopy(sample)
+        snapshot = sample_snapshot()
         snapshot["job"]["jid"] = f"{k:032x}"
         snapshot["job"]["name"] = name
-        for vid, details in snapshot["vertices"].items():
-            details.setdefault("name", next(v["name"] for v in snapshot["job"]["vertices"]
-                                            if v["id"] == vid))
         jobs.append(JobManager(snapshot, dict((busy or {}).get(name, {})),
                                dict((pressed or {}).get(name, {})),
                                slots_total=slots))
     cluster = Cluster(jobs, slots)
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.jm = cluster  # type: ignore[assignment]
-    cluster.url = f"http://127.0.0.1:{server.server_address[1]}"
-    for jm in jobs:
-        jm.url = cluster.url
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(cluster) as url:
+        cluster.url = url
+        for jm in jobs:
+            jm.url = url
         yield cluster
-    finally:
-        cluster.released.set()
-        server.shutdown()
-        server.server_close()
-

@@ -288,22 +288,35 @@ class _Server(ThreadingHTTPServer):
     jm: JobManager
 
 
+def sample_snapshot() -> dict[str, Any]:
+    """The sample job's snapshot, each vertex's details carrying its name."""
+    snapshot: dict[str, Any] = json.loads(SAMPLE.read_text())
+    for vid, details in snapshot["vertices"].items():
+        details.setdefault("name", next(v["name"] for v in snapshot["job"]["vertices"]
+                                        if v["id"] == vid))
+    return snapshot
+
+
+@contextmanager
+def serving(target: Any) -> Iterator[str]:
+    """``target`` (a JobManager, or what answers as one) served on a free port of
+    127.0.0.1, its address yielded; its held answers released at the end."""
+    server = _Server(("127.0.0.1", 0), _Handler)
+    server.jm = target
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        target.released.set()
+        server.shutdown()
+        server.server_close()
+
+
 @contextmanager
 def fake_jobmanager(busy: dict[str, float | list[float]] | None = None,
                     pressed: dict[str, float] | None = None) -> Iterator[JobManager]:
     """The fake on a free port of 127.0.0.1; ``busy`` and ``pressed`` per vertex name."""
-    snapshot = json.loads(SAMPLE.read_text())
-    for vid, details in snapshot["vertices"].items():
-        details.setdefault("name", next(v["name"] for v in snapshot["job"]["vertices"]
-                                        if v["id"] == vid))
-    jm = JobManager(snapshot, busy or {}, pressed or {})
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.jm = jm
-    jm.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    jm = JobManager(sample_snapshot(), busy or {}, pressed or {})
+    with serving(jm) as url:
+        jm.url = url
         yield jm
-    finally:
-        jm.released.set()
-        server.shutdown()
-        server.server_close()

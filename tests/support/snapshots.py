@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from streamplace.control.flink.job import METERS
 
-from ..conftest import sample
+from ..conftest import run, sample
 from .flink_cluster import RATE
 
 SNAPSHOT = sample("flink", "paced-snapshot.json")
+
+
+def observed_files(folder: Path) -> tuple[dict[str, Any], list[str]]:
+    """``observe SNAPSHOT``'s document, and its application, infrastructure and current
+    plan written as files in ``folder`` (in that order)."""
+    doc = json.loads(run("observe", SNAPSHOT, "--json", "-q").stdout)
+    files = []
+    for key in ("application", "infrastructure", "plan"):
+        path = folder / f"{key}.yaml"
+        path.write_text(yaml.safe_dump(doc[key]))
+        files.append(str(path))
+    return doc, files
 
 
 TOLERANCE = 0.02  # Flink's meters over 60 s, against the rate the job was made to keep
