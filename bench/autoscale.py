@@ -29,7 +29,7 @@ last rescale predicted for it.
 
     python bench/autoscale.py                      # q1 at a known rate, the three methods
     python bench/autoscale.py --all --window 8 --workers 3   # every job and scenario
-    python bench/autoscale.py --jobs q1 --scenarios known,step,backlog,flap --flink 1.20.3
+    python bench/autoscale.py --queries q1 --scenarios known,step,backlog,flap --flink 1.20.3
 """
 
 from __future__ import annotations
@@ -285,7 +285,7 @@ def goals(runs: list[Run], window: float) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flink", default="2.2.1")
-    parser.add_argument("--jobs", default="q1")
+    parser.add_argument("--queries", default="q1")
     parser.add_argument("--scenarios", default="known")
     parser.add_argument("--all", action="store_true",
                         help="every job (q1,q2,q5,q8,q11) and scenario (known,step,backlog,flap)")
@@ -307,10 +307,10 @@ def main() -> None:
         print(table(again) + "\n\n" + "\n".join(goals(again, args.window)))
         return
     if args.all:
-        args.jobs, args.scenarios = "q1,q2,q5,q8,q11", "known,step,backlog,flap"
+        args.queries, args.scenarios = "q1,q2,q5,q8,q11", "known,step,backlog,flap"
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)  # a run's clusters and topics start afresh
-    todo = [(j, s, m) for j in args.jobs.split(",") for s in args.scenarios.split(",")
+    todo = [(j, s, m) for j in args.queries.split(",") for s in args.scenarios.split(",")
             for m in args.methods.split(",")]
     runs: list[Run] = []
     with ExitStack() as stack:

@@ -12,7 +12,7 @@ Printed per job x rate x parallelism x buffer timeout: the terms, the measured f
 the marker prediction's error against the measured mean.
 
     python bench/latency.py                           # q1, q2, q5 at two loads, 100 ms
-    python bench/latency.py --jobs q1 --buffer-timeout 10
+    python bench/latency.py --queries q1 --buffer-timeout 10
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def table(rows: list[dict], timeout: float) -> str:  # type: ignore[type-arg]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--jobs", default="q1,q2,q5")
+    parser.add_argument("--queries", default="q1,q2,q5")
     parser.add_argument("--window", type=float, default=10.0)
     parser.add_argument("--buffer-timeout", type=float, default=100.0, help="ms")
     parser.add_argument("--flink", default="2.2.1")
@@ -104,7 +104,7 @@ def main() -> None:
                 "execution.buffer-timeout.interval": f"{args.buffer_timeout:g} ms"}
     rows = []
     with flink_cluster(args.flink, work / "flink", settings, taskmanagers=1) as cluster:
-        for query in args.jobs.split(","):
+        for query in args.queries.split(","):
             for rate, p in CASES[query]:
                 rows += one(cluster, work, query, rate, p, args.window)
                 print(table(rows[-1:], args.buffer_timeout).splitlines()[-1], flush=True)

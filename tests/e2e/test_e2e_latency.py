@@ -23,6 +23,7 @@ pytestmark = pytest.mark.e2e
 
 LIGHT = 30  # a convert subtask takes about 100 events/s: busy 0.3
 HISTORY = 11      # seconds of markers: metrics.latency.history-size 10, one a second
+ROUNDS = 6        # histories waited for the markers to hold still, at most
 
 
 def _markers(cluster: FlinkCluster, job: str, since: int) -> float:
@@ -46,17 +47,19 @@ def _markers(cluster: FlinkCluster, job: str, since: int) -> float:
     return sum(float(m["value"]) for m in got) / len(got)
 
 
-def _settled(cluster: FlinkCluster, job: Running) -> float:
-    """The markers' mean age (ms) once it holds: two readings a whole history apart (by the
-    cluster's clock) within 15% of each other. A start or a rescale leaves records in the
-    network buffers that drain at the headroom's pace; the first histograms read them."""
+def _settle(cluster: FlinkCluster, job: Running) -> None:
+    """Wait until the markers' mean age holds: two readings a whole history apart (by the
+    cluster's clock) within 15% of each other, or ROUNDS histories (a busy machine's markers
+    may never hold that still; what the test asserts then holds all the more). A start
+    leaves records in the network buffers that drain at the headroom's pace; the first
+    histograms read them."""
     first = _steady(cluster, job)
     last = until(lambda: _markers(cluster, job.job, first), lambda ms: ms > 0)
-    while True:
+    for _ in range(ROUNDS):
         since = int(cluster.get(f"/jobs/{job.job}")["now"])
         now = until(lambda at=since: _markers(cluster, job.job, at), lambda ms: ms > 0)
         if abs(now - last) <= 0.15 * last:
-            return now
+            return
         last = now
 
 
@@ -93,7 +96,7 @@ def test_the_markers_age_is_predicted_nearer_than_the_response_time_alone(
     # the rate once it runs (no backlog); a latency marker a second, this job's own setting
     with nexmark(cluster, tmp_path, "q1", 1, flags=("-Dmetrics.latency.interval=1000",)) as job:
         _rate(job, LIGHT)
-        _settled(cluster, job)
+        _settle(cluster, job)
         path = _against(job, files, LIGHT)
         assert (path["source"], path["operator"], path["hops"]) == ("bids", "sink", 2)
         mean, marker, r = path["measured_mean"], path["predicted_marker"], path["predicted_r"]

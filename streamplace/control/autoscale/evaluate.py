@@ -4,7 +4,7 @@ jobs hold, the plan the job runs) and what each vertex did over the window."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamplace.control.autoscale.alignment import accepted_counts
 from streamplace.control.autoscale.collect import Reading
@@ -19,6 +19,9 @@ from streamplace.model.decision import VertexSeen, number
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.occupied import HeldBy, beside
 from streamplace.model.plan import Plan
+
+if TYPE_CHECKING:  # held.py reads an Observed: a cycle at run time
+    from streamplace.control.autoscale.held import HeldLatency
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ class Judged:
     backlog: Backlog | None
     observed: Observed
     triggered: list[str]
-    latency: Any = None          # HeldLatency, where --max-response-time is held
+    latency: HeldLatency | None = None  # where --max-response-time is held
 
     @property
     def capacity(self) -> dict[str, float]:

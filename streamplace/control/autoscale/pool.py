@@ -61,9 +61,9 @@ def joint_proposals(judged: dict[str, Judged], terms: dict[str, JobTerms],
         tuple(apps.values()), _joint_infrastructure(judged, apps), objective,
         current={apps[jid].name: Current({op: j.observed.plan.replicas(op)
                                           for op in j.observed.app.operator_ids},
-                                         options.max_moves, "the plan the job runs")
+                                         None, "the plan the job runs")
                  for jid, j in judged.items()},
-        max_moves=options.max_moves, slots=slots,
+        max_moves=options.max_moves, slots=slots,  # --max-moves over every job, as solve's
         own_limits={apps[jid].name: MetricLimits({Metric.RESPONSE_TIME: j.latency.model_limit})
                     for jid, j in judged.items()
                     if j.latency is not None and j.latency.model_limit is not None})
