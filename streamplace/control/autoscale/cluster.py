@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from streamplace.control.autoscale.decide import Proposal, decide
-from streamplace.control.autoscale.evaluate import Judged
 from streamplace.control.autoscale.jobs import Listing, list_jobs
+from streamplace.control.autoscale.judged import Judged
 from streamplace.control.autoscale.loop import Autoscaler
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.pace import Stopped, paced

@@ -4,14 +4,12 @@ jobs hold, the plan the job runs) and what each vertex did over the window."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from streamplace.control.autoscale.alignment import accepted_counts
-from streamplace.control.autoscale.collect import Reading
 from streamplace.control.autoscale.rule import Seen
 from streamplace.control.flink.documents import documents, other_jobs
 from streamplace.control.flink.observation import Observation, ObservedVertex
-from streamplace.control.flink.offered import Backlog
 from streamplace.errors import InputError
 from streamplace.io.readers import application_from, infrastructure_from, plan_from
 from streamplace.model.application import Application
@@ -19,9 +17,6 @@ from streamplace.model.decision import VertexSeen, number
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.occupied import HeldBy, beside
 from streamplace.model.plan import Plan
-
-if TYPE_CHECKING:  # held.py reads an Observed: a cycle at run time
-    from streamplace.control.autoscale.held import HeldLatency
 
 
 @dataclass(frozen=True)
@@ -41,24 +36,6 @@ class Observed:
         TaskManager."""
         return {held.name: int(sum(min(dims.values(), default=0.0)
                                    for dims in held.nodes.values())) for held in self.others}
-
-
-@dataclass
-class Judged:
-    """A step's reading of the job, evaluated: what the decision is made on."""
-
-    number: int
-    reading: Reading
-    offered: str                 # where the offered load comes from
-    backlog: Backlog | None
-    observed: Observed
-    triggered: list[str]
-    latency: HeldLatency | None = None  # where --max-response-time is held
-
-    @property
-    def capacity(self) -> dict[str, float]:
-        return {v.op: v.service_rate * v.parallelism
-                for v in self.reading.observation.vertices if v.service_rate}
 
 
 def observed_instance(obs: Observation, target: float, load: Any,

@@ -25,7 +25,6 @@ from streamplace.control.autoscale.demand import offered_load
 from streamplace.control.autoscale.effective import Effectiveness
 from streamplace.control.autoscale.elasticity import Elasticity
 from streamplace.control.autoscale.evaluate import (
-    Judged,
     excluded,
     observed_instance,
     seen,
@@ -33,6 +32,7 @@ from streamplace.control.autoscale.evaluate import (
 )
 from streamplace.control.autoscale.execute import execute
 from streamplace.control.autoscale.held import hold_latency
+from streamplace.control.autoscale.judged import Judged
 from streamplace.control.autoscale.limits import limited
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.pace import nap, paced

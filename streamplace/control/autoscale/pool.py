@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from streamplace.control.autoscale.decide import Proposal
-from streamplace.control.autoscale.evaluate import Judged
+from streamplace.control.autoscale.judged import Judged
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import ds2, spread
 from streamplace.control.flink.documents import SLOTS
