@@ -35,10 +35,11 @@ SPARK_FIXTURES = {"spark", "spark_logs"}
 SPARK_MODULES = {"test_extract.py", "test_sweep.py", "test_readme.py"}  # most of each runs Spark
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark what starts Spark, so that ``make test-fast`` (``-m "not e2e and not spark"``)
     leaves it out: tests that take a Spark fixture, and the modules whose commands run on
-    Spark."""
+    Spark. First among the hooks: pytest-xdist reads the group mark in its own."""
     for item in items:
         if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())) or \
                 item.path.name in SPARK_MODULES:
@@ -46,6 +47,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             # under pytest-xdist (--dist loadgroup), one worker runs every Spark test: the
             # session and the event logs the Spark jobs write are made once, not per worker
             item.add_marker(pytest.mark.xdist_group("spark"))
+
+
+UNGROUPED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Under ``--dist loadgroup``, pytest-xdist names a grouped test ``<id>@<group>`` on the
+    worker. Where it could not (pytest-xdist#1386), each grouped test fails saying so,
+    rather than every worker start Spark and write its logs unseen."""
+    if session.config.getoption("loadgroup", False):
+        for item in session.items:
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+                item.stash[UNGROUPED] = True
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.stash.get(UNGROUPED, False):
+        pytest.fail("pytest-xdist did not put this test in its group: this pytest and "
+                    "pytest-xdist do not work together (pytest-xdist#1386); install the "
+                    "versions pyproject.toml names", pytrace=False)
 
 
 def _checked(document: Any, problems: list[Any]) -> Any:
