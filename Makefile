@@ -25,19 +25,23 @@ run: $(STAMP)
 ## test: the whole test suite (unit, property, CLI, doctests, end to end). The end-to-end
 ## tier (tests marked e2e) spends most of its time waiting on the clusters it starts, so it
 ## runs beside the rest; its report follows (out/e2e.log), and either failing fails the target.
-## Each tier prints its 25 slowest tests. The rest runs on two pytest-xdist workers, every
-## Spark test on one of them (one Spark session and one set of event logs per run).
+## Each tier prints its 25 slowest tests. Each runs on WORKERS pytest-xdist workers, more than
+## the cores: most tests wait on a window, a process or a cluster. Tests of one group
+## (--dist loadgroup) share a worker: every Spark test (one session, one set of event logs),
+## and each Flink cluster's tests (the cluster started once).
+WORKERS ?= 4
 test: $(STAMP)
 	@mkdir -p out
-	@$(BIN)/python -m pytest tests -m e2e -p no:cacheprovider --durations=25 > out/e2e.log 2>&1 & e2e=$$!; \
+	@$(BIN)/python -m pytest tests -m e2e -n $(WORKERS) --dist loadgroup -p no:cacheprovider \
+		--durations=25 > out/e2e.log 2>&1 & e2e=$$!; \
 	trap 'kill $$e2e 2>/dev/null' INT TERM; \
-	$(BIN)/python -m pytest tests streamplace -m "not e2e" -n 2 --dist loadgroup --durations=25; rest=$$?; \
+	$(BIN)/python -m pytest tests streamplace -m "not e2e" -n $(WORKERS) --dist loadgroup --durations=25; rest=$$?; \
 	wait $$e2e; tier=$$?; echo "== end-to-end tier (-m e2e)"; cat out/e2e.log; \
 	[ $$rest -eq 0 ] && [ $$tier -eq 0 ]
 
 ## test-fast: the inner loop: everything but the engines and Spark (tests marked e2e or spark)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests streamplace -m "not e2e and not spark" -n 2 --durations=10
+	$(BIN)/python -m pytest tests streamplace -m "not e2e and not spark" -n $(WORKERS) --durations=10
 
 ## lint: ruff and mypy strict on the package
 lint: $(STAMP)

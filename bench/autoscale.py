@@ -150,8 +150,8 @@ def one(cluster: FlinkCluster, work: Path, job_name: str, scenario: str, method:
     topics = Topics(folder, TOPICS.get(job_name, ("bids",)))
     rate = RATES[job_name]
     topics.rate(rate)
-    job = cluster.run(job="NexmarkJob", args=(job_name, str(rate), str(PARTITIONS), str(WORK),
-                                              str(folder)))
+    job = cluster.submit("NexmarkJob", (job_name, str(rate), str(PARTITIONS), str(WORK),
+                                        str(folder)))
     while cluster.get(f"/jobs/{job}")["state"] != "RUNNING":
         time.sleep(0.5)
     sources = [v["id"] for v in cluster.get(f"/jobs/{job}")["vertices"]

@@ -71,8 +71,8 @@ def _start(cluster: FlinkCluster, folder: Path, query: str, rate: float, p: int)
     topic = folder / query / "bids"
     topic.mkdir(parents=True)
     (topic / "schedule").write_text(f"{int(time.time() * 1000)} {rate}\n")
-    job = cluster.run("-p", str(p), job="NexmarkJob",
-                      args=(query, str(rate), str(PARTITIONS), str(WORK), str(folder / query)))
+    job = cluster.submit("NexmarkJob", (query, str(rate), str(PARTITIONS), str(WORK),
+                                        str(folder / query)), parallelism=p)
     while cluster.get(f"/jobs/{job}")["state"] != "RUNNING":
         time.sleep(0.5)
     return job

@@ -44,8 +44,8 @@ def one(cluster: FlinkCluster, work: Path, query: str, rate: float, p: int,
     topic = folder / "bids"
     topic.mkdir(parents=True)
     (topic / "schedule").write_text(f"{int(time.time() * 1000)} {rate}\n")
-    job = cluster.run("-p", str(p), job="NexmarkJob",
-                      args=(query, str(rate), str(PARTITIONS), str(WORK), str(folder)))
+    job = cluster.submit("NexmarkJob", (query, str(rate), str(PARTITIONS), str(WORK),
+                                        str(folder)), parallelism=p)
     try:
         while cluster.get(f"/jobs/{job}")["state"] != "RUNNING":
             time.sleep(0.5)

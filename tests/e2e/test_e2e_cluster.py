@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ..support.flink_cluster import ClusterPool
+from ..support.flink_cluster import ClusterPool, worker_of
 from ..support.flink_jobs import runs_at, streamplace, until
 from ..support.nexmark import nexmark
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, worker_of("2.2.1", "nexmark")]
 
 NAMES = {"bids": "Source: bids", "sink": "sink: Writer"}
 

@@ -19,7 +19,7 @@ import yaml
 
 from streamplace.control.flink.observe import METER_SECONDS
 
-from ..support.flink_cluster import ClusterPool, FlinkCluster
+from ..support.flink_cluster import ClusterPool, FlinkCluster, worker_of
 from ..support.flink_jobs import RUN_TIMEOUT, runs_at, until
 from ..support.snapshots import assert_what_the_job_was_made_to_do
 
@@ -72,7 +72,7 @@ def flink_1_20(flink_pool: ClusterPool) -> FlinkCluster:
 def observed_1_20(flink_1_20: FlinkCluster) -> Iterator[str]:
     """A paced job at parallelism 2 for observe, started with the cluster so that Flink's
     rate meters fill while the other tests run."""
-    job = flink_1_20.run("-p", "2")
+    job = flink_1_20.submit(parallelism=2)
     yield job
     flink_1_20.cancel(job)
 
@@ -82,6 +82,7 @@ def flink_2_2(flink_pool: ClusterPool) -> FlinkCluster:
     return flink_pool.get("2.2.1")
 
 
+@worker_of("1.20.3")
 @pytest.mark.usefixtures("observed_1_20")
 def test_on_flink_1_20_the_rest_body_and_the_overrides_run_the_plan(
         flink_1_20: FlinkCluster, tmp_path: Path):
@@ -99,6 +100,7 @@ def test_on_flink_1_20_the_rest_body_and_the_overrides_run_the_plan(
     flink_1_20.cancel(second)  # the slots go back to the tier
 
 
+@worker_of("2.2.1")
 def test_on_flink_2_2_the_rest_body_rescales_and_the_overrides_do_nothing(
         flink_2_2: FlinkCluster, tmp_path: Path):
     first = flink_2_2.run()
@@ -127,6 +129,7 @@ def metered(cluster: FlinkCluster, job: str) -> float:
     return until(youngest, lambda seen: seen[0] >= METER_SECONDS and seen[1])[0]
 
 
+@worker_of("1.20.3")
 def test_observe_reads_the_running_job_and_its_plan_exports_back(
         flink_1_20: FlinkCluster, observed_1_20: str, tmp_path: Path):
     job = f"{flink_1_20.rest}/jobs/{observed_1_20}"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from ..support.flink_cluster import ClusterPool, FlinkCluster
+from ..support.flink_cluster import ClusterPool, FlinkCluster, worker_of
 from ..support.flink_jobs import streamplace, until
 from ..support.nexmark import Running, nexmark
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, worker_of("2.2.1", "nexmark")]
 
 LIGHT = 30  # a convert subtask takes about 100 events/s: busy 0.3
 HISTORY = 11      # seconds of markers: metrics.latency.history-size 10, one a second
@@ -94,7 +94,7 @@ def test_the_markers_age_is_predicted_nearer_than_the_response_time_alone(
     cluster = flink_pool.get("2.2.1")
     files = {k: str(tmp_path / f"{k}.yaml") for k in ("app", "infra", "plan")}
     # the rate once it runs (no backlog); a latency marker a second, this job's own setting
-    with nexmark(cluster, tmp_path, "q1", 1, flags=("-Dmetrics.latency.interval=1000",)) as job:
+    with nexmark(cluster, tmp_path, "q1", 1, settings={"metrics.latency.interval": "1000"}) as job:
         _rate(job, LIGHT)
         _settle(cluster, job)
         path = _against(job, files, LIGHT)

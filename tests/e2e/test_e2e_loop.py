@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from ..support.flink_cluster import ClusterPool, FlinkCluster, extra_taskmanager
+from ..support.flink_cluster import VERSIONS, ClusterPool, FlinkCluster, extra_taskmanager
 from ..support.flink_jobs import (
     RATE,
     RUN_TIMEOUT,
@@ -38,7 +38,7 @@ TARGET = 0.7
 RESULTS = Path(os.environ.get("STREAMPLACE_LOOP_RESULTS", "out"))  # numbers for the docs
 
 
-@pytest.fixture(scope="module", params=["1.20.3", "2.2.1"])
+@pytest.fixture(scope="module", params=VERSIONS)
 def cluster(request: pytest.FixtureRequest, flink_pool: ClusterPool) -> FlinkCluster:
     """8 slots (two TaskManagers of 4): room for twice RATE, beside the other tests' jobs."""
     return flink_pool.get(request.param)

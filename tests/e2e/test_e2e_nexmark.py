@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from ..support.flink_cluster import ClusterPool
+from ..support.flink_cluster import ClusterPool, worker_of
 from ..support.flink_jobs import runs_at, streamplace, until
 from ..support.flink_proxy import flink_proxy, incomplete_vertex
 from ..support.nexmark import PARTITIONS, nexmark
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, worker_of("2.2.1", "nexmark")]
 
 RATE, KEY_GROUPS = 150, 24  # hot items: 100 bids/s a subtask
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ..support.flink_cluster import ClusterPool, FlinkCluster
+from ..support.flink_cluster import VERSIONS, ClusterPool, FlinkCluster
 from ..support.flink_jobs import RATE, WEIGHTS, WINDOW, loaded_job, runs_at, streamplace, until
 
 pytestmark = pytest.mark.e2e
@@ -24,7 +24,7 @@ SLOTS = 8
 FITS = 3  # work's replicas the first plan needs: fewer than the slots left
 
 
-@pytest.fixture(scope="module", params=["1.20.3", "2.2.1"])
+@pytest.fixture(scope="module", params=VERSIONS)
 def cluster(request: pytest.FixtureRequest, flink_pool: ClusterPool) -> FlinkCluster:
     return flink_pool.get(request.param)
 
@@ -56,7 +56,7 @@ def test_a_second_job_is_planned_into_the_slots_the_first_leaves(cluster: FlinkC
                                                                   tmp_path: Path):
     # the slots of earlier tests' jobs are given back after their cancellation
     assert until(lambda: _free(cluster), lambda free: free == SLOTS) == SLOTS
-    other = cluster.run("-p", str(OTHER))
+    other = cluster.submit(parallelism=OTHER)
     loaded = None
     try:
         names = {v["name"] for v in cluster.get(f"/jobs/{other}")["vertices"]}

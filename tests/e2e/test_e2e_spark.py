@@ -16,7 +16,8 @@ import yaml
 from ..support.standalone import Cluster, spark_home, standalone_cluster
 from ..support.sweeps import assert_rows_of_one_process, write_sweep
 
-pytestmark = pytest.mark.e2e  # the end-to-end tier (Makefile: make test)
+pytestmark = [pytest.mark.e2e,  # the end-to-end tier (Makefile: make test)
+              pytest.mark.xdist_group("spark-cluster")]  # one worker starts the cluster
 
 SUBMIT_TIMEOUT = 600  # a hang guard only: a run ends by itself well before
 

@@ -7,6 +7,10 @@ cache folder and unpacked into a FLINK_HOME of real files (Flink's scripts do no
 symlinked ``lib/``). The REST port is the one the JobManager picks itself, read from its log
 line; readiness is a log line, never a delay. ``tests/support/flink_job/PacedJob.java`` is compiled
 with javac against the version's own jars.
+
+Jobs are submitted over the REST API (``POST /jars/upload`` once, then ``/jars/:jarid/run``):
+a ``flink run`` starts a client JVM per job, seconds each on a busy machine. ``run`` keeps
+the command line for the tests that check what a user's ``flink run -D`` does.
 """
 
 from __future__ import annotations
@@ -20,17 +24,21 @@ import sys
 import tarfile
 import urllib.error
 import urllib.request
+import uuid
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 from .standalone import Daemon, stop_all
 
 JOB_SOURCES = Path(__file__).parent / "flink_job"  # PacedJob.java, LoadedJob.java
 PARTS = ("bin", "conf", "lib", "opt", "plugins")
 REQUEST_TIMEOUT = 30
+SUBMIT_TIMEOUT = 300  # a hang guard: the JobManager runs the job's main() before it answers
 RATE = 50  # records per second per source subtask: light enough for a busy machine
 
 
@@ -101,6 +109,7 @@ class FlinkCluster:
     conf: Path
     rest: str  # http://127.0.0.1:PORT
     jar: Path
+    uploaded: dict[str, str] = field(default_factory=dict, compare=False)  # jar -> jar id
 
     def get(self, path: str) -> dict:  # type: ignore[type-arg]
         with urllib.request.urlopen(self.rest + path, timeout=REQUEST_TIMEOUT) as response:
@@ -112,8 +121,45 @@ class FlinkCluster:
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
             return int(response.status)
 
+    def submit(self, job: str = "PacedJob", args: tuple[str, ...] = (str(RATE),),
+               parallelism: int | None = None,
+               settings: Mapping[str, str] | None = None) -> str:
+        """Submit ``job`` (the paced job) over the REST API, with ``settings`` as the
+        job's Flink configuration (``flink run -D``'s); its JobID."""
+        body: dict[str, object] = {"entryClass": job, "programArgsList": list(args)}
+        if parallelism is not None:
+            body["parallelism"] = parallelism
+        if settings:
+            body["flinkConfiguration"] = dict(settings)
+        answer = self._post(f"/jars/{self._jar_id()}/run", json.dumps(body).encode(),
+                            "application/json")
+        return str(answer["jobid"])
+
+    def _jar_id(self) -> str:
+        """The job jar's id on the cluster, uploaded at the first submission."""
+        if "jar" not in self.uploaded:
+            boundary = uuid.uuid4().hex
+            body = (f'--{boundary}\r\nContent-Disposition: form-data; name="jarfile"; '
+                    f'filename="{self.jar.name}"\r\nContent-Type: application/x-java-archive'
+                    "\r\n\r\n").encode() + self.jar.read_bytes() + \
+                f"\r\n--{boundary}--\r\n".encode()
+            answer = self._post("/jars/upload", body,
+                                f"multipart/form-data; boundary={boundary}")
+            self.uploaded["jar"] = str(answer["filename"]).rsplit("/", 1)[-1]
+        return self.uploaded["jar"]
+
+    def _post(self, path: str, body: bytes, kind: str) -> dict:  # type: ignore[type-arg]
+        request = urllib.request.Request(self.rest + path, data=body, method="POST",
+                                         headers={"Content-Type": kind})
+        try:
+            with urllib.request.urlopen(request, timeout=SUBMIT_TIMEOUT) as response:
+                return json.loads(response.read())  # type: ignore[no-any-return]
+        except urllib.error.HTTPError as exc:  # Flink's own words, in the test's failure
+            raise AssertionError(f"POST {path}: {exc.code} {exc.read().decode()}") from exc
+
     def run(self, *flags: str, job: str = "PacedJob", args: tuple[str, ...] = (str(RATE),)) -> str:
-        """Submit ``job`` (the paced job) detached with ``flink run``; its JobID."""
+        """Submit ``job`` (the paced job) detached with ``flink run``, as a user does; its
+        JobID."""
         done = subprocess.run(
             [str(self.home / "bin" / "flink"), "run", "-m", self.rest.removeprefix("http://"),
              "-d", *flags, "-c", job, str(self.jar), *args],
@@ -244,3 +290,14 @@ class ClusterPool:
 
     def close(self) -> None:
         self.stack.close()
+
+
+def worker_of(version: str, share: str = "") -> pytest.MarkDecorator:
+    """Under ``make test`` (pytest-xdist, ``--dist loadgroup``) the tests of one group run on
+    one worker, whose pool starts the group's cluster once; the groups run beside each
+    other. ``share`` names a second group on ``version``, with a cluster of its own."""
+    return pytest.mark.xdist_group(f"flink-{version}" + (f"-{share}" if share else ""))
+
+
+VERSIONS = [pytest.param(version, marks=worker_of(version)) for version in ("1.20.3", "2.2.1")]
+"""The versions a module runs on whole, each test on its version's worker."""

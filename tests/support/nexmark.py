@@ -4,7 +4,7 @@ the end-to-end tier, with its topic, the flag that pauses it, and its lag."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,16 +25,18 @@ class Running:
 
 @contextmanager
 def nexmark(cluster: FlinkCluster, folder: Path, query: str, rate: float,
-            parallelism: int = 1, flags: tuple[str, ...] = ()) -> Iterator[Running]:
+            parallelism: int = 1, settings: Mapping[str, str] | None = None,
+            ) -> Iterator[Running]:
     """``query`` on a topic of PARTITIONS partitions offering ``rate`` events/s (each
-    vertex at ``parallelism``, the source at most PARTITIONS; ``flags``: more of ``flink
-    run``'s), once the REST API shows every subtask RUNNING, as autoscale reads them (a
-    vertex's details lag the job's state by the JobManager's cache); cancelled at the end."""
+    vertex at ``parallelism``, the source at most PARTITIONS; ``settings``: the job's Flink
+    configuration), once the REST API shows every subtask RUNNING, as autoscale reads them
+    (a vertex's details lag the job's state by the JobManager's cache); cancelled at the
+    end."""
     topic = folder / "bids"
     topic.mkdir(parents=True)
     (topic / "schedule").write_text(f"{int(time.time() * 1000)} {rate}\n")
-    job = cluster.run("-p", str(parallelism), *flags, job="NexmarkJob",
-                      args=(query, str(rate), str(PARTITIONS), str(WORK), str(folder)))
+    job = cluster.submit("NexmarkJob", (query, str(rate), str(PARTITIONS), str(WORK),
+                                        str(folder)), parallelism, settings)
     try:
         def statuses() -> set[str]:
             vertices = cluster.get(f"/jobs/{job}")["vertices"]
