@@ -35,7 +35,8 @@ test: $(STAMP)
 	@$(BIN)/python -m pytest tests -m e2e -n $(WORKERS) --dist loadgroup -p no:cacheprovider \
 		--durations=25 > out/e2e.log 2>&1 & e2e=$$!; \
 	trap 'kill $$e2e 2>/dev/null' INT TERM; \
-	$(BIN)/python -m pytest tests streamplace -m "not e2e" -n $(WORKERS) --dist loadgroup --durations=25; rest=$$?; \
+	$(BIN)/python -m pytest tests streamplace -m "not e2e" -n $(WORKERS) --dist loadgroup \
+		--durations=25; rest=$$?; \
 	wait $$e2e; tier=$$?; echo "== end-to-end tier (-m e2e)"; cat out/e2e.log; \
 	[ $$rest -eq 0 ] && [ $$tier -eq 0 ]
 
