@@ -41,11 +41,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     leaves it out: tests that take a Spark fixture, and the modules whose commands run on
     Spark. First among the hooks: pytest-xdist reads the group mark in its own."""
     for item in items:
-        if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())) or \
-                item.path.name in SPARK_MODULES:
+        shares = bool(SPARK_FIXTURES & set(getattr(item, "fixturenames", ())))
+        if shares or item.path.name in SPARK_MODULES:
             item.add_marker(pytest.mark.spark)
-            # under pytest-xdist (--dist loadgroup), one worker runs every Spark test: the
-            # session and the event logs the Spark jobs write are made once, not per worker
+        if shares:
+            # under pytest-xdist (--dist loadgroup), one worker runs every test that takes
+            # the session or the event logs: they are made once, not per worker. A command
+            # that starts Spark itself runs on any worker.
             item.add_marker(pytest.mark.xdist_group("spark"))
 
 
