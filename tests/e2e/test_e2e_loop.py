@@ -128,7 +128,7 @@ not restart the job twice (seen once on 2.2.1 with no interval: 5 -> 8 -> 6)."""
 def read(line: dict[str, Any]) -> bool:
     """Whether the step read the job: a step that found it restarting says "no reading"
     (a "no change" with nothing seen), which neither converges nor oscillates."""
-    return "seen" in line
+    return bool(line.get("seen"))
 
 
 def converged(lines: list[dict[str, Any]], most: int, held_to_plan: bool = True,
