@@ -173,8 +173,8 @@ def test_autoscale_odrp_converges_and_follows_a_rate_step(cluster: FlinkCluster,
     """From the throughput alone, then after the source doubles its rate (the flag file
     is made when the loop first says "no change" on a reading): at most three decisions to
     converge, at most two after the step, and no change once converged (no oscillation).
-    One step more than that takes leaves room for a step that finds the job restarting (a
-    busy machine's rescale takes longer than a window)."""
+    The seventh step leaves room for one that finds the job restarting (on a busy machine
+    a rescale can outlast the stabilisation interval)."""
     flag = tmp_path / "double"
     started = loaded_job(cluster, flag)
     loop = subprocess.Popen([sys.executable, "-m", "streamplace", "autoscale",

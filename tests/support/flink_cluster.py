@@ -28,7 +28,8 @@ import uuid
 import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import pytest
@@ -109,7 +110,6 @@ class FlinkCluster:
     conf: Path
     rest: str  # http://127.0.0.1:PORT
     jar: Path
-    uploaded: dict[str, str] = field(default_factory=dict, compare=False)  # jar -> jar id
 
     def get(self, path: str) -> dict:  # type: ignore[type-arg]
         with urllib.request.urlopen(self.rest + path, timeout=REQUEST_TIMEOUT) as response:
@@ -131,22 +131,19 @@ class FlinkCluster:
             body["parallelism"] = parallelism
         if settings:
             body["flinkConfiguration"] = dict(settings)
-        answer = self._post(f"/jars/{self._jar_id()}/run", json.dumps(body).encode(),
+        answer = self._post(f"/jars/{self.jar_id}/run", json.dumps(body).encode(),
                             "application/json")
         return str(answer["jobid"])
 
-    def _jar_id(self) -> str:
+    @cached_property
+    def jar_id(self) -> str:
         """The job jar's id on the cluster, uploaded at the first submission."""
-        if "jar" not in self.uploaded:
-            boundary = uuid.uuid4().hex
-            body = (f'--{boundary}\r\nContent-Disposition: form-data; name="jarfile"; '
-                    f'filename="{self.jar.name}"\r\nContent-Type: application/x-java-archive'
-                    "\r\n\r\n").encode() + self.jar.read_bytes() + \
-                f"\r\n--{boundary}--\r\n".encode()
-            answer = self._post("/jars/upload", body,
-                                f"multipart/form-data; boundary={boundary}")
-            self.uploaded["jar"] = str(answer["filename"]).rsplit("/", 1)[-1]
-        return self.uploaded["jar"]
+        boundary = uuid.uuid4().hex
+        body = (f'--{boundary}\r\nContent-Disposition: form-data; name="jarfile"; '
+                f'filename="{self.jar.name}"\r\nContent-Type: application/x-java-archive'
+                "\r\n\r\n").encode() + self.jar.read_bytes() + f"\r\n--{boundary}--\r\n".encode()
+        answer = self._post("/jars/upload", body, f"multipart/form-data; boundary={boundary}")
+        return str(answer["filename"]).rsplit("/", 1)[-1]
 
     def _post(self, path: str, body: bytes, kind: str) -> dict:  # type: ignore[type-arg]
         request = urllib.request.Request(self.rest + path, data=body, method="POST",

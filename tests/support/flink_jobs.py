@@ -56,8 +56,8 @@ def streamplace(*args: str, env: dict[str, str] | None = None,
 
 def loaded_job(cluster: FlinkCluster, flag: Path | None = None) -> str:
     """The loaded job at parallelism 1, once its work vertex holds the source back."""
-    job = cluster.submit(job="LoadedJob", args=(str(RATE), str(WORK_MICROS), str(PAYLOAD),
-                                             str(flag or "")))
+    job = cluster.submit("LoadedJob", (str(RATE), str(WORK_MICROS), str(PAYLOAD),
+                                       str(flag or "")))
 
     def pressed() -> float:
         source = cluster.get(f"/jobs/{job}")["vertices"][0]["metrics"]
