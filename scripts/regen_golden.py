@@ -3,7 +3,7 @@ table of docs/cli.md (between its markers), from the code they describe."""
 
 from pathlib import Path
 
-from streamplace.cli.listing import methods_markdown, statuses_markdown
+from streamplace.cli.commands.listing import methods_markdown, statuses_markdown
 from streamplace.control.autoscale.options import settings_markdown
 from streamplace.io.outputs import write_output
 from streamplace.io.schema import KINDS, json_schema

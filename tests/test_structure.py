@@ -9,7 +9,7 @@ import re
 import networkx as nx
 import pytest
 
-from streamplace.cli.listing import methods_markdown, statuses_markdown
+from streamplace.cli.commands.listing import methods_markdown, statuses_markdown
 from streamplace.control.autoscale.options import settings_markdown
 from streamplace.model.decision import keys_markdown
 from streamplace.solve.mip.outcome import StatusMeaning
@@ -101,8 +101,9 @@ def test_modules_are_small_enough_to_read_in_one_sitting():
 def test_method_modules_never_import_the_registry():
     graph = _imports()
     importers = set(graph.predecessors("streamplace.solve.registry"))
-    assert importers <= {"streamplace.solve", "streamplace.cli.options", "streamplace.cli.solve",
-                         "streamplace.cli.compare", "streamplace.cli.listing",
+    assert importers <= {"streamplace.solve", "streamplace.cli.options",
+                         "streamplace.cli.commands.solve", "streamplace.cli.commands.compare",
+                         "streamplace.cli.commands.listing",
                          "streamplace.sweep.rows", "streamplace.sweep.checks",
                          "streamplace.control.autoscale.decide",
                          "streamplace.control.autoscale.pool"}
@@ -232,7 +233,7 @@ def test_the_top_level_help_says_what_each_command_says_first():
 
     assert set(SUMMARIES) == set(COMMANDS)
     for name, (module, function) in COMMANDS.items():
-        doc = getattr(import_module(f"streamplace.cli.{module}"), function).__doc__
+        doc = getattr(import_module(f"streamplace.cli.commands.{module}"), function).__doc__
         assert re.split(r"(?<=\.)\s", " ".join(doc.split()))[0] == SUMMARIES[name], name
 
 
@@ -245,9 +246,9 @@ def test_solving_the_sample_loads_only_what_solve_needs(tmp_path):
                       str(sample / "infrastructure.yaml"), "-o", str(tmp_path / "plan.yaml"),
                       "-q"])
     assert (tmp_path / "plan.yaml").exists()
-    commands = {f"streamplace.cli.{m}" for m, _ in __import__(
+    commands = {f"streamplace.cli.commands.{m}" for m, _ in __import__(
         "streamplace.cli.app", fromlist=["COMMANDS"]).COMMANDS.values()} - {
-        "streamplace.cli.solve"}
+        "streamplace.cli.commands.solve"}
     heavy = {"networkx", "matplotlib", "pyspark", "streamplace.draw", "streamplace.control",
              "streamplace.sweep", "streamplace.cli.bundle", "streamplace.solve.bundle",
              "streamplace.io.http", *commands}
@@ -255,16 +256,19 @@ def test_solving_the_sample_loads_only_what_solve_needs(tmp_path):
 
 
 def test_views_draw_and_commands_command():
-    """Command modules sit directly under streamplace.cli, one per command; views (Rich
-    tables and summaries) under streamplace.cli.views, which never import a command."""
+    """Command modules sit in streamplace.cli.commands, one per command (and nothing else
+    there); the machinery they share beside them in streamplace.cli, and views (Rich tables
+    and summaries) under streamplace.cli.views: neither imports a command."""
     from streamplace.cli.app import COMMANDS
 
-    commands = {f"streamplace.cli.{module}" for module, _ in COMMANDS.values()}
+    commands = {f"streamplace.cli.commands.{module}" for module, _ in COMMANDS.values()}
     graph = _imports()
-    for view in (n for n in graph if n.startswith("streamplace.cli.views.")):
-        assert not set(graph.successors(view)) & commands, view
-    assert all(not c.startswith("streamplace.cli.views") for c in commands)
-    assert "streamplace.cli.render" in commands  # the render command, not a view
+    present = {n for n in graph if n.startswith("streamplace.cli.commands.")}
+    assert present == commands
+    for module in (n for n in graph if n.startswith("streamplace.cli.")
+                   and n not in commands):
+        assert not set(graph.successors(module)) & commands, module
+    assert "streamplace.cli.commands.render" in commands  # the render command, not a view
 
 
 # where a metric's name may be written as a string: its own module, table headings (what

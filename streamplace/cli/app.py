@@ -80,7 +80,7 @@ def build_app(names: Iterable[str] = COMMANDS, listed_only: bool = False) -> typ
             continue
         module, function = COMMANDS[name]
         app.command(name, epilog=epilog(name))(
-            getattr(import_module(f"streamplace.cli.{module}"), function))
+            getattr(import_module(f"streamplace.cli.commands.{module}"), function))
     return app
 
 

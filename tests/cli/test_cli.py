@@ -116,7 +116,7 @@ def test_junit_never_overwrites_an_input():
 
 
 def test_internal_errors_exit_3_without_traceback(monkeypatch):
-    import streamplace.cli.evaluate as cli
+    import streamplace.cli.commands.evaluate as cli
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
