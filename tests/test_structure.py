@@ -276,8 +276,9 @@ def test_views_draw_and_commands_command():
 METRIC_NAME_ALLOWED = {
     ("streamplace/model/generate.py", "cost"),  # a processor class's price, a file field
     ("streamplace/model/evaluate/scorer.py", "traffic"),  # StreamLoad's field
-    ("streamplace/cli/views/plans.py", "cost"),  # column headings
-    ("streamplace/cli/views/plans.py", "traffic"),
+    ("streamplace/cli/views/evaluation.py", "cost"),  # column headings
+    ("streamplace/cli/views/evaluation.py", "traffic"),
+    ("streamplace/cli/views/explain.py", "cost"),
 }
 
 

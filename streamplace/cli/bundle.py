@@ -15,19 +15,15 @@ from streamplace.cli.options import check_max_moves, read_limits
 from streamplace.cli.progress import live_progress
 from streamplace.cli.runtime import remaining, signal_exit_code, stop_on_signals
 from streamplace.cli.views.bundle import render_bundle
-from streamplace.errors import InputError, Problem
-from streamplace.io.bundles import bundle_document
-from streamplace.io.loader import load_path
-from streamplace.io.occupied import read_occupied
+from streamplace.errors import InputError
+from streamplace.io.bundles import bundle_document, read_bundle_current
 from streamplace.io.outputs import STDOUT, Output
-from streamplace.io.readers import read_instance, read_plan_for
 from streamplace.io.writers import dumps, format_for
 from streamplace.model.application import Application
-from streamplace.model.bundle import BUNDLE_SCHEMA, BundleMode
+from streamplace.model.bundle import BundleMode
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.metrics import Metric, MetricLimits, Term
 from streamplace.model.objective import Objective
-from streamplace.model.occupied import beside
 from streamplace.model.reconfiguration import Current
 from streamplace.solve import SolveOptions
 from streamplace.solve.budget import StopRequest
@@ -58,34 +54,6 @@ def refuse_for_bundles(given: Mapping[str, object], fix: str) -> None:
                                     fix, path=flag)
 
 
-def read_bundle(app_paths: Sequence[str], infra_path: str, target_utilization: float | None,
-                occupied: Sequence[str] | None) -> tuple[list[Application], Infrastructure]:
-    """Every application (all problems of all files at once), distinct names, and the
-    infrastructure less the load ``--occupied`` gives."""
-    apps: list[Application] = []
-    problems: list[Problem] = []
-    infra: Infrastructure | None = None
-    for path in app_paths:
-        try:
-            app, infra = read_instance(path, infra_path)
-        except InputError as exc:
-            problems += [p for p in exc.problems if p not in problems]
-            continue
-        apps.append(app.with_target_utilization(target_utilization))
-    seen: dict[str, str] = {}
-    for app, path in zip(apps, app_paths, strict=False):
-        if app.name in seen:
-            problems.append(app.problem("name", f"application {app.name!r} is also "
-                                        f"{seen[app.name]}", "give each application of a "
-                                        "bundle its own name"))
-        seen.setdefault(app.name, path)
-    if problems:
-        raise InputError(problems)
-    assert infra is not None
-    names = tuple(app.name for app in apps)
-    return apps, beside(infra, read_occupied(occupied, infra, names))
-
-
 def bundle_limits(given: Mapping[Metric, str | None], apps: Sequence[Application],
                   ) -> tuple[MetricLimits, dict[str, MetricLimits]]:
     """The limit flags of a bundle: a value bounds every application; ``APP=VALUE[,APP=
@@ -108,35 +76,14 @@ def bundle_limits(given: Mapping[Metric, str | None], apps: Sequence[Application
     return read_limits(common), {name: read_limits(flags) for name, flags in own.items()}
 
 
-def read_bundle_current(path: str | None, max_moves: float | None,
-                        apps: Sequence[Application], infra: Infrastructure,
-                        ) -> dict[str, Current]:
-    """``--current`` of a bundle: a bundle plan (each application it places runs that plan;
-    one it does not place arrives now), or one application's plan file, whose
-    ``application`` field says which application runs it."""
+def read_current_plans(path: str | None, max_moves: float | None,
+                       apps: Sequence[Application], infra: Infrastructure,
+                       ) -> dict[str, Current]:
+    """``--current`` of a bundle, once ``--max-moves`` is known to go with it."""
     if not check_max_moves(path, max_moves, several=True):
         return {}
     assert path is not None
-    if path == STDOUT:
-        raise InputError.single("--current - is not read for several applications",
-                                "give the bundle plan's file", path="--current")
-    data, source = load_path(path)
-    if isinstance(data, dict) and data.get("schema") == BUNDLE_SCHEMA:
-        placed = {e.get("application") for e in data.get("plans") or []
-                  if isinstance(e, dict)}
-        running = [app for app in apps if app.name in placed]
-    else:
-        named = data.get("application") if isinstance(data, dict) else None
-        running = [app for app in apps if app.name == named]
-        if not running:
-            raise InputError([source.problem(
-                "application", f"the plan runs application {named!r}, not one of the bundle"
-                if named else "the plan does not say which application runs it",
-                f"set application: to one of {', '.join(a.name for a in apps)}, or give a "
-                "bundle plan")])
-    return {app.name: Current({op.id: read_plan_for(path, app, infra).replicas(op.id)
-                               for op in app.operators}, source=f"the current plan {path}")
-            for app in running}
+    return read_bundle_current(path, apps, infra)
 
 
 def solve_bundle(apps: list[Application], infra: Infrastructure, objective: Objective,

@@ -10,18 +10,20 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from streamplace.cli.bundle import bundle_limits, read_bundle
+from streamplace.cli.bundle import bundle_limits
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
-from streamplace.cli.views.plans import render_checks
+from streamplace.cli.views.checks import render_checks
+from streamplace.io.bundles import read_bundle
 from streamplace.io.junit import junit_xml
 from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import Output
 from streamplace.io.readers import read_plan_for
 from streamplace.model.checks import application_warnings
-from streamplace.model.metrics import Metric, MetricLimits
+from streamplace.model.metrics import Metric
 from streamplace.model.objective import Objective
-from streamplace.model.validation import Check, run_checks
-from streamplace.solve.bundle.instance import BundleInstance, evaluate_bundle
+from streamplace.model.validation import Check
+from streamplace.solve.bundle.checks import bundle_checks
+from streamplace.solve.bundle.instance import BundleInstance
 
 
 def validate_bundle(app_paths: Sequence[str], infra_path: str, plan_path: str,
@@ -35,17 +37,7 @@ def validate_bundle(app_paths: Sequence[str], infra_path: str, plan_path: str,
     common, own = bundle_limits(limit_texts, apps)
     joint = BundleInstance(tuple(apps), infra, objective, common or None, own)
     plans = {app.name: read_plan_for(plan_path, app, infra) for app in apps}
-    verdict = evaluate_bundle(joint, plans)
-    checks: list[Check] = []
-    for app in apps:
-        limits = joint.limits_for(app) or MetricLimits()
-        for check in run_checks(verdict.evaluations[app.name], limits, plans[app.name], app,
-                                infra):
-            checks.append(Check(f"{app.name}: {check.group}", check.name, check.passed,
-                                check.message, check.details))
-    checks.append(Check("bundle", "together", not verdict.problems,
-                        "; ".join(verdict.problems) or "the other applications' plans fit "
-                        "beside each application's", verdict.problems))
+    checks, verdict = bundle_checks(joint, plans)
     passed = all(c.passed for c in checks)
     warnings = [w for app in apps for w in application_warnings(app)] + [
         f"{name}: {w}" for name, ev in verdict.evaluations.items() for w in ev.warnings]

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from streamplace.errors import InputError, Problem
-from streamplace.io.bundles import BUNDLE_SCHEMA, bundle_entry
+from streamplace.io.bundle_entry import bundle_entry
 from streamplace.io.loader import load_path, parse
 from streamplace.model.application import Application
 from streamplace.model.base import Document
@@ -166,8 +166,7 @@ def read_plan_for(path: str, app: Application, infra: Infrastructure) -> Plan:
     """The plan in ``path`` for ``app``: the file itself, or from a bundle plan
     (``streamplace/bundle/v1``) the entry of ``plans`` that places ``app``."""
     data, source = load_path(path)
-    if isinstance(data, dict) and data.get("schema") == BUNDLE_SCHEMA:
-        data, source = bundle_entry(data, source, app.name)
+    data, source = bundle_entry(data, source, app.name)
     plan, problems = _checked_data(Plan, data, source, lambda p: check_plan(p, app, infra))
     _raise_if(problems)
     assert plan is not None

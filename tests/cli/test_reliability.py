@@ -143,7 +143,8 @@ def _interrupted_on_import(tmp_path: Path, module: str, ignore: bool = False):
     ), out
 
 
-@pytest.mark.parametrize("module", ["typer", "streamplace.cli.commands.solve", "pydantic", "highspy"])
+@pytest.mark.parametrize("module", ["typer", "streamplace.cli.commands.solve", "pydantic",
+                                    "highspy"])
 def test_sigint_at_any_moment_exits_130_without_a_traceback(tmp_path: Path, module: str):
     done, out = _interrupted_on_import(tmp_path, module)
     assert done.returncode == 130, done.stderr

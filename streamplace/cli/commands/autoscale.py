@@ -19,7 +19,7 @@ from streamplace.control.autoscale.cluster import ClusterAutoscaler
 from streamplace.control.autoscale.handover import flink_configuration, handed_over
 from streamplace.control.autoscale.jobs import cluster_address
 from streamplace.control.autoscale.loop import Autoscaler
-from streamplace.control.autoscale.options import SETTINGS, AutoscaleOptions
+from streamplace.control.autoscale.options import AUTOSCALE_WEIGHTS, SETTINGS, AutoscaleOptions
 from streamplace.control.autoscale.state import State
 from streamplace.errors import InputError
 from streamplace.io.http import without_credentials
@@ -30,12 +30,8 @@ from streamplace.model.jobs import JobsFile
 from streamplace.model.metrics import Metric
 from streamplace.solve.budget import StopRequest
 
-AUTOSCALE_WEIGHTS = "cost=0.9,response_time=0.05,availability=0.05"
-"""Slots first: an observed replica costs its one slot, so that F lands at the target
-utilisation with the fewest slots, as the Flink autoscaler does; response time and
-availability choose among such plans (solve's balanced weights spend free slots on
-response time instead)."""
 _D = AutoscaleOptions()
+_WEIGHTS = ",".join(f"{term}={w:g}" for term, w in AUTOSCALE_WEIGHTS.model_dump().items() if w)
 
 
 def _opt(key: str) -> Any:
@@ -89,7 +85,7 @@ def autoscale_command(
     until: Annotated[float | None, _opt("until")] = None,
     objective: ObjectiveOpt = None, weights: Annotated[str | None, typer.Option(
         "--weights", help="odrp: the weights of F, e.g. cost=1 (default: slots first, "
-                          f"{AUTOSCALE_WEIGHTS}).")] = None,
+                          f"{_WEIGHTS}).")] = None,
     network_metric: MetricOpt = None, source_rate: SourceRateOpt = None,
     max_moves: Annotated[float | None, _opt("max_moves")] = None,
     max_response_time: Annotated[str | None, _opt("max_response_time")] = None,
@@ -123,8 +119,9 @@ def autoscale_command(
         _hand_over(ctx, chosen, flink_config, job)
     options = AutoscaleOptions(**chosen).checked()
     rates = parse_rates(source_rate)
-    goal = opts.build_objective(objective, weights or (None if objective else AUTOSCALE_WEIGHTS),
-                                network_metric)
+    goal = opts.build_objective(objective, weights, network_metric)
+    if objective is None and weights is None:  # slots first, unless the user weighs
+        goal = goal.model_copy(update={"weights": AUTOSCALE_WEIGHTS})
     if not dry_run:
         confirm(yes)
     cluster = cluster_address(job)

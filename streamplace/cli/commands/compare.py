@@ -26,7 +26,7 @@ from streamplace.cli.emit import EXIT_NO_ANSWER, Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.progress import live_progress
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
-from streamplace.cli.views.plans import render_comparison
+from streamplace.cli.views.compare import render_comparison
 from streamplace.errors import InputError
 from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import Output

@@ -20,7 +20,7 @@ from streamplace.cli.args import (
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
-from streamplace.cli.views.plans import render_evaluation
+from streamplace.cli.views.evaluation import render_evaluation
 from streamplace.io.occupied import occupied_files
 from streamplace.io.writers import plan_document
 from streamplace.model.checks import application_warnings

@@ -22,7 +22,7 @@ from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.runtime import signal_exit_code
-from streamplace.cli.views.plans import render_explanation
+from streamplace.cli.views.explain import render_explanation
 from streamplace.cli.whatifs import watching_what_ifs
 from streamplace.io.occupied import occupied_files
 from streamplace.model.checks import application_warnings

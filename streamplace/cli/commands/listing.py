@@ -9,7 +9,7 @@ import typer
 from streamplace.cli.args import JsonOpt
 from streamplace.cli.console import handle_errors, stdout_console
 from streamplace.cli.options import FLAGS
-from streamplace.cli.views.plans import render_methods
+from streamplace.cli.views.methods import render_methods
 from streamplace.errors import InputError
 from streamplace.io.outputs import write_output
 from streamplace.io.schema import KINDS, json_schema

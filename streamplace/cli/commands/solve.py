@@ -33,7 +33,7 @@ from streamplace.cli.emit import Emission, check_outputs, emit, solve_exit_code
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.progress import live_progress
 from streamplace.cli.runtime import remaining, stop_on_signals
-from streamplace.cli.views.plans import render_solve
+from streamplace.cli.views.solve import render_solve
 from streamplace.errors import InputError
 from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import STDOUT, Output
@@ -101,13 +101,13 @@ def solve_command(
     application, infrastructure = _split_files(files, bundle)
     if application is None:  # a bundle: its module loads only when one is solved
         from streamplace.cli.bundle import (
-        BundleSettings,
-        bundle_limits,
-        read_bundle,
-        read_bundle_current,
-        refuse_for_bundles,
-        solve_bundle,
+            BundleSettings,
+            bundle_limits,
+            read_current_plans,
+            refuse_for_bundles,
+            solve_bundle,
         )
+        from streamplace.io.bundles import read_bundle
 
         given = {"--formulation": formulation, "--start": start,
                  "--solver-option": solver_option, "--dump-model": dump_model,
@@ -126,7 +126,7 @@ def solve_command(
                      bundle or BundleMode.JOINT, BundleSettings(
                          time_limit, gap, seed or 0, threads, output,
                          format_.value if format_ else None, json_, quiet),
-                     (read_bundle_current(current, max_moves, apps, infra), max_moves))
+                     (read_current_plans(current, max_moves, apps, infra), max_moves))
         return
     check_outputs([output, dump_model], [application, infrastructure, objective, start, current,
                    *occupied_files(occupied)],

@@ -33,7 +33,7 @@ from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.validate_bundle import failed_checks, validate_bundle
-from streamplace.cli.views.plans import render_checks
+from streamplace.cli.views.checks import render_checks
 from streamplace.errors import InputError
 from streamplace.io.junit import junit_xml
 from streamplace.io.occupied import occupied_files

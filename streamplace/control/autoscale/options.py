@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from streamplace.control.autoscale.alignment import MODES
 from streamplace.control.flink.rescale import WAIT
 from streamplace.errors import InputError, Problem
+from streamplace.model.objective import Weights
 
 METHODS = ("odrp", "ds2", "flink")
 AGGREGATORS = ("max", "avg")
@@ -21,6 +22,11 @@ BOUNDARY = 0.3
 where ``--utilization-min`` or ``--utilization-max`` is not given: the Flink autoscaler's
 ``target.utilization.boundary`` default, from which its own min and max fall back."""
 DAY = 86_400.0
+AUTOSCALE_WEIGHTS = Weights(cost=0.9, response_time=0.05, availability=0.05)
+"""Slots first: an observed replica costs its one slot, so that F lands at the target
+utilisation with the fewest slots, as the Flink autoscaler does; response time and
+availability choose among such plans (solve's balanced weights spend free slots on
+response time instead)."""
 
 
 @dataclass(frozen=True)
