@@ -7,6 +7,7 @@ halves into a :class:`~streamplace.errors.Problem`.
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, WithJsonSchema
@@ -139,3 +140,21 @@ def _identifier(value: object) -> object:
 
 Identifier = Annotated[str, BeforeValidator(_identifier),
                        WithJsonSchema({"type": "string", "minLength": 1})]
+
+
+def unique_id(text: str, taken: set[str], fallback: str) -> str:
+    """``text`` as an id (each run of characters other than letters, digits, ``_``, ``.``
+    and ``-`` becomes one ``-``), with ``-2``, ``-3``... should it be ``taken``; added to it.
+
+    >>> taken = set(); unique_id("counter", taken, "v"), unique_id("counter", taken, "v")
+    ('counter', 'counter-2')
+    >>> unique_id("localhost:39611-75b49f", set(), "v"), unique_id(" :: ", set(), "v")
+    ('localhost-39611-75b49f', 'v')
+    """
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or fallback
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    taken.add(name)
+    return name

@@ -20,9 +20,9 @@ import yaml
 
 from streamplace.control.autoscale.rule import Seen, triggers
 from streamplace.control.flink.observe import observe
-from streamplace.control.flink.offered import offer
 from streamplace.control.flink.rescale import JobAddress, check_cluster
 from streamplace.control.flink.window import vertex_window
+from streamplace.control.running.offered import offer
 from streamplace.errors import EngineError, InputError
 
 from ..conftest import run

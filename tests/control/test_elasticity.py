@@ -9,7 +9,7 @@ import pytest
 
 from streamplace.control.autoscale.elasticity import Elasticity
 from streamplace.control.flink.observe import observe
-from streamplace.control.flink.offered import offer
+from streamplace.control.running.offered import offer
 
 from ..support.snapshots import SNAPSHOT
 

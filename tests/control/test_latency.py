@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from streamplace.control.flink.latency import MARKER, predicted_markers
+from streamplace.control.flink.markers import MARKER
+from streamplace.control.running.latency import predicted_markers
 from streamplace.model.evaluate import evaluate
 
 from ..conftest import make_app, make_infra, make_plan, run

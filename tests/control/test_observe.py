@@ -196,8 +196,9 @@ def test_ds2_is_capped_at_the_slots_the_other_jobs_leave():
     """autoscale --method ds2 spreads DS2's parallelism over the free TaskManagers: more
     than the slots left is never asked for."""
     from streamplace.control.autoscale.rule import spread
-    from streamplace.control.flink.documents import documents, other_jobs
+    from streamplace.control.flink.holdings import holdings
     from streamplace.control.flink.observe import observe
+    from streamplace.control.running.documents import documents, other_jobs
     from streamplace.io.readers import application_from, infrastructure_from
     from streamplace.model.occupied import beside
 
@@ -206,7 +207,7 @@ def test_ds2_is_capped_at_the_slots_the_other_jobs_leave():
     docs = documents(obs)
     app = application_from(docs["application"], "app")
     infra = infrastructure_from(docs["infrastructure"], "infra")
-    free = beside(infra, other_jobs(obs, snapshot["load"])[1].applications)
+    free = beside(infra, other_jobs(obs, holdings(snapshot["load"], SHARED))[1].applications)
     plan = spread(app, free, dict.fromkeys(app.operator_ids, 8))
     left = 8 - sum(_held_by_others(snapshot).values())
     assert all(sum(plan.replicas(op).values()) == left for op in app.operator_ids)

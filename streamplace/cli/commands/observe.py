@@ -16,11 +16,13 @@ from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
 from streamplace.cli.job_args import SourceRateOpt, WindowOpt, parse_rates
 from streamplace.cli.opening import open_inputs
-from streamplace.control.flink.documents import documents
 from streamplace.control.flink.drift import TOLERANCE, Drift, drift
-from streamplace.control.flink.latency import TOLERANCE as LATENCY_TOLERANCE
-from streamplace.control.flink.latency import end_to_end
+from streamplace.control.flink.holdings import holdings
+from streamplace.control.flink.markers import job_markers
 from streamplace.control.flink.read import read_job
+from streamplace.control.running.documents import documents
+from streamplace.control.running.latency import TOLERANCE as LATENCY_TOLERANCE
+from streamplace.control.running.latency import end_to_end
 from streamplace.errors import InputError
 from streamplace.io.http import is_url
 from streamplace.io.outputs import STDOUT, Output
@@ -78,7 +80,8 @@ def observe_command(
     held = _against(against, application, infrastructure, tolerance, ignore_names)
     tolerance = TOLERANCE if tolerance is None else tolerance
     snapshot, obs = read_job(job, window, rates, load=occupied_out is not None)
-    docs = documents(obs, snapshot.get("load", {}) if occupied_out else None)
+    docs = documents(obs, holdings(snapshot.get("load"), obs.address) if occupied_out
+                     else None)
     requested = format_.value if format_ else None
     report: dict[str, Any] = {"status": "ok", **docs, "report": obs.report()}
     found = None
@@ -118,7 +121,8 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
     """Each source-to-sink path's predicted response time against the job's latency
     markers; where the job reports none, a note says which setting turns them on."""
     try:
-        found.latency = end_to_end(job, found.vertex_of, *held, LATENCY_TOLERANCE)
+        measured, timeout = job_markers(job, found.vertex_of)
+        found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE)
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

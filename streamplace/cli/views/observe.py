@@ -7,7 +7,7 @@ from rich.markup import escape
 
 from streamplace.cli.views.tables import table
 from streamplace.control.flink.drift import Drift
-from streamplace.control.flink.observation import Observation
+from streamplace.control.running.observation import Observation
 
 
 def render_observation(con: Console, obs: Observation) -> None:

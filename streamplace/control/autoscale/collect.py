@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from streamplace.control.flink.observation import Observation
 from streamplace.control.flink.read import read_job
+from streamplace.control.running.observation import Observation
 from streamplace.errors import EngineError, Unreachable
 
 

@@ -8,13 +8,14 @@ from typing import Any
 
 from streamplace.control.autoscale.elasticity import Elasticity
 from streamplace.control.autoscale.options import AutoscaleOptions
-from streamplace.control.flink.observation import Observation
-from streamplace.control.flink.offered import (
+from streamplace.control.flink.read import metered_view
+from streamplace.control.running.observation import Observation
+from streamplace.control.running.offered import (
     Backlog,
     catch_up_targets,
+    fill_stalled,
     offer,
     read_backlog,
-    stalled,
 )
 from streamplace.errors import InputError
 
@@ -34,7 +35,7 @@ def offered_load(obs: Observation, snapshot: Any, o: AutoscaleOptions, measured_
     targets = catch_up_targets(backlog, o.catch_up_duration, restart,
                                o.utilization_target, larger=o.method == "odrp")
     bent = elasticity.fitted()
-    stalled(obs, snapshot)
+    fill_stalled(obs, metered_view(snapshot, obs.address))
     try:
         offer(obs, targets, "pendingRecords", bent)
     except InputError as exc:  # a source that sent nothing: its streams keep their rate

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from streamplace.control.flink.observation import PRESSED, Observation
+from streamplace.control.running.observation import PRESSED, Observation
 
 SPREAD = 1.3       # the input rates read must differ by this factor before e is fitted
 FIT = 0.9          # and the fit explain this share of the outputs' variance (R^2)

@@ -8,8 +8,9 @@ from typing import Any
 
 from streamplace.control.autoscale.alignment import accepted_counts
 from streamplace.control.autoscale.rule import Seen
-from streamplace.control.flink.documents import documents, other_jobs
-from streamplace.control.flink.observation import Observation, ObservedVertex
+from streamplace.control.flink.holdings import holdings
+from streamplace.control.running.documents import documents, other_jobs
+from streamplace.control.running.observation import Observation, ObservedVertex
 from streamplace.errors import InputError
 from streamplace.io.readers import application_from, infrastructure_from, plan_from
 from streamplace.model.application import Application
@@ -61,7 +62,7 @@ def observed_instance(obs: Observation, target: float, load: Any,
     infra = infrastructure_from(docs["infrastructure"], f"<observed {obs.address}>")
     plan = plan_from(docs["plan"], f"<observed {obs.address}>", app, infra)
     try:
-        others = other_jobs(obs, load, shared)[1].applications
+        others = other_jobs(obs, holdings(load, obs.address), shared)[1].applications
     except InputError as exc:  # a cluster that does not say which job holds a slot
         obs.warnings.append(f"{exc} — planned as if every slot were this job's")
         others = []

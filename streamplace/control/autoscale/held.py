@@ -8,8 +8,9 @@ import math
 from dataclasses import dataclass, field
 
 from streamplace.control.autoscale.evaluate import Observed
-from streamplace.control.flink.latency import TOLERANCE, PathLatency, end_to_end
-from streamplace.control.flink.observation import Observation
+from streamplace.control.flink.markers import job_markers
+from streamplace.control.running.latency import TOLERANCE, PathLatency, end_to_end
+from streamplace.control.running.observation import Observation
 from streamplace.errors import InputError
 
 
@@ -48,8 +49,9 @@ def _held(job: str, obs: Observation, observed: Observed, limit: float) -> HeldL
     (the source's sojourn taken at its least, 1/mu: a sufficient bound). The tightest path
     sets it; a path whose prediction is unbounded (an operator after the source at its
     capacity) has no e to calibrate, and the re-plan's stability mends it first."""
-    paths = end_to_end(job, {v.op: v.id for v in obs.vertices}, observed.app,
-                       observed.infra, observed.plan, TOLERANCE)
+    markers, timeout = job_markers(job, {v.op: v.id for v in obs.vertices})
+    paths = end_to_end(markers, observed.app, observed.infra, observed.plan, timeout,
+                       TOLERANCE)
     measured = {_name(p): round(p.measured.mean, 4) for p in paths}
     broken = [f"{_name(p)} takes {p.measured.mean * 1000:.0f} ms on average (latency "
               f"markers), above --max-response-time {limit * 1000:.0f} ms by "

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from streamplace.control.autoscale.collect import Reading
 from streamplace.control.autoscale.evaluate import Observed
 from streamplace.control.autoscale.held import HeldLatency
-from streamplace.control.flink.offered import Backlog
+from streamplace.control.running.offered import Backlog
 
 
 @dataclass

@@ -38,11 +38,12 @@ from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.pace import nap, paced
 from streamplace.control.autoscale.rule import Seen, predicted, spread, triggers
 from streamplace.control.autoscale.state import State
-from streamplace.control.flink.memory import vetoed
-from streamplace.control.flink.observation import PRESSED, Observation
-from streamplace.control.flink.offered import Backlog
+from streamplace.control.flink.memory import pressure
 from streamplace.control.flink.replaced import gone
 from streamplace.control.flink.rescale import TooFewSlots, WaitStopped
+from streamplace.control.running.memory import vetoed
+from streamplace.control.running.observation import PRESSED, Observation
+from streamplace.control.running.offered import Backlog
 from streamplace.errors import EngineError, InputError
 from streamplace.model.decision import Decision
 from streamplace.model.objective import Objective
@@ -182,7 +183,7 @@ class Autoscaler:
                                f"of its offered rate (backlog-processing.lag-threshold "
                                f"{o.backlog_processing_lag_threshold:g} s)")
                 held = kept
-        veto = vetoed(j.reading.snapshot.get("memory"), o.memory_gc_pressure_threshold,
+        veto = vetoed(pressure(j.reading.snapshot.get("memory")), o.memory_gc_pressure_threshold,
                       o.memory_heap_usage_threshold)
         if veto is not None and held != running:
             waiting.append(veto)

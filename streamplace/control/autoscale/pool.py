@@ -10,13 +10,13 @@ from streamplace.control.autoscale.decide import Proposal
 from streamplace.control.autoscale.judged import Judged
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import ds2, spread
-from streamplace.control.flink.documents import SLOTS
 from streamplace.control.flink.rescale import slots_needed
-from streamplace.control.flink.values import unique_id
+from streamplace.control.running.documents import SLOTS
 from streamplace.io.readers import infrastructure_from
 from streamplace.model.application import Application
 from streamplace.model.bundle import BundleMode
 from streamplace.model.decision import Decision, Replan, number
+from streamplace.model.fields import unique_id
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.jobs import JobTerms
 from streamplace.model.metrics import Metric, MetricLimits

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from streamplace.control.flink.observation import PRESSED, SATURATED
+from streamplace.control.running.observation import PRESSED, SATURATED
 from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
 from streamplace.model.explain import roles

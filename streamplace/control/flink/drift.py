@@ -12,7 +12,7 @@ A share is off when it differs by more than the tolerance, a rate when it differ
 than that fraction. Broken promises, which make the check fail (exit 1): a vertex that runs
 another parallelism than the plan's, one back-pressured PRESSED or more, one busy at its
 capacity where the plan left headroom. Latency is compared where the job reports its
-markers (:mod:`~streamplace.control.flink.latency`): informative, never a broken promise.
+markers (:mod:`~streamplace.control.running.latency`): informative, never a broken promise.
 """
 
 from __future__ import annotations
@@ -20,8 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamplace.control.flink.latency import PathLatency
-from streamplace.control.flink.observation import PRESSED, SATURATED, Observation, ObservedVertex
+from streamplace.control.running.latency import PathLatency
+from streamplace.control.running.observation import (
+    PRESSED,
+    SATURATED,
+    Observation,
+    ObservedVertex,
+)
 from streamplace.io.engines.common import components
 from streamplace.io.engines.flink import Vertex, match
 from streamplace.model.application import Application

@@ -21,15 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamplace.control.flink.job import SNAPSHOT_SCHEMA, version_of
-from streamplace.control.flink.observation import (
-    PRESSED,
-    SATURATED,
-    Observation,
-    ObservedStream,
-    ObservedVertex,
-)
-from streamplace.control.flink.values import (
+from streamplace.control.flink.answers import (
     as_count,
     as_list,
     as_number,
@@ -37,11 +29,20 @@ from streamplace.control.flink.values import (
     meters,
     placed,
     totals,
-    unique_id,
 )
+from streamplace.control.flink.job import SNAPSHOT_SCHEMA, version_of
 from streamplace.control.flink.window import windows
+from streamplace.control.running.observation import (
+    PRESSED,
+    SATURATED,
+    Observation,
+    ObservedStream,
+    ObservedVertex,
+    TaskManager,
+)
 from streamplace.errors import EngineError, InputError, Problem
 from streamplace.io.engines.flink import VERTEX_ID, Vertex
+from streamplace.model.fields import unique_id
 
 METER_SECONDS = 75.0
 """How long a vertex runs before its meters hold a full window: Flink's MeterView averages
@@ -76,8 +77,8 @@ def observe(snapshot: Any, file: str) -> Observation:
         raise InputError(problems)
     said: list[str] = []
     vertices = _vertices(job, details, metrics, file, said)
-    managers = [t for t in as_list(tms.get("taskmanagers")) if isinstance(t, dict)
-                and isinstance(t.get("id"), str)]
+    managers = [_taskmanager(t) for t in as_list(tms.get("taskmanagers"))
+                if isinstance(t, dict) and isinstance(t.get("id"), str)]
     if not managers:
         raise InputError.single("the cluster lists no TaskManager (each with an 'id')",
                                 "observe the job while it runs: its TaskManagers are the "
@@ -112,6 +113,15 @@ def observe(snapshot: Any, file: str) -> Observation:
     if obs.window is None:
         _age(vertices, obs.warnings)
     return obs
+
+
+def _taskmanager(t: dict[str, Any]) -> TaskManager:
+    hardware, memory = t.get("hardware"), t.get("memoryConfiguration")
+    cores = as_number(hardware.get("cpuCores")) if isinstance(hardware, dict) else None
+    total = as_number(memory.get("totalProcessMemory")) if isinstance(memory, dict) else None
+    return TaskManager(t["id"], as_count(t.get("slotsNumber")) or 0,
+                       cores if cores is not None and cores > 0 else None,
+                       total if total is not None and total > 0 else None)
 
 
 def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, Any],

@@ -10,10 +10,10 @@ from typing import Any
 
 from streamplace.control.flink.job import fetch_load, fetch_snapshot
 from streamplace.control.flink.memory import fetch_memory
-from streamplace.control.flink.observation import Observation
 from streamplace.control.flink.observe import observe
-from streamplace.control.flink.offered import offer
 from streamplace.control.flink.window import MIN_WINDOW, fetch_window
+from streamplace.control.running.observation import Observation
+from streamplace.control.running.offered import offer
 from streamplace.errors import InputError
 from streamplace.io.http import is_url, without_credentials
 from streamplace.io.loader import load_path
@@ -49,3 +49,14 @@ def read_job(job: str, window: float | None, rates: dict[str, float], load: bool
     if rates:
         offer(obs, rates)
     return snapshot, obs
+
+
+def metered_view(snapshot: Any, address: str) -> Observation | None:
+    """The job as its life-long meters show it, without the window (what a source that sent
+    nothing over the window falls back to); None where they cannot be read."""
+    if not isinstance(snapshot, dict) or "before" not in snapshot:
+        return None
+    try:
+        return observe({k: v for k, v in snapshot.items() if k != "before"}, address)
+    except InputError:
+        return None

@@ -14,45 +14,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from streamplace.control.flink.answers import as_list, incomplete, totals
 from streamplace.control.flink.job import fetch_snapshot
-from streamplace.control.flink.values import as_list, incomplete, totals
+from streamplace.control.running.observation import Window
 from streamplace.errors import EngineError
 
 MIN_WINDOW = 5.0  # seconds: Flink's counters move in steps
 TIMES = ("accumulated-busy-time", "accumulated-idle-time", "accumulated-backpressured-time")
 COUNTS = ("read-records", "write-records", "read-bytes", "write-bytes")
-
-
-@dataclass(frozen=True)
-class Window:
-    """One vertex over the window: shares of time per subtask, records over all of them."""
-
-    seconds: float                # the time its subtasks counted, averaged over them
-    busy: tuple[float, ...]       # per subtask, share of time busy
-    pressed: tuple[float, ...]    # per subtask, share of time back-pressured
-    counts: dict[str, float]      # read-records, write-records, read-bytes, write-bytes
-    busy_ms: float                # over all subtasks
-
-    def rate(self, count: str) -> float:
-        return self.counts.get(count, 0.0) / self.seconds
-
-    def meters(self) -> dict[str, tuple[float, float]]:
-        """Flink's four meters as the window gives them: metric to (sum, avg) over the
-        subtasks, as ``GET .../subtasks/metrics`` answers them."""
-        p = len(self.busy)
-        rates = {"numRecordsInPerSecond": self.rate("read-records"),
-                 "numRecordsOutPerSecond": self.rate("write-records"),
-                 "busyTimeMsPerSecond": 1000 * sum(self.busy) / p,
-                 "backPressuredTimeMsPerSecond": 1000 * sum(self.pressed) / p}
-        return {k: (r if k.startswith("num") else r * p, r / p if k.startswith("num") else r)
-                for k, r in rates.items()}
-
-    def totals(self) -> dict[str, float]:
-        """The counters over the window, as the life-long ones are named."""
-        return {**self.counts, "accumulated-busy-time": self.busy_ms}
 
 
 def vertex_window(name: str, before: Any, after: Any) -> Window:

@@ -1,15 +1,62 @@
-"""What a running Flink job was seen to do: its vertices, the streams between them and
-the thresholds a reading is judged by (``observe`` fills them, docs/engines.md)."""
+"""What a running job was seen to do, whatever engine ran it: its vertices, the streams
+between them, its TaskManagers and the thresholds a reading is judged by (the Flink engine
+fills them from the REST API, docs/engines.md; a test's engine from its own model)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamplace.control.flink.window import Window
-
 PRESSED = 0.10    # a back-pressured share at which a vertex's rates are held back
 SATURATED = 0.95  # a busy share at which a vertex runs at its capacity: its queue may grow
+
+
+@dataclass(frozen=True)
+class Window:
+    """One vertex over a window: shares of time per subtask, records over all of them."""
+
+    seconds: float                # the time its subtasks counted, averaged over them
+    busy: tuple[float, ...]       # per subtask, share of time busy
+    pressed: tuple[float, ...]    # per subtask, share of time back-pressured
+    counts: dict[str, float]      # read-records, write-records, read-bytes, write-bytes
+    busy_ms: float                # over all subtasks
+
+    def rate(self, count: str) -> float:
+        return self.counts.get(count, 0.0) / self.seconds
+
+    def meters(self) -> dict[str, tuple[float, float]]:
+        """Flink's four meters as the window gives them: metric to (sum, avg) over the
+        subtasks, as ``GET .../subtasks/metrics`` answers them."""
+        p = len(self.busy)
+        rates = {"numRecordsInPerSecond": self.rate("read-records"),
+                 "numRecordsOutPerSecond": self.rate("write-records"),
+                 "busyTimeMsPerSecond": 1000 * sum(self.busy) / p,
+                 "backPressuredTimeMsPerSecond": 1000 * sum(self.pressed) / p}
+        return {k: (r if k.startswith("num") else r * p, r / p if k.startswith("num") else r)
+                for k, r in rates.items()}
+
+    def totals(self) -> dict[str, float]:
+        """The counters over the window, as the life-long ones are named."""
+        return {**self.counts, "accumulated-busy-time": self.busy_ms}
+
+
+@dataclass(frozen=True)
+class TaskManager:
+    """A worker the job's subtasks run on."""
+
+    id: str
+    slots: int
+    cores: float | None = None      # CPU cores of its host, where known
+    memory: float | None = None     # bytes of process memory, where known
+
+
+@dataclass(frozen=True)
+class JobSlots:
+    """What one job of the cluster holds."""
+
+    name: str
+    state: str
+    slots: dict[str, int]    # TaskManager id: the slots it holds there
 
 
 @dataclass
@@ -73,7 +120,7 @@ class Observation:
     taken: str | None
     vertices: list[ObservedVertex]
     streams: list[ObservedStream]
-    taskmanagers: list[dict[str, Any]]
+    taskmanagers: list[TaskManager]
     warnings: list[str] = field(default_factory=list)
     window: float | None = None  # seconds, when read over a window (observe --window)
 

@@ -1,10 +1,9 @@
-"""Values read from the JSON of Flink's REST API, each checked on its way in: a damaged or
+"""The answers of Flink's REST API read as values, each checked on its way in: a damaged or
 hand-edited answer gives None (or nothing) where a number, a count or a list should be."""
 
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from streamplace.control.flink.job import METERS
@@ -74,21 +73,3 @@ def as_count(value: Any) -> int | None:
     """A count Flink could hold (a Java int), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) \
         and 0 < value <= MOST_REPLICAS else None
-
-
-def unique_id(text: str, taken: set[str], fallback: str) -> str:
-    """``text`` as an id (each run of characters other than letters, digits, ``_``, ``.``
-    and ``-`` becomes one ``-``), with ``-2``, ``-3``... should it be ``taken``; added to it.
-
-    >>> taken = set(); unique_id("counter", taken, "v"), unique_id("counter", taken, "v")
-    ('counter', 'counter-2')
-    >>> unique_id("localhost:39611-75b49f", set(), "v"), unique_id(" :: ", set(), "v")
-    ('localhost-39611-75b49f', 'v')
-    """
-    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or fallback
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}-{n}"
-    taken.add(name)
-    return name

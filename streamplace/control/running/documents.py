@@ -1,27 +1,32 @@
-"""The files ``streamplace observe`` writes from an observation of a running Flink job
-(:mod:`streamplace.control.flink.observe`): an application, an infrastructure skeleton of
-its TaskManagers and the plan it runs now, each checked as a file would be."""
+"""The files ``streamplace observe`` writes from an observation of a running job: an
+application, an infrastructure skeleton of its TaskManagers, the plan it runs now and what
+the cluster's other jobs hold, each checked as a file would be (what ``autoscale`` plans
+from, too).
+
+Under slot sharing a slot takes one subtask of every vertex of the job, so each operator
+takes one unit of a dimension of its own, ``slots.<operator>``, of which a TaskManager has as
+many as slots; a slot another job holds takes one unit of every such dimension of that
+TaskManager."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from streamplace.control.flink.load import occupied
-from streamplace.control.flink.observation import Observation, ObservedVertex
-from streamplace.control.flink.values import as_count, as_number, unique_id
+from streamplace.control.running.observation import JobSlots, Observation, ObservedVertex
 from streamplace.io.readers import application_from, build_document, infrastructure_from
-from streamplace.model.fields import MOST_REPLICAS
-from streamplace.model.occupied import OccupiedFile
+from streamplace.model.fields import MOST_REPLICAS, unique_id
+from streamplace.model.occupied import OCCUPIED_SCHEMA, OccupiedFile
 from streamplace.model.source import SourceMap
 
 SLOTS = "slots"  # the prefix of each operator's slot dimension: slots.<operator>
 
 
-def documents(obs: Observation, load: Any = None) -> dict[str, dict[str, Any]]:
+def documents(obs: Observation, held: dict[str, JobSlots] | None = None,
+              ) -> dict[str, dict[str, Any]]:
     """``application``, ``infrastructure``, when every subtask runs on a TaskManager the
-    cluster lists ``plan``, and with ``load`` (``fetch_load``'s answers) ``occupied``: what
-    the cluster's other jobs hold."""
+    cluster lists ``plan``, and with what each job ``held`` ``occupied``: what the cluster's
+    other jobs hold."""
     nodes = _node_ids(obs)
     app = _application(obs, nodes)
     infra = _infrastructure(obs, nodes)
@@ -29,8 +34,8 @@ def documents(obs: Observation, load: Any = None) -> dict[str, dict[str, Any]]:
     application_from(app, f"<application observed from {obs.address}>")
     infrastructure_from(infra, f"<infrastructure observed from {obs.address}>")
     out = {"application": app, "infrastructure": infra}
-    if load is not None:
-        out["occupied"] = other_jobs(obs, load)[0]
+    if held is not None:
+        out["occupied"] = other_jobs(obs, held)[0]
     plan = _plan(obs, nodes, app["name"], infra["name"])
     if plan is not None:
         out["plan"] = plan
@@ -41,19 +46,30 @@ def slot_dimension(v: ObservedVertex) -> str:
     return f"{SLOTS}.{v.op}"
 
 
-def other_jobs(obs: Observation, load: Any, shared: frozenset[str] = frozenset(),
-               ) -> tuple[dict[str, Any], OccupiedFile]:
-    """What the cluster's other jobs hold (but those ``shared``, planned with this one),
-    from ``fetch_load``'s answers: the document observe writes, and the same checked as a
-    file would be (what --occupied reads)."""
-    doc = occupied(load, obs.job_id, _name(obs.job), _node_ids(obs),
-                   [slot_dimension(v) for v in obs.vertices], obs.address, shared)
+def other_jobs(obs: Observation, held: dict[str, JobSlots],
+               shared: frozenset[str] = frozenset()) -> tuple[dict[str, Any], OccupiedFile]:
+    """What the cluster's other jobs hold (but those ``shared``, planned with this one):
+    the document observe writes, and the same checked as a file would be (what --occupied
+    reads)."""
+    nodes = _node_ids(obs)
+    dims = [slot_dimension(v) for v in obs.vertices]
+    taken = {_name(obs.job)}
+    applications = []
+    for jid, job in sorted(held.items(), key=lambda item: (item[1].name, item[0])):
+        on = {nodes[tm]: n for tm, n in sorted(job.slots.items()) if tm in nodes}
+        if jid == obs.job_id or jid in shared or not on:
+            continue
+        applications.append({
+            "name": unique_id(job.name, taken, "flink-job"),
+            "description": f"Flink job {jid} ({job.state}): {sum(on.values())} slots",
+            "nodes": {node: dict.fromkeys(dims, count) for node, count in on.items()}})
+    doc = {"schema": OCCUPIED_SCHEMA, "applications": applications}
     return doc, build_document(OccupiedFile, doc, SourceMap(
         f"<occupied load observed from {obs.address}>"))
 
 
 def _application(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
-    slots = sum(_slots(t) for t in obs.taskmanagers)
+    slots = sum(t.slots for t in obs.taskmanagers)
     operators = []
     for v in obs.vertices:
         entry: dict[str, Any] = {"id": v.op, "name": v.name, "engine_id": v.id}
@@ -83,19 +99,14 @@ def _application(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
 def _infrastructure(obs: Observation, nodes: dict[str, str]) -> dict[str, Any]:
     out = []
     for t in obs.taskmanagers:
-        slots = _slots(t)
-        hardware = _dict(t.get("hardware"))
-        memory = _dict(t.get("memoryConfiguration")).get("totalProcessMemory")
-        facts = [f"{slots} slots"]
-        cores = as_number(hardware.get("cpuCores"))
-        if cores is not None and cores > 0:
-            facts.append(f"{cores:g} CPU cores on its host")
-        memory = as_number(memory)
-        if memory is not None and memory > 0:
-            facts.append(f"{memory / 2**30:.3g} GiB of process memory")
-        out.append({"id": nodes[t["id"]], "role": "processor",
-                    "description": f"TaskManager {t['id']}: " + ", ".join(facts),
-                    "resources": {slot_dimension(v): slots for v in obs.vertices}})
+        facts = [f"{t.slots} slots"]
+        if t.cores is not None:
+            facts.append(f"{t.cores:g} CPU cores on its host")
+        if t.memory is not None:
+            facts.append(f"{t.memory / 2**30:.3g} GiB of process memory")
+        out.append({"id": nodes[t.id], "role": "processor",
+                    "description": f"TaskManager {t.id}: " + ", ".join(facts),
+                    "resources": {slot_dimension(v): t.slots for v in obs.vertices}})
     return {"schema": "streamplace/infrastructure/v1", "name": f"{_name(obs.job)}-taskmanagers",
             "description": "the TaskManagers of the cluster that ran it; links between "
                            "their hosts are left to the defaults (no delay, no limit): add "
@@ -120,16 +131,8 @@ def _plan(obs: Observation, nodes: dict[str, str], app: str,
 
 def _node_ids(obs: Observation) -> dict[str, str]:
     taken: set[str] = set()
-    return {t["id"]: unique_id(t["id"], taken, "taskmanager")
-            for t in sorted(obs.taskmanagers, key=lambda t: t["id"])}
-
-
-def _slots(taskmanager: dict[str, Any]) -> int:
-    return as_count(taskmanager.get("slotsNumber")) or 0
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+    return {t.id: unique_id(t.id, taken, "taskmanager")
+            for t in sorted(obs.taskmanagers, key=lambda t: t.id)}
 
 
 def _name(job: str) -> str:

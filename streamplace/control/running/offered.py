@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from graphlib import CycleError, TopologicalSorter
 
-from streamplace.control.flink.observation import Observation
-from streamplace.control.flink.observe import observe
+from streamplace.control.running.observation import Observation
 from streamplace.errors import InputError, Problem
 
 
@@ -58,20 +57,15 @@ def offer(obs: Observation, rates: dict[str, float], label: str = "--source-rate
             s.basis += f", scaled to the offered load (x{factor[s.source]:.3g})"
 
 
-def stalled(obs: Observation, snapshot: Any) -> None:
+def fill_stalled(obs: Observation, metered: Observation | None) -> None:
     """A source that sent nothing over the window (paused, or stuck, while its lag grows)
     leaves its streams, and those after it, at 0, and the vertices after it idle, their
     capacity unread: nothing to scale to the offered load, nor to judge it by. Such streams
-    take the rates the job's 60 s meters hold (a shorter stall leaves them there), and such
-    vertices the service rate of their life, read from the same answers without the
-    window; a warning says so."""
-    quiet = {v.op for v in obs.vertices if v.source
-             and not sum(s.rate for s in obs.streams if s.source == v.op)}
-    if not quiet or not isinstance(snapshot, dict) or "before" not in snapshot:
-        return
-    try:
-        metered = observe({k: v for k, v in snapshot.items() if k != "before"}, obs.address)
-    except InputError:
+    take the rates the job's ``metered`` view holds (its life-long meters: a shorter stall
+    leaves them there), and such vertices the service rate of their life; a warning says
+    so."""
+    quiet = stalled_sources(obs)
+    if not quiet or metered is None:
         return
     rates = {(s.source, s.target): s.rate for s in metered.streams}
     for s in obs.streams:
@@ -87,15 +81,21 @@ def stalled(obs: Observation, snapshot: Any) -> None:
                         "after it at the service rate of their life")
 
 
+def stalled_sources(obs: Observation) -> set[str]:
+    """The sources that sent nothing over the window."""
+    return {v.op for v in obs.vertices if v.source
+            and not sum(s.rate for s in obs.streams if s.source == v.op)}
+
+
 def _topological(obs: Observation) -> list[str]:
-    inputs = {v.op: {s.source for s in obs.streams if s.target == v.op} for v in obs.vertices}
-    order: list[str] = []
-    while len(order) < len(inputs):
-        ready = [op for op, needs in inputs.items() if op not in order and needs <= set(order)]
-        if not ready:  # a cycle: Flink's job graphs have none; keep what is ordered
-            break
-        order += ready
-    return order
+    """The operators, each after those it reads from; as listed where a hand-edited
+    snapshot has a cycle (a job graph has none)."""
+    try:
+        return list(TopologicalSorter({v.op: {s.source for s in obs.streams
+                                              if s.target == v.op}
+                                       for v in obs.vertices}).static_order())
+    except CycleError:
+        return [v.op for v in obs.vertices]
 
 
 @dataclass(frozen=True)

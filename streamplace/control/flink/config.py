@@ -1,0 +1,33 @@
+"""The cluster's configuration, read once where it is needed: ``GET /jobmanager/config``
+answers a list of ``{"key", "value"}`` (checked against 1.20.3 and 2.2.1)."""
+
+from __future__ import annotations
+
+from streamplace.control.durations import duration
+from streamplace.control.running.latency import BUFFER_TIMEOUT
+from streamplace.io.http import Address, get_json
+
+BUFFER_KEYS = ("execution.buffer-timeout.interval", "execution.buffer-timeout")  # 2.x, 1.x
+
+
+def cluster_config(address: Address, base: str, label: str = "JOB") -> dict[str, str]:
+    """Every key the JobManager answers, and its value as text."""
+    listed = get_json(address.at(f"{base}/jobmanager/config"), label)
+    return {str(e["key"]): str(e["value"]) for e in listed if isinstance(e, dict)
+            and "key" in e and "value" in e} if isinstance(listed, list) else {}
+
+
+def buffer_timeout(config: dict[str, str]) -> float:
+    """The cluster's buffer timeout in seconds (a job may set its own: not visible here);
+    Flink's default where the cluster does not set it or sets what Flink would not read.
+
+    >>> buffer_timeout({"execution.buffer-timeout.interval": "PT0.05S"})
+    0.05
+    """
+    for key in BUFFER_KEYS:
+        if key in config:
+            try:
+                return duration(config[key])
+            except ValueError:
+                return BUFFER_TIMEOUT
+    return BUFFER_TIMEOUT
