@@ -404,10 +404,43 @@ def test_every_path_the_code_map_names_exists():
 def test_an_autoscale_option_that_flink_has_takes_its_name():
     """One name means one thing: where the Flink autoscaler has the option, the flag is its
     key (job.autoscaler.scale-down.interval is --scale-down-interval), and no autoscale flag
-    takes a name another command gives another meaning."""
-    from streamplace.control.autoscale.options import SETTINGS
+    takes a name another command gives another meaning: the utilisation target is
+    --utilization-target wherever it is taken (the older --target-utilization read too)."""
+    from streamplace.cli.args import TargetUtilizationOpt
+    from streamplace.control.autoscale.settings import SETTINGS
 
     for s in SETTINGS.values():
         if s.flink is not None:
             assert s.flag == "--" + s.flink.replace(".", "-"), (s.flag, s.flink)
-    assert not {s.flag for s in SETTINGS.values()} & {"--time-limit", "--target-utilization"}
+    assert "--time-limit" not in {s.flag for s in SETTINGS.values()}
+    declared = TargetUtilizationOpt.__metadata__[0]  # Typer reads a first "--x" as a name
+    solve_names = (declared.default, *declared.param_decls)
+    assert (SETTINGS["utilization_target"].flag, *SETTINGS["utilization_target"].aliases) == \
+        solve_names
+
+
+def test_the_control_layer_reads_the_time_only_through_its_clock():
+    """Every wait and every reading of the time in control/ goes through the clock it is
+    given (control/clock.py): a loop tested in-process runs its windows in no time."""
+    found = []
+    for path in (PACKAGE / "control").rglob("*.py"):
+        if path == PACKAGE / "control" / "clock.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found += [(str(path.relative_to(ROOT)), n) for n in names if n == "time"]
+    assert found == []
+
+
+def test_the_autoscaler_reaches_an_engine_only_through_the_engine_protocol():
+    """control/autoscale/ and control/running/ know no engine: what they need from a running
+    system is control/engine.py's Engine (control/flink/ implements it; a test's engine runs
+    a job in memory)."""
+    graph = _imports()
+    neutral = [n for n in graph if n.startswith(("streamplace.control.autoscale",
+                                                 "streamplace.control.running"))
+               or n in ("streamplace.control.engine", "streamplace.control.clock")]
+    reached = sorted((n, m) for n in neutral for m in graph.successors(n)
+                     if m.startswith("streamplace.control.flink"))
+    assert reached == []

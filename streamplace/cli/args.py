@@ -68,5 +68,6 @@ MaxNetworkUsageOpt = Annotated[str | None, _limit(Metric.NETWORK_USAGE,
                                                   " (bytes, as bytes/s x seconds)")]
 MaxElasticEnergyOpt = Annotated[str | None, _limit(Metric.ELASTIC_ENERGY)]
 TargetUtilizationOpt = Annotated[float | None, typer.Option(
-    "--target-utilization", help="rho in (0, 1]: a replica may run at most at rho x its "
-                                 "service rate (default 1: strictly below it).")]
+    "--utilization-target", "--target-utilization",
+    help="rho in (0, 1]: a replica may run at most at rho x its service rate (default 1: "
+         "strictly below it); the Flink autoscaler's utilization.target.")]

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from streamplace.cli.emit import EXIT_NO
-from streamplace.control.autoscale.options import SETTINGS
+from streamplace.control.autoscale.settings import SETTINGS
 from streamplace.control.flink.rescale import WAIT
 from streamplace.errors import InputError, Problem
 

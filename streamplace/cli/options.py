@@ -133,9 +133,9 @@ def read_limits(given: Mapping[Metric, str | None]) -> MetricLimits:
 
 def check_target_utilization(rho: float | None) -> None:
     if rho is not None and not (math.isfinite(rho) and 0 < rho <= 1):
-        raise InputError.single(f"--target-utilization {rho:g} is not in (0, 1]",
-                                "write e.g. --target-utilization 0.7 (Flink's autoscaler "
-                                "default)", path="--target-utilization")
+        raise InputError.single(f"--utilization-target {rho:g} is not in (0, 1]",
+                                "write e.g. --utilization-target 0.7 (Flink's autoscaler "
+                                "default)", path="--utilization-target")
 
 
 def check_settings(time_limit: float | None, gap: float | None, threads: int | None,

@@ -24,6 +24,7 @@ from streamplace.model.jobs import JOBS_SCHEMA, JobsFile
 from streamplace.model.objective import OBJECTIVE_SCHEMA, ObjectiveFile
 from streamplace.model.occupied import OCCUPIED_SCHEMA, OccupiedFile
 from streamplace.model.plan import PLAN_SCHEMA, Plan
+from streamplace.model.state import STATE_SCHEMA, StateFile
 from streamplace.model.sweep import SWEEP_SCHEMA, SweepFile
 
 KINDS: dict[str, tuple[type[Document] | type[BaseModel], str]] = {
@@ -37,13 +38,15 @@ KINDS: dict[str, tuple[type[Document] | type[BaseModel], str]] = {
     "bundle": (BundlePlan, BUNDLE_SCHEMA),
     "jobs": (JobsFile, JOBS_SCHEMA),
     "decision": (Decision, DECISION_SCHEMA),  # a line autoscale writes, not a file it reads
+    "state": (StateFile, STATE_SCHEMA),       # what autoscale --state keeps
 }
 
 
 def json_schema(kind: str) -> dict[str, Any]:
     model, schema_id = KINDS[kind]
     body = model.model_json_schema(
-        by_alias=True, mode="serialization" if model is Decision else "validation")
-    what = "autoscale decision line" if model is Decision else f"{kind} file"
+        by_alias=True, mode="serialization" if model in (Decision, StateFile) else "validation")
+    what = "autoscale decision line" if model is Decision else \
+        "autoscale state file" if model is StateFile else f"{kind} file"
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": schema_id,
             **body, "title": f"streamplace {what}"}

@@ -45,7 +45,9 @@ def test_the_commands_that_read_an_application_are_the_ones_expected():
 
 @pytest.mark.parametrize("name", [*READS_AN_APPLICATION, "sweep"])
 def test_every_command_that_reads_an_application_takes_the_target_utilization(name):
-    assert "--target-utilization" in flags(name)
+    """By the Flink autoscaler's name, as autoscale takes it; the older spelling still
+    read, so that scripts keep working."""
+    assert {"--utilization-target", "--target-utilization"} <= set(flags(name))
 
 
 @pytest.mark.parametrize("name", [n for n in COMMANDS if "--objective" in flags(n)])
@@ -128,4 +130,4 @@ def test_a_bad_flag_fails_before_any_file_is_read(name, tmp_path):
     result = run(name, str(tmp_path / "app.yaml"), str(tmp_path / "infra.yaml"), *extra,
                  "--target-utilization", "1.5")
     assert result.exit_code == 2
-    assert "--target-utilization" in result.stderr, result.stderr
+    assert "--utilization-target" in result.stderr, result.stderr

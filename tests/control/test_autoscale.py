@@ -1,5 +1,7 @@
 """What autoscale decides, against the scripted JobManager (tests/support/fake_jobmanager.py):
-skew sized by the busiest subtask, and on-call's forced roll-back."""
+the Flink engine's contract. The loop runs in-process over HTTP on a clock of its own
+(tests/support/loops.py, ``flink_decided``), or, where the command itself is the contract
+(its state file, on-call's forced roll-back), as the user's command."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import yaml
 
 from ..conftest import run
 from ..support.fake_jobmanager import fake_jobmanager
+from ..support.loops import flink_decided
 from ..support.snapshots import observed_files
 
 HANG_GUARD = 120
@@ -30,8 +33,9 @@ def test_a_skewed_vertex_is_judged_and_sized_by_its_busiest_subtask():
     the busiest is at its capacity. By max (the Flink autoscaler's default since its
     PR #505), the vertex is scaled up; by avg it is left alone."""
     with fake_jobmanager(busy={"counter": [0.99, 0.3]}) as jm:
-        by_max = decided(jm.job_url, "--method", "ds2")
-        by_avg = decided(jm.job_url, "--method", "ds2", "--metrics-busy-time-aggregator", "avg")
+        by_max = flink_decided(jm.job_url, "--method", "ds2")
+        by_avg = flink_decided(jm.job_url, "--method", "ds2", "--metrics-busy-time-aggregator",
+                               "avg")
     assert by_max["decision"] == "dry run", by_max["why"]
     assert by_max["to"]["counter"] > by_max["from"]["counter"]
     assert by_max["seen"]["counter"]["busy_max"] == 0.99
@@ -63,7 +67,7 @@ def test_the_offered_load_is_read_from_the_sources_lag():
     lag, DS2 asks ceil(250 / (0.7 x 100)) = 4."""
     with fake_jobmanager() as jm:
         jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 150.0
-        line = decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "0")
+        line = flink_decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "0")
     assert "pendingRecords" in line["offered"], line["offered"]
     assert line["lag"]["numbers-pace"] > 0
     assert line["to"]["counter"] == 4, line
@@ -80,7 +84,7 @@ def test_a_backlog_is_sized_to_be_worked_off_and_holds_every_scale_down():
     be scaled down, but not while the lag is above the threshold."""
     with fake_jobmanager(busy={"evens": 0.05}) as jm:
         jm.pending[SOURCE] = 6000.0
-        line = decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "60",
+        line = flink_decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "60",
                        "--restart-time", "30", "--backlog-processing-lag-threshold", "10",
                        "--scale-down-interval", "0")
     assert "205/s" in line["offered"], line["offered"]
@@ -98,16 +102,17 @@ def test_a_restarted_autoscale_resumes_its_delayed_scale_downs_from_the_state(tm
         second = decided(jm.job_url, "--method", "ds2", "--state", str(state))
         again = json.loads(state.read_text())
     assert any("evens: a scale-down" in why for why in first["why"]), first
-    assert kept["pending"]["evens"] == again["pending"]["evens"]  # the same first sighting
-    assert [d["step"] for d in again["decisions"]] == [1, 1] and second["to"]["evens"] == 2
+    # the same first sighting
+    assert kept["memory"]["pending"]["evens"] == again["memory"]["pending"]["evens"]
+    # a resumed loop numbers its steps on from the last
+    assert [d["step"] for d in again["decisions"]] == [1, 2] and second["to"]["evens"] == 2
 
 
 def test_a_state_that_cannot_be_written_or_read_is_refused_before_anything_is_read(tmp_path):
     damaged = tmp_path / "damaged.json"
     damaged.write_text("{not json")
     other = tmp_path / "other.json"
-    other.write_text(json.dumps({"schema": "streamplace/autoscale-state/v1", "job": "x",
-                                 "decisions": [], "restarts": [], "pending": {}}))
+    other.write_text(json.dumps({"schema": "streamplace/autoscale-state/v2", "job": "x"}))
     with fake_jobmanager() as jm:
         for path, said in ((tmp_path / "no-such-folder" / "s.json", "cannot write"),
                            (damaged, "cannot resume"), (other, "not of")):
@@ -116,68 +121,3 @@ def test_a_state_that_cannot_be_written_or_read_is_refused_before_anything_is_re
         assert jm.requests == [] and damaged.read_text() == "{not json"
 
 
-def test_the_flink_autoscalers_limits_hold_each_rescale():
-    """1,100 records/s offered: DS2 asks 16 subtasks of counter, as many as the cluster's 8
-    slots allow. scale-up.max-factor 1 allows twice what runs (4), vertex.max-parallelism 3
-    less, an excluded vertex none; each limit says what it changed."""
-    def asked(*limits: str) -> dict:  # type: ignore[type-arg]
-        with fake_jobmanager() as jm:
-            jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 1000.0
-            return decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "0",
-                           *limits)
-
-    assert asked()["to"]["counter"] == 8
-    doubled = asked("--scale-up-max-factor", "1")
-    assert doubled["to"]["counter"] == 4 and any("scale-up.max-factor" in w
-                                                 for w in doubled["why"])
-    assert asked("--vertex-max-parallelism", "3")["to"]["counter"] == 3
-    left = asked("--vertex-exclude-ids", "counter")
-    assert left["to"]["counter"] == 2 and any("vertex.exclude.ids" in w for w in left["why"])
-
-
-def test_a_rescale_sized_from_a_lower_bound_is_closed_from_above_once_the_job_runs_free():
-    """Back-pressured, the job lets through less than is offered: the first rescale is
-    sized from that lower bound. Once it runs free, counter busy 0.85 lies within the
-    bounds (0.4-1.0) but 0.15 above the target: it is re-sized, and says why."""
-    with fake_jobmanager(busy={"counter": 0.99},
-                         pressed={"Source: numbers -> pace": 0.5}) as jm:
-        def free() -> None:
-            jm.busy["counter"], jm.pressed["Source: numbers -> pace"] = 0.85, 0.0
-        jm.on_put = free
-        done = subprocess.run([sys.executable, "-m", "streamplace", "autoscale", jm.job_url,
-                               "--method", "ds2", "--yes", "--stabilization-interval", "0",
-                               "--metrics-window", "5", "--max-steps", "2", "-q"],
-                              capture_output=True, text=True, timeout=HANG_GUARD)
-    assert done.returncode == 0, done.stderr
-    first, second = (json.loads(line) for line in done.stdout.splitlines())
-    assert first["decision"] == second["decision"] == "rescale", (first, second)
-    assert any("now runs free" in why for why in second["why"]), second["why"]
-
-
-def test_a_scale_up_that_did_not_raise_the_capacity_holds_the_next():
-    """counter is scaled up for the lag; once it runs on more subtasks, each takes half the
-    records at the same busy share: its capacity did not grow (a bottleneck elsewhere).
-    With detection on, its next scale-up is held, and the line says why."""
-    with fake_jobmanager(busy={"counter": 0.99}) as jm:
-        jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 300.0
-        jm.slots_total = 32  # room to scale up twice
-        for tm in jm.snapshot["taskmanagers"]["taskmanagers"]:
-            tm["slotsNumber"] = 16
-
-        def no_gain() -> None:  # the vertex takes 100 records/s, however many subtasks
-            k = next(v["parallelism"] for v in jm.snapshot["job"]["vertices"]
-                     if v["name"] == "counter")
-            jm.records["counter"] = 100 / k
-        jm.on_put = no_gain
-        done = subprocess.run([sys.executable, "-m", "streamplace", "autoscale", jm.job_url,
-                               "--method", "ds2", "--yes", "--stabilization-interval", "0",
-                               "--metrics-window", "5", "--max-steps", "2",
-                               "--catch-up-duration", "0",
-                               "--scaling-effectiveness-detection-enabled", "-q"],
-                              capture_output=True, text=True, timeout=HANG_GUARD)
-    assert done.returncode == 0, done.stderr
-    first, second = (json.loads(line) for line in done.stdout.splitlines())
-    assert first["decision"] == "rescale" and first["to"]["counter"] > 2, first
-    assert second["to"]["counter"] == second["from"]["counter"], second
-    assert any("scaling.effectiveness.threshold" in w and "held" in w
-               for w in second["why"]), second["why"]

@@ -1,6 +1,8 @@
 """Autoscale over a whole session cluster, against two scripted jobs on one fake JobManager
 (tests/support/fake_cluster.py): the jobs planned together within the cluster's slots,
-scale-downs sent before scale-ups, and each fault said in a line with a bounded exit."""
+scale-downs sent before scale-ups, and each fault said in a line with a bounded exit. The
+loop runs in-process over HTTP on a clock of its own; the command itself where its exit
+code is the contract."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 
 from ..conftest import run
 from ..support.fake_cluster import fake_cluster
+from ..support.loops import flink_decisions
 
 HOT = {"counter": 0.95}   # two subtasks near capacity: three are needed at the target
 COLD = {"Source: numbers -> pace": 0.1, "counter": 0.1, "evens": 0.1, "sink: Writer": 0.1}
@@ -19,16 +22,22 @@ STEP = ("--yes", "--stabilization-interval", "0", "--metrics-window", "5", "--ma
 
 
 def step(url: str, *args: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+    """The command's exit code, its first decision and what it printed."""
     done = run("autoscale", url, *args, *STEP)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     return done.exit_code, (json.loads(lines[0]) if lines else {}), done.output
+
+
+def loop_step(url: str, *args: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+    """One step of the loop in-process, as :func:`step` answers it."""
+    return 0, flink_decisions(url, *args)[0], ""
 
 
 def test_a_scale_up_gets_the_slots_a_scale_down_frees_sent_first(tmp_path):
     """Four slots, each job on two: the hot one needs three. The cold one gives one up,
     its PUT sent and waited for before the hot one's; no PUT asks for a slot not free."""
     with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
-        code, line, output = step(cluster.url, "--scale-down-interval", "0")
+        code, line, output = loop_step(cluster.url, "--scale-down-interval", "0")
         order = [path for method, path in cluster.requests if method == "PUT"]
     assert code == 0, output
     assert line["slots"] == 4 and set(line["jobs"]) == {"hot", "cold"}
@@ -46,7 +55,7 @@ def test_a_scale_up_is_not_sent_while_the_freed_slots_stay_idle():
     for a slot that is not free), said with what the cluster had."""
     with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
         cluster.hold_freed = True
-        code, line, output = step(cluster.url, "--scale-down-interval", "0", "--wait", "1")
+        code, line, output = loop_step(cluster.url, "--scale-down-interval", "0", "--wait", "1")
         puts = [path for method, path in cluster.requests if method == "PUT"]
     assert code == 0, output
     assert [cluster.job("cold").jid in p for p in puts] == [True]
@@ -60,7 +69,7 @@ def test_a_scale_up_waits_named_while_the_delayed_scale_down_holds_the_slots():
     """The same cluster under the default scale-down interval: the cold job keeps its two
     slots for now, so the hot job's scale-up waits, and the line says so; nothing is sent."""
     with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
-        code, line, output = step(cluster.url)
+        code, line, output = loop_step(cluster.url)
         puts = [path for method, path in cluster.requests if method == "PUT"]
     assert code == 0, output
     assert puts == []
@@ -79,7 +88,7 @@ def test_with_no_free_slot_the_higher_priority_is_served_first(tmp_path):
                     "  b: {weight: 1}\n")
     with fake_cluster("a", "b", busy={"a": HOT, "b": HOT},
                       pressed={"a": PRESSED, "b": PRESSED}, slots=4) as cluster:
-        code, line, output = step(cluster.url, "--jobs", str(jobs))
+        code, line, output = loop_step(cluster.url, "--jobs", str(jobs))
         puts = [path for method, path in cluster.requests if method == "PUT"]
         b = cluster.job("b").jid
     assert code == 0, output
@@ -94,7 +103,7 @@ def test_with_no_free_slot_the_higher_priority_is_served_first(tmp_path):
 def test_a_job_cancelled_between_the_reading_and_its_put_is_said_and_the_loop_goes_on():
     with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
         cluster.cancel_on_put = "hot"  # cold's PUT comes first; hot is gone by its own
-        code, line, output = step(cluster.url, "--scale-down-interval", "0")
+        code, line, output = loop_step(cluster.url, "--scale-down-interval", "0")
     assert code == 0, output
     assert line["jobs"]["cold"]["decision"] == "rescale"
     hot = line["jobs"]["hot"]
@@ -114,7 +123,7 @@ def test_a_job_the_jobs_file_does_not_name_takes_its_default_said_once(tmp_path)
     jobs = tmp_path / "jobs.yaml"
     jobs.write_text("jobs:\n  known: {weight: 2}\ndefault: {weight: 0.5}\n")
     with fake_cluster("known", "stranger") as cluster:
-        code, line, output = step(cluster.url, "--jobs", str(jobs), "--dry-run")
+        code, line, output = loop_step(cluster.url, "--jobs", str(jobs), "--dry-run")
     assert code == 0, output
     said = [why for why in line["why"] if "not in --jobs" in why]
     assert said == ["stranger is not in --jobs: weight 0.5, priority 0 (the file's default)"]

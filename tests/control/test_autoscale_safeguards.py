@@ -7,13 +7,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import fields
 
 import pytest
 
-from streamplace.control.autoscale.handover import flink_configuration, handed_over
+from streamplace.control.autoscale.handover import bounded, flink_configuration, handed_over
 from streamplace.control.autoscale.options import AutoscaleOptions
+from streamplace.errors import EngineError
 
 from ..support.fake_jobmanager import fake_jobmanager
+from ..support.loops import flink_decided, flink_decisions
 
 HANG_GUARD = 120
 STEP = ("--yes", "--stabilization-interval", "0", "--metrics-window", "5", "--max-steps",
@@ -40,9 +43,9 @@ def test_the_flink_rule_aligns_a_keyed_vertex_to_its_key_groups():
     the key groups a subtask holds below 128 // 3): 4. With alignment OFF it keeps 3."""
     with fake_jobmanager() as jm:
         jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 100.0
-        ds2 = decided(jm.job_url, "--method", "ds2", *LAGGING)
-        flink = decided(jm.job_url, "--method", "flink", *LAGGING)
-        off = decided(jm.job_url, "--method", "flink", *LAGGING,
+        ds2 = flink_decided(jm.job_url, "--method", "ds2", *LAGGING)
+        flink = flink_decided(jm.job_url, "--method", "flink", *LAGGING)
+        off = flink_decided(jm.job_url, "--method", "flink", *LAGGING,
                       "--scaling-parallelism-alignment-mode", "OFF")
     assert (ds2["to"]["counter"], flink["to"]["counter"], off["to"]["counter"]) == (3, 4, 3)
 
@@ -53,9 +56,9 @@ def test_odrp_runs_only_the_counts_the_alignment_mode_accepts():
     groups a subtask, fewer than 64 on 2)."""
     with fake_jobmanager() as jm:
         jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 100.0
-        even = decided(jm.job_url, *LAGGING, "--scaling-parallelism-alignment-mode",
+        even = flink_decided(jm.job_url, *LAGGING, "--scaling-parallelism-alignment-mode",
                        "EVENLY_SPREAD")
-        balanced = decided(jm.job_url, *LAGGING)
+        balanced = flink_decided(jm.job_url, *LAGGING)
     assert even["to"]["counter"] == 4, even
     assert balanced["to"]["counter"] == 3, balanced
 
@@ -79,13 +82,13 @@ def test_memory_pressure_vetoes_a_rescale_and_says_why():
     TaskManager spends 40% of its time in GC, above the threshold 0.3: no rescale."""
     with fake_jobmanager(busy={"counter": [0.99, 0.3]}) as jm:
         jm.memory["Status.JVM.GarbageCollector.All.TimeMsPerSecond"] = 400.0
-        free = decided(jm.job_url, "--method", "ds2")
-        vetoed = decided(jm.job_url, "--method", "ds2", "--memory-gc-pressure-threshold",
+        free = flink_decided(jm.job_url, "--method", "ds2")
+        vetoed = flink_decided(jm.job_url, "--method", "ds2", "--memory-gc-pressure-threshold",
                          "0.3")
         jm.memory.pop("Status.JVM.GarbageCollector.All.TimeMsPerSecond")
         jm.memory.update({"Status.JVM.Memory.Heap.Used": 95.0,
                           "Status.JVM.Memory.Heap.Max": 100.0})
-        full = decided(jm.job_url, "--method", "ds2", "--memory-heap-usage-threshold", "0.9")
+        full = flink_decided(jm.job_url, "--method", "ds2", "--memory-heap-usage-threshold", "0.9")
     assert free["decision"] == "dry run", free["why"]
     assert vetoed["decision"] == "no change" and vetoed["to"] == vetoed["from"]
     assert any("GC pressure 0.40 is above memory.gc-pressure.threshold 0.3" in w
@@ -117,19 +120,28 @@ def test_a_flink_autoscaler_configuration_is_handed_over(tmp_path):
     assert flag_wins["decision"] == "dry run"
     assert from_cluster["decision"] == "no change"
     # what the file sets, read as Flink reads it: a duration, its enum in Flink's spelling
-    handed, _ = handed_over(flink_configuration(str(config), "-"), str(config))
+    handed, _ = handed_over(flink_configuration(str(config), dict), str(config))
     assert handed == {"metrics_busy_time_aggregator": "AVG", "stabilization_interval": 60.0}
     assert AutoscaleOptions(**handed).metrics_busy_time_aggregator == "avg"
 
 
 def test_the_deprecated_boundary_sets_the_min_and_max_around_the_target():
+    """Around the target finally chosen: the configuration's, or the command line's where
+    it gives one (a min and max computed around the default would refuse a target the user
+    gave)."""
     handed, left = handed_over({"job.autoscaler.target.utilization": "0.6",
                                 "job.autoscaler.target.utilization.boundary": "0.2",
                                 "job.autoscaler.vertex.exclude.ids": "a;b",
                                 "pipeline.name": "x"}, "conf")
-    assert handed == {"utilization_target": 0.6, "utilization_min": pytest.approx(0.4),
-                      "utilization_max": pytest.approx(0.8), "vertex_exclude_ids": ("a", "b")}
+    assert handed == {"utilization_target": 0.6, "utilization_boundary": pytest.approx(0.2),
+                      "vertex_exclude_ids": ("a", "b")}
     assert left == []
+    chosen = {f.name: f.default for f in fields(AutoscaleOptions)}
+    assert bounded({**chosen, **handed})["utilization_min"] == pytest.approx(0.4)
+    assert bounded({**chosen, **handed})["utilization_max"] == pytest.approx(0.8)
+    given = bounded({**chosen, "utilization_boundary": 0.1, "utilization_target": 0.5})
+    assert (given["utilization_min"], given["utilization_max"]) == pytest.approx((0.4, 0.6))
+    assert AutoscaleOptions(**given).checked().utilization_target == 0.5
 
 
 def test_a_configuration_value_flink_would_not_read_is_refused(tmp_path):
@@ -159,22 +171,18 @@ def test_a_job_replaced_by_a_new_job_id_ends_the_loop_naming_the_new_one():
             jm.on_load = None
 
         jm.on_load = redeployed
-        done = subprocess.run(
-            [sys.executable, "-m", "streamplace", "autoscale", jm.job_url, "--yes", "-q",
-             "--dry-run", "--stabilization-interval", "0", "--metrics-window", "5",
-             "--max-steps", "3"], capture_output=True, text=True, timeout=HANG_GUARD)
-    assert done.returncode == 3, done.stderr
+        with pytest.raises(EngineError) as ended:
+            flink_decisions(jm.job_url, "--dry-run", steps=3)
+    said = str(ended.value)
     assert f"is no longer on the cluster; a job of the same name, {name!r}, runs as {heir}" \
-        in done.stderr and f"{jm.url}/jobs/{heir}" in done.stderr, done.stderr
-    assert len(done.stdout.splitlines()) == 1  # the first step's decision, then the stop
-
+        in said and f"{jm.url}/jobs/{heir}" in said, said
 
 def test_counters_that_go_back_are_no_reading():
     """A vertex whose records counter falls over the window (a restart the JobManager has
     not reported yet) gives no decision, and says why."""
     with fake_jobmanager(busy={"counter": [0.99, 0.3]}) as jm:
         jm.records["counter"] = -100.0
-        line = decided(jm.job_url, "--method", "ds2")
+        line = flink_decided(jm.job_url, "--method", "ds2")
     assert line["decision"] == "no change" and line["to"] == line["from"] == {}, line
     assert "went back during the window" in line["why"][0], line["why"]
 
@@ -190,8 +198,8 @@ def test_odrp_plans_a_backlog_for_the_larger_need_the_flink_rule_for_their_sum()
     backlog = ("--catch-up-duration", "60", "--restart-time", "30", "--utilization-max", "0.8")
     with fake_jobmanager() as jm:
         jm.pending[SOURCE] = 3000.0
-        flink = decided(jm.job_url, "--method", "flink", *backlog)
-        odrp = decided(jm.job_url, *backlog)
+        flink = flink_decided(jm.job_url, "--method", "flink", *backlog)
+        odrp = flink_decided(jm.job_url, *backlog)
     assert "170/s" in flink["offered"] and flink["to"]["counter"] == 4, flink
     assert "140/s" in odrp["offered"] and odrp["to"]["counter"] == 2, odrp
 
@@ -206,7 +214,7 @@ def test_a_stalled_source_with_a_growing_lag_is_sized_from_the_meters():
         for name in (SOURCE, "counter", "evens", "sink: Writer"):
             jm.records[name] = 0.0
         jm.pending[SOURCE], jm.growth[SOURCE] = 0.0, 150.0
-        line = decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "0")
+        line = flink_decided(jm.job_url, "--method", "ds2", "--catch-up-duration", "0")
     assert "pendingRecords" in line["offered"], (line["offered"], line["warnings"])
     assert any("sent nothing over the window" in w for w in line["warnings"]), line
     assert all(line["predicted"][op] for op in ("counter", "evens")), line["predicted"]

@@ -1,5 +1,5 @@
-"""Outputs that do not grow in proportion to inputs (windows, joins): the elasticity fitted
-from readings, and the streams downstream of an offered load scaled by it."""
+"""Outputs that do not grow in proportion to inputs (windows, joins): the output-growth
+exponent fitted from readings, and the streams downstream of an offered load scaled by it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from streamplace.control.autoscale.elasticity import Elasticity
+from streamplace.control.autoscale.output_growth import fitted
 from streamplace.control.flink.observe import observe
 from streamplace.control.running.offered import offer
 
@@ -39,9 +39,9 @@ def test_a_vertex_with_an_elasticity_sends_its_input_factor_to_that_power():
 
 
 def test_the_elasticity_is_fitted_only_from_readings_far_enough_apart():
-    e = Elasticity({"join": [(100.0, 130.0), (105.0, 140.0), (110.0, 160.0)],  # 10% apart
+    readings = ({"join": [(100.0, 130.0), (105.0, 140.0), (110.0, 160.0)],  # 10% apart
                     "window": [(100.0, 50.0), (200.0, 50.0), (400.0, 50.0)],  # saturated
                     "map": [(100.0, 100.0), (200.0, 199.0), (300.0, 301.0)],  # linear
                     "fired": [(100.0, 130.0), (200.0, 20.0), (150.0, 400.0)],  # scattered
                     "two": [(100.0, 130.0), (200.0, 520.0)]})  # two readings: not yet
-    assert e.fitted() == {"window": pytest.approx(0.0, abs=1e-9)}
+    assert fitted(readings) == {"window": pytest.approx(0.0, abs=1e-9)}

@@ -21,6 +21,7 @@ from streamplace.io import http
 
 from ..conftest import run
 from ..support.fake_jobmanager import fake_jobmanager
+from ..support.loops import flink_decisions
 from ..support.snapshots import SNAPSHOT
 
 HANG_GUARD = 120  # seconds: only ever reached when the behaviour under test is broken
@@ -82,9 +83,7 @@ def test_a_counter_answered_incomplete_is_no_reading_and_the_job_is_left_alone()
     with fake_jobmanager(busy={"counter": 0.3}, pressed={"Source: numbers -> pace": 0.9}) \
             as jm:
         jm.fault(f"/vertices/{jm.vertex_id('counter')}", *["incomplete"] * 40)
-        code, lines, err = finished(streamplace("autoscale", jm.job_url, "--method", "ds2",
-                                                "--max-steps", "1", *STEP))
-        assert code == 0, err
+        lines = flink_decisions(jm.job_url, "--method", "ds2")
         assert lines[0]["decision"] == "no change" and jm.puts == []
         assert "incomplete" in lines[0]["why"][0] and "no reading" in lines[0]["why"][0]
 
@@ -218,9 +217,7 @@ def test_one_connection_reset_is_a_step_without_a_reading_and_the_loop_goes_on()
             jm.fault(f"=/jobs/{jm.jid}", "reset")
             jm.on_load = None
         jm.on_load = once
-        code, lines, err = finished(streamplace("autoscale", jm.job_url, "--max-steps", "3",
-                                                "--dry-run", *STEP))
-    assert code == 0, err
+        lines = flink_decisions(jm.job_url, "--dry-run", steps=3)
     assert len(lines) == 3
     assert any("no reading" in line["why"][0] for line in lines[1:]), lines
     assert lines[-1]["seen"], lines[-1]
@@ -274,24 +271,6 @@ def test_observe_against_a_plan_made_for_another_application_is_refused(files, t
 def test_observe_tolerance_alone_is_refused_as_application_alone_is():
     done = run("observe", SNAPSHOT, "--tolerance", "0.2")
     assert done.exit_code == 2 and "--against" in done.output
-
-
-def test_a_flapping_load_gets_no_two_opposite_rescales_in_a_row():
-    """The load flips at every step (busy 0.99, then 0.1, ...). Scale-ups are made at once;
-    a scale-down waits scale-down.interval and says so: never up, down, up, ..."""
-    with fake_jobmanager(busy={"counter": 0.99}) as jm:
-        def flip() -> None:  # each reading ends with the load flipped for the next one
-            jm.busy["counter"] = 0.1 if jm.busy["counter"] > 0.5 else 0.99
-        jm.on_load = flip
-        loop = streamplace("autoscale", jm.job_url, "--method", "ds2", "--max-steps", "4",
-                           *STEP)
-        code, lines, err = finished(loop)
-    assert code == 0, err
-    moves = [line["to"]["counter"] - line["from"]["counter"] for line in lines
-             if line["decision"] == "rescale"]
-    assert moves and all(m > 0 for m in moves), lines  # never an opposite rescale
-    held = [line for line in lines if any("waits" in why for why in line["why"])]
-    assert held, lines  # each scale-down held says why
 
 
 def test_weights_too_large_to_add_up_still_weigh():

@@ -14,6 +14,7 @@ from streamplace.model.evaluate import evaluate
 
 from ..conftest import make_app, make_infra, make_plan, run
 from ..support.fake_jobmanager import fake_jobmanager
+from ..support.loops import flink_decided
 from ..support.snapshots import observed_files
 
 STEP = ("--yes", "--stabilization-interval", "0", "--metrics-window", "5", "--max-steps",
@@ -82,8 +83,7 @@ def test_a_path_above_max_response_time_is_repaired_by_a_replan_held_below_it(tm
     parallelism shortens (three buffer timeouts) is said to be out of reach."""
     with fake_jobmanager(busy={"counter": 0.9}) as jm:
         jm.latency = {"sink: Writer": 100.0}
-        done = run("autoscale", jm.job_url, "--max-response-time", "10s", *STEP)
-        predicted = json.loads(done.stdout.splitlines()[0])
+        predicted = flink_decided(jm.job_url, "--max-response-time", "10s")
         app, infra, plan = (str(tmp_path / f"{k}.yaml") for k in ("app", "infra", "plan"))
         made = run("observe", jm.job_url, "--window", "5", "-o", app, "--infrastructure-out",
                    infra, "--plan-out", plan, "-q")
@@ -93,12 +93,10 @@ def test_a_path_above_max_response_time_is_repaired_by_a_replan_held_below_it(tm
         path = json.loads(held.stdout)["drift"]["latency"][0]
         marker = path["predicted_marker"] * 1000
         jm.latency = {"sink: Writer": marker + 20}
-        done = run("autoscale", jm.job_url, "--max-response-time", f"{marker - 30:.3f}ms",
-                   *STEP)
-        hopeless = run("autoscale", jm.job_url, "--max-response-time", "150ms", *STEP)
+        line = flink_decided(jm.job_url, "--max-response-time", f"{marker - 30:.3f}ms")
+        stuck = flink_decided(jm.job_url, "--max-response-time", "150ms")
     assert predicted["decision"] in ("dry run", "no change")
     assert path["waiting"] > 0.05 and path["buffers"] == pytest.approx(0.15)
-    line = json.loads(done.stdout.splitlines()[0])
     source = next(iter(line["seen"]))
     assert line["latency"] == {f"{source} -> sink": pytest.approx((marker + 20) / 1000,
                                                                   abs=1e-4)}
@@ -109,7 +107,6 @@ def test_a_path_above_max_response_time_is_repaired_by_a_replan_held_below_it(tm
                for why in line["why"]), line["why"]
     assert line["decision"] == "dry run", line["why"]
     assert line["to"]["counter"] > line["from"]["counter"]
-    stuck = json.loads(hopeless.stdout.splitlines()[0])
     assert any("already exceeds the limit: no plan can hold it" in why
                for why in stuck["why"]), stuck["why"]
 

@@ -11,7 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
+
+from streamplace.errors import InputError
 
 from ..conftest import run, sample
 from ..support.rest_server import rest_server
@@ -248,17 +251,22 @@ def test_autoscale_plans_beside_the_other_jobs_and_alone_where_the_cluster_does_
     """The instance each autoscale step solves: the TaskManagers less the other jobs'
     slots; where the cluster does not list allocatedSlots, all of them, with a warning."""
     from streamplace.control.autoscale.evaluate import observed_instance
+    from streamplace.control.engine import Reading
+    from streamplace.control.flink.holdings import holdings
     from streamplace.control.flink.observe import observe
 
     snapshot = json.loads(Path(SHARED).read_text())
-    found = observed_instance(observe(snapshot, SHARED), 0.7, snapshot["load"])
+    found = observed_instance(Reading(observe(snapshot, SHARED),
+                                      holdings(snapshot["load"], SHARED)), 0.7)
     infra, others = found.infra, found.others
     assert [held.name for held in others] == ["paced"]
     assert infra.holds.names == ("paced",)
     for details in snapshot["load"]["taskmanagers"].values():
         del details["allocatedSlots"]
     obs = observe(snapshot, SHARED)
-    found = observed_instance(obs, 0.7, snapshot["load"])
+    with pytest.raises(InputError) as unknown:
+        holdings(snapshot["load"], SHARED)
+    found = observed_instance(Reading(obs, None, str(unknown.value)), 0.7)
     infra, others = found.infra, found.others
     assert others == [] and infra.holds.names == ()
     assert any("planned as if every slot were this job's" in w for w in obs.warnings)

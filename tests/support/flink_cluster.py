@@ -15,6 +15,7 @@ the command line for the tests that check what a user's ``flink run -D`` does.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -49,10 +50,21 @@ def cache_folder() -> Path:
 
 
 def flink_home(version: str) -> Path:
-    """FLINK_HOME of ``version``, downloaded and unpacked once per cache folder."""
+    """FLINK_HOME of ``version``, downloaded and unpacked once per cache folder. Several
+    test workers may ask at once on a fresh machine: one fetches while the others wait on
+    the folder's lock, then find it there."""
     home = cache_folder() / f"flink-{version}"
     if (home / "lib").is_dir():
         return home
+    home.parent.mkdir(parents=True, exist_ok=True)
+    with open(home.with_name(home.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if (home / "lib").is_dir():
+            return home
+        return _fetch(version, home)
+
+
+def _fetch(version: str, home: Path) -> Path:
     downloads = cache_folder() / f"downloads-{version}"
     subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d",
                     str(downloads), f"apache-flink=={version}",

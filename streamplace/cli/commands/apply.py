@@ -22,6 +22,7 @@ from streamplace.cli.emit import EXIT_NO, Emission, emit
 from streamplace.cli.job_args import WAIT, JobArg, WaitOpt, YesOpt, check_wait, confirm
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.rescale import render_change
+from streamplace.control.clock import SystemClock
 from streamplace.control.flink.change import LOWER_BOUNDS, prepare
 from streamplace.errors import InputError
 from streamplace.model.evaluate import evaluate
@@ -77,7 +78,7 @@ def apply_command(
     if not quiet:
         render_change(console(), change)
     confirm(yes)
-    seconds = change.send(wait)  # an interrupt from here on says the change was sent
+    seconds = change.send(wait, SystemClock())  # an interrupt from here on says the change was sent
     emit(Emission(document=change.to_json(applied=True, seconds=seconds), warnings=warned,
                   verdict=[f"applied: the job runs the plan ({seconds:.1f} s)"]),
          json_=json_, quiet=quiet)

@@ -16,14 +16,17 @@ from streamplace.cli.console import console, handle_errors
 from streamplace.cli.job_args import SourceRateOpt, YesOpt, confirm, parse_rates
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
 from streamplace.control.autoscale.cluster import ClusterAutoscaler
-from streamplace.control.autoscale.handover import flink_configuration, handed_over
-from streamplace.control.autoscale.jobs import cluster_address
+from streamplace.control.autoscale.handover import bounded, flink_configuration, handed_over
 from streamplace.control.autoscale.loop import Autoscaler
-from streamplace.control.autoscale.options import AUTOSCALE_WEIGHTS, SETTINGS, AutoscaleOptions
-from streamplace.control.autoscale.state import State
+from streamplace.control.autoscale.options import AUTOSCALE_WEIGHTS, AutoscaleOptions
+from streamplace.control.autoscale.settings import SETTINGS
+from streamplace.control.clock import SystemClock
+from streamplace.control.flink.cluster import cluster_address
+from streamplace.control.flink.engine import FlinkCluster, FlinkEngine
+from streamplace.control.flink.rescale import JobAddress
 from streamplace.errors import InputError
-from streamplace.io.http import without_credentials
 from streamplace.io.readers import read_document
+from streamplace.io.state import read_state, state_lock, write_state
 from streamplace.model.bundle import MODES_HELP, BundleMode
 from streamplace.model.decision import Decision
 from streamplace.model.jobs import JobsFile
@@ -36,7 +39,8 @@ _WEIGHTS = ",".join(f"{term}={w:g}" for term, w in AUTOSCALE_WEIGHTS.model_dump(
 
 def _opt(key: str) -> Any:
     s = SETTINGS[key]
-    return typer.Option(s.flag, help=s.help + (f" ({s.flink_key})" if s.flink_key else ""))
+    return typer.Option(s.flag, *s.aliases,
+                        help=s.help + (f" ({s.flink_key})" if s.flink_key else ""))
 
 
 @handle_errors
@@ -115,42 +119,52 @@ def autoscale_command(
     # read as solve reads it (200ms, 0.2s, 0.2): one name, one meaning
     chosen["max_response_time"] = opts.read_limits({Metric.RESPONSE_TIME: max_response_time}
                                                    ).bounds.get(Metric.RESPONSE_TIME)
+    cluster = cluster_address(job)
+    if cluster is None:
+        JobAddress.parse(job)  # a live job's address, checked before anything is read
+    clock, stop = SystemClock(), StopRequest()
+    engine = FlinkCluster(cluster, clock, stop) if cluster is not None else \
+        FlinkEngine(job, clock, stop)
     if flink_config is not None:
-        _hand_over(ctx, chosen, flink_config, job)
-    options = AutoscaleOptions(**chosen).checked()
+        _hand_over(ctx, chosen, flink_configuration(flink_config, engine.configuration),
+                   flink_config)
+    options = AutoscaleOptions(**bounded(chosen)).checked()
     rates = parse_rates(source_rate)
     goal = opts.build_objective(objective, weights, network_metric)
     if objective is None and weights is None:  # slots first, unless the user weighs
         goal = goal.model_copy(update={"weights": AUTOSCALE_WEIGHTS})
     if not dry_run:
         confirm(yes)
-    cluster = cluster_address(job)
     if cluster is None and jobs is not None:
         raise InputError.single("--jobs weighs the jobs of a session cluster", "give the "
                                 "JobManager's address (http://JOBMANAGER:8081) as JOB, or "
                                 "drop --jobs", path="--jobs")
-    if cluster is not None:
+    if isinstance(engine, FlinkCluster):
         _for_one_job_only(state=state, source_rate=source_rate)
         terms = read_document(JobsFile, jobs) if jobs else JobsFile()
-    kept = State.open(state, without_credentials(job)) if state else None
-    stop = StopRequest()
     with stop_on_signals(stop):
-        if cluster is not None:
-            ClusterAutoscaler(cluster, options, goal, terms, bundle, stop).run(
+        if isinstance(engine, FlinkCluster):
+            ClusterAutoscaler(engine, options, goal, terms, clock, bundle, stop).run(
                 lambda d: _say(d, quiet))
+        elif state is not None:
+            with state_lock(state):
+                kept = read_state(state, engine.address)
+                write_state(state, kept)  # unwritable: said now, with nothing sent
+                Autoscaler(engine, options, goal, clock, stop, rates, kept,
+                           lambda doc: write_state(state, doc)).run(lambda d: _say(d, quiet))
         else:
-            Autoscaler(job, options, goal, rates, stop, state=kept).run(
-                lambda d: _say(d, quiet))
+            Autoscaler(engine, options, goal, clock, stop, rates).run(lambda d: _say(d, quiet))
     if stop:
         raise typer.Exit(signal_exit_code(stop))
 
 
-def _hand_over(ctx: typer.Context, chosen: dict[str, Any], source: str, job: str) -> None:
+def _hand_over(ctx: typer.Context, chosen: dict[str, Any], config: dict[str, str],
+               origin: str) -> None:
     """The options a Flink configuration's job.autoscaler.* keys set, where the command line
     left them at their defaults; each key left out said once."""
-    handed, left = handed_over(flink_configuration(source, job), source)
+    handed, left = handed_over(config, origin)
     for field, value in handed.items():
-        given = ctx.get_parameter_source(field)
+        given = ctx.get_parameter_source(field) if field in ctx.params else None
         if given is None or given.name == "DEFAULT":
             chosen[field] = value
     for line in left:
@@ -164,7 +178,7 @@ def _for_one_job_only(**given: Any) -> None:
             flag = "--" + name.replace("_", "-")
             raise InputError.single(f"{flag} speaks of one job, and JOB is a session "
                                     "cluster", "autoscale the job alone "
-                                    "(http://JOBMANAGER:8081/jobs/JOBID) to use {flag}",
+                                    f"(http://JOBMANAGER:8081/jobs/JOBID) to use {flag}",
                                     path=flag)
 
 

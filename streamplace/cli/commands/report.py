@@ -22,11 +22,11 @@ from streamplace.cli.emit import Emission, check_outputs, emit
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.runtime import signal_exit_code
 from streamplace.cli.whatifs import watching_what_ifs
-from streamplace.control.autoscale.state import state_document
 from streamplace.draw.report import report_html
 from streamplace.errors import InputError
 from streamplace.io.occupied import occupied_files
 from streamplace.io.outputs import Output
+from streamplace.io.state import state_document
 from streamplace.sweep.store import MARKER
 
 

@@ -1,48 +1,45 @@
 """Autoscale a whole session cluster (``autoscale http://JOBMANAGER:8081``): every running
 job read over the same metrics window, the jobs planned together as one bundle on the
 cluster's slots (each job's weight and priority from ``--jobs``), and the changes sent so
-that Flink is never asked for slots that are not free: scale-downs first, then scale-ups,
-higher priority first, each waited for before the next.
+that the cluster is never asked for slots that are not free: scale-downs first, then
+scale-ups, higher priority first, each waited for before the next.
 
-Each job keeps the per-job loop's safeguards through its own
-:class:`~streamplace.control.autoscale.loop.Autoscaler` (the complete-reading rule, limits,
-effectiveness, the delayed scale-down, no scale-down mid-catch-up, the memory veto); what
-they hold back is arbitrated here, so that the slots still add up.
+Each job keeps the per-job loop's memory and safeguards through its own
+:class:`~streamplace.control.autoscale.loop.Autoscaler`; what they hold back is arbitrated
+here, so that the slots still add up. The error policy is the per-job loop's.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from streamplace.control.autoscale.decide import Proposal, decide
-from streamplace.control.autoscale.jobs import Listing, list_jobs
-from streamplace.control.autoscale.judged import Judged
+from streamplace.control.autoscale.decide import propose
 from streamplace.control.autoscale.loop import Autoscaler
 from streamplace.control.autoscale.options import AutoscaleOptions
-from streamplace.control.autoscale.pace import Stopped, paced
-from streamplace.control.autoscale.pool import joint_proposals, share_out, slots_of, waits_for
-from streamplace.control.flink.rescale import JobAddress, await_free
-from streamplace.errors import ChangeSent, EngineError, InputError
+from streamplace.control.autoscale.pace import paced
+from streamplace.control.autoscale.pool import joint_proposals, share_out, waits_for
+from streamplace.control.autoscale.safeguards import safeguard
+from streamplace.control.autoscale.stages import Assessment, Outcome, Proposal, Verdict
+from streamplace.control.clock import Clock, poll_until
+from streamplace.control.engine import Cluster, Listing
+from streamplace.errors import EngineError, InputError
 from streamplace.model.bundle import BundleMode
 from streamplace.model.decision import Decision
 from streamplace.model.jobs import JobsFile
 from streamplace.model.objective import Objective
-from streamplace.model.plan import Plan
 from streamplace.solve.budget import StopRequest
 
 
 @dataclass
 class ClusterAutoscaler:
-    address: str                 # the JobManager's REST address
+    cluster: Cluster
     options: AutoscaleOptions
     objective: Objective
     terms: JobsFile
+    clock: Clock
     mode: BundleMode = BundleMode.JOINT
     stop: StopRequest = field(default_factory=StopRequest)
-    clock: Callable[[], float] = time.monotonic
     loops: dict[str, Autoscaler] = field(default_factory=dict)  # by job id
     names: dict[str, str] = field(default_factory=dict)          # job id: name
     defaulted: set[str] = field(default_factory=set)  # names said to take the default terms
@@ -53,34 +50,41 @@ class ClusterAutoscaler:
 
     def step(self, number: int, started: float) -> Decision:
         o = self.options
-        listing = list_jobs(self.address)
+        listing = self.cluster.listing()
         why = self._follow(listing)
         if not self.loops:
             return Decision(step=number, method=o.method, decision="no change",
                             why=[*why, "no job runs on the cluster"], slots=listing.slots,
-                            seconds=round(self.clock() - started, 1))
+                            seconds=self._since(started))
         judged, parts = self._judge(number, started)
         pool = listing.slots - sum(k for jid, k in listing.held.items() if jid not in judged)
+        planned = {jid: self.loops[jid].memory.planned for jid in judged}
         proposals = self._propose(judged, pool, why)
-        concluded = {jid: self.loops[jid].conclude(j, proposals[jid])
-                     for jid, j in judged.items()}
+        wall = self.clock.wall()
+        verdicts = {jid: safeguard(a, proposals[jid], o, self.loops[jid].memory, wall)
+                    for jid, a in judged.items()}
         priority = {jid: self.terms.terms(self.names[jid]).priority for jid in judged}
-        waiting = waits_for(judged, concluded, pool, priority)
+        waiting = waits_for(judged, verdicts, pool, priority)
         if waiting is not None:  # slots a lower priority holds back go to the one waiting
-            for jid, j in judged.items():
+            for jid, a in judged.items():
                 if priority[jid] < priority[waiting]:
-                    concluded[jid] = self.loops[jid].conclude(
-                        j, proposals[jid], f"{self.names[waiting]} (priority "
-                        f"{priority[waiting]}) waits for the slots")
-        why += share_out(judged, concluded, pool, priority, self.names)
-        self._send(judged, concluded, priority)
-        parts.update({jid: decision for jid, (decision, _plan) in concluded.items()})
+                    verdicts[jid] = safeguard(
+                        a, proposals[jid], o, self.loops[jid].memory, wall,
+                        f"{self.names[waiting]} (priority {priority[waiting]}) waits for "
+                        "the slots")
+        why += share_out(judged, verdicts, pool, priority, self.names)
+        outcomes = self._send(judged, verdicts, priority)
+        for jid, a in judged.items():
+            loop = self.loops[jid]
+            parts[jid] = loop.decision(a, proposals[jid], verdicts[jid], outcomes[jid],
+                                       started, planned[jid])
+            loop.memory.steps = number
         said = [d.decision for d in parts.values()]
         verdict = "rescale" if "rescale" in said else "dry run" if "dry run" in said \
             else "no change"
         return Decision(step=number, method=o.method, decision=verdict, why=why,
                         slots=pool, jobs={self.names[jid]: d for jid, d in parts.items()},
-                        seconds=round(self.clock() - started, 1))
+                        seconds=self._since(started))
 
     def _follow(self, listing: Listing) -> list[str]:
         """Jobs that appeared are taken in, jobs that ended let go; said."""
@@ -91,8 +95,8 @@ class ClusterAutoscaler:
         shared = frozenset(listing.running)
         for jid, name in listing.running.items():
             if jid not in self.loops:
-                self.loops[jid] = Autoscaler(f"{self.address}/jobs/{jid}", self.options,
-                                             self.objective, {}, self.stop, self.clock)
+                self.loops[jid] = Autoscaler(self.cluster.job(jid), self.options,
+                                             self.objective, self.clock, self.stop)
                 self.names[jid] = name
                 why.append(f"{name} ({jid}) runs: taken in")
                 if name not in self.terms.jobs and name not in self.defaulted:
@@ -104,83 +108,78 @@ class ClusterAutoscaler:
         return why
 
     def _judge(self, number: int, started: float,
-               ) -> tuple[dict[str, Judged], dict[str, Decision]]:
-        """Every job read over the same window, side by side."""
-        def one(jid: str) -> Judged | Decision:
-            loop = self.loops[jid]
+               ) -> tuple[dict[str, Assessment], dict[str, Decision]]:
+        """Every job read over the same window, side by side, and assessed."""
+        readings = self.cluster.read(list(self.loops), self.options.metrics_window)
+        judged: dict[str, Assessment] = {}
+        parts: dict[str, Decision] = {}
+        for jid, reading in readings.items():
             try:
-                return loop.judge(number, started)
+                found = self.loops[jid].judge(number, started, reading)
             except (InputError, EngineError) as exc:  # gone between the listing and now
-                return Decision(step=number, method=self.options.method,
-                                decision="no change", why=[f"no reading: {exc}"],
-                                seconds=round(self.clock() - started, 1))
-
-        with ThreadPoolExecutor(max_workers=len(self.loops)) as pool:
-            done = dict(zip(self.loops, pool.map(one, list(self.loops)), strict=True))
-        if self.stop:
-            raise Stopped
-        judged = {jid: j for jid, j in done.items() if isinstance(j, Judged)}
-        parts = {jid: d for jid, d in done.items() if isinstance(d, Decision)}
+                found = Decision(step=number, method=self.options.method,
+                                 decision="no change", why=[f"no reading: {exc}"],
+                                 seconds=self._since(started))
+            if isinstance(found, Decision):
+                parts[jid] = found
+            else:
+                judged[jid] = found
         return judged, parts
 
-    def _propose(self, judged: dict[str, Judged], pool: int, why: list[str],
+    def _propose(self, judged: dict[str, Assessment], pool: int, why: list[str],
                  ) -> dict[str, Proposal]:
         """odrp: one bundle over every job read; ds2 and flink: each job's own rule (the
         slots are then shared out by priority)."""
         o = self.options
         if o.method != "odrp":
-            return {jid: decide(j.observed, j.triggered, o, self.objective, self.stop)
-                    for jid, j in judged.items()}
+            return {jid: propose(a, o, self.objective, self.stop) for jid, a in judged.items()}
         terms = {jid: self.terms.terms(self.names[jid]) for jid in judged}
         proposals, said = joint_proposals(judged, terms, self.names, pool, self.mode, o,
                                           self.objective, self.stop)
         why += said
         return proposals
 
-    def _send(self, judged: dict[str, Judged], concluded: dict[str, tuple[Decision, Plan | None]],
-              priority: dict[str, int]) -> None:
+    def _send(self, judged: dict[str, Assessment], verdicts: dict[str, Verdict],
+              priority: dict[str, int]) -> dict[str, Outcome]:
         """Scale-downs first (their slots freed before they are asked for), then scale-ups,
-        higher priority first; each waited for. A job that ended meanwhile is said."""
+        higher priority first; each waited for."""
         def order(jid: str) -> tuple[int, int, int]:
-            j, (decision, _plan) = judged[jid], concluded[jid]
-            grows = slots_of(j, decision.to) - slots_of(j, j.observed.running)
+            a = judged[jid]
+            grows = a.slots(verdicts[jid].to) - a.slots(a.observed.running)
             return (grows > 0, -priority[jid], grows)
 
-        for jid in sorted(concluded, key=order):
-            decision, plan = concluded[jid]
-            if plan is None or self.stop or not self._slots_for(judged[jid], decision):
-                continue
-            try:
-                self.loops[jid].send(judged[jid], decision, plan)
-            except ChangeSent as exc:  # sent, and the job did not come to run it
-                decision.why.append(f"sent, but {exc}")
-            except (InputError, EngineError) as exc:  # cancelled, or failed, since it was read
-                decision.decision = "no change"
-                decision.to = judged[jid].observed.running
-                decision.why.append(f"not sent: {exc}")
+        out = {}
+        for jid in sorted(verdicts, key=order):
+            a, verdict = judged[jid], verdicts[jid]
+            short = self._slots_for(jid, a, verdict) if verdict.plan is not None and \
+                not verdict.dry_run and not self.stop else None
+            out[jid] = Outcome("no change", a.observed.running, [short]) if short else \
+                self.loops[jid].send(a, verdict)
+        return out
 
-    def _slots_for(self, j: Judged, decision: Decision) -> bool:
-        """Whether the slots a scale-up needs are free, waited for up to ``wait``: a job
-        scaled down just before holds its idle slots for Flink's slot.idle.timeout. Not
-        free by then: the job is left as it runs, said (a PUT now would over-ask)."""
-        held, needed = slots_of(j, j.observed.running), slots_of(j, decision.to)
+    def _slots_for(self, jid: str, a: Assessment, verdict: Verdict) -> str | None:
+        """Why the slots a scale-up needs are not free after waiting up to ``wait`` (a job
+        scaled down just before holds its idle slots for Flink's slot.idle.timeout); None
+        once they are. A PUT without them would over-ask."""
+        held, needed = a.slots(a.observed.running), a.slots(verdict.to)
         if needed <= held:
-            return True
-        started = self.clock()
+            return None
+        engine = self.loops[jid].engine
+        started = self.clock.now()
+        last: list[int | None] = [held]
+
+        def free() -> bool | None:
+            last[0] = engine.free_slots(held)
+            return True if last[0] is None or last[0] >= needed else None
+
         try:
-            short = await_free(JobAddress.parse(self.loops[j.reading.observation.job_id]
-                                                .job), held, needed, self.options.wait,
-                               self.stop)
+            if poll_until(free, self.options.wait, self.clock, self.stop):
+                return None
         except InputError as exc:
-            short, said = held, f"the cluster's free slots could not be read ({exc})"
-        else:
-            said = ""
-        if short is None:
-            return True
-        decision.decision = "no change"
-        decision.to = j.observed.running
-        decision.why.append(said or (
-            f"waits for slots: it needs {needed}, the cluster had {short} for it after "
-            f"{self.clock() - started:.0f} s (a job scaled down keeps its idle slots for "
-            "slot.idle.timeout, 50 s by default)"))
-        return False
+            return f"the cluster's free slots could not be read ({exc})"
+        return (f"waits for slots: it needs {needed}, the cluster had {last[0]} for it after "
+                f"{self.clock.now() - started:.0f} s (a job scaled down keeps its idle slots "
+                "for slot.idle.timeout, 50 s by default)")
+
+    def _since(self, started: float) -> float:
+        return round(self.clock.now() - started, 1)

@@ -1,37 +1,35 @@
 """Decide: the parallelism the job should run, and why; odrp re-plans the observed
 instance with ``solve --current``, ds2 applies DS2's rule, and flink the Flink autoscaler's
 (DS2's count, capped and aligned to the key groups or partitions: a baseline, so that a
-run of odrp can be set beside what the Flink autoscaler would have done)."""
+run of odrp can be set beside what the Flink autoscaler would have done).
+
+One job alone and a cluster's jobs planned together share the two judgements made here:
+when a re-plan is worth a rescale (:func:`improves`: the hysteresis) and what each job runs
+when no plan can carry the load (:func:`fallback`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from streamplace.control.autoscale.alignment import flink_align
-from streamplace.control.autoscale.evaluate import Observed
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.rule import ds2, spread
+from streamplace.control.autoscale.stages import Assessment, Observed, Proposal
 from streamplace.model.decision import Replan, number
 from streamplace.model.evaluate import evaluate
 from streamplace.model.metrics import Metric, MetricLimits
 from streamplace.model.objective import Objective
-from streamplace.model.plan import Plan
 from streamplace.model.reconfiguration import Current
 from streamplace.solve import Instance, SolveOptions, SolveStatus
+from streamplace.solve.baseline.ds2 import ds2_parallelism
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.registry import applicable
 
-
-@dataclass(frozen=True)
-class Proposal:
-    plan: Plan | None            # None: leave the job as it runs
-    why: list[str]
-    replan: Replan | None = None  # odrp's F before and after
+FALLBACK = "each vertex at what DS2 asks, its sources sized too, within the most it may run"
 
 
-def decide(observed: Observed, triggered: list[str], options: AutoscaleOptions,
-           objective: Objective, stop: StopRequest,
-           response_limit: float | None = None) -> Proposal:
+def propose(a: Assessment, options: AutoscaleOptions, objective: Objective,
+            stop: StopRequest) -> Proposal:
+    """What the method asks for the job ``a`` assesses."""
+    observed, triggered = a.observed, a.triggered
     if options.method in ("ds2", "flink"):
         if not triggered:
             return Proposal(None, [])
@@ -39,7 +37,32 @@ def decide(observed: Observed, triggered: list[str], options: AutoscaleOptions,
         if options.method == "flink":
             wanted = aligned(observed, wanted, options)
         return Proposal(spread(observed.app, observed.infra, wanted), triggered)
-    return _replan(observed, triggered, options, objective, stop, response_limit)
+    return _replan(observed, triggered, options, objective, stop,
+                   a.latency.model_limit if a.latency else None)
+
+
+def improves(before: float | None, after: float | None, least: float,
+             whose: str = "") -> str | None:
+    """Why a re-plan within every bound is worth a rescale: its F above what runs by more
+    than the share ``least`` (``--min-improvement``); None when it is not."""
+    if before is None or after is None or after - before <= least * max(abs(before), 1e-9):
+        return None
+    return f"{whose}F improves from {before:.4g} to {after:.4g}"
+
+
+def fallback(observed: Observed) -> dict[str, int]:
+    """More load than the slots carry stably (the re-plan proved there is no plan): rather
+    than leave the job back-pressured, each vertex gets what DS2 asks, its sources sized
+    from the rate they send by their own busy time too (a source holding slots it does not
+    need keeps them from the vertices, or the jobs, that do)."""
+    app = observed.app
+    out = ds2(app, observed.running)
+    sends = {op.id: sum(s.rate or 0.0 for s in app.streams if s.source == op.id)
+             for op in app.operators}
+    for op in app.operators:
+        if not any(s.target == op.id for s in app.streams) and op.service_rate:
+            out[op.id] = min(ds2_parallelism(op, sends[op.id]), op.replica_cap)
+    return out
 
 
 def aligned(observed: Observed, wanted: dict[str, int], options: AutoscaleOptions,
@@ -81,11 +104,11 @@ def _replan(observed: Observed, why: list[str], options: AutoscaleOptions,
             return Proposal(None, [*why, said], replan)
         # the offered load is more than the slots carry stably: rather than leave the job
         # back-pressured, each vertex gets what DS2 asks, within what it may run
-        return Proposal(spread(app, infra, ds2(app, observed.running)), [
-            *why, said, "each vertex at what DS2 asks, within the most it may run"], replan)
+        return Proposal(spread(app, infra, fallback(observed)), [*why, said, FALLBACK],
+                        replan)
     if not why and held.violations:
         why = [f"the running plan breaks {v.message}" for v in held.violations[:3]]
-    if not why and before is not None and result.objective is not None and \
-            result.objective - before > options.min_improvement * max(abs(before), 1e-9):
-        why = [f"F improves from {before:.4g} to {result.objective:.4g}"]
+    better = improves(before, result.objective, options.min_improvement)
+    if not why and better:
+        why = [better]
     return Proposal(result.plan if why else None, why, replan)

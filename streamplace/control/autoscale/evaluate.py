@@ -1,47 +1,117 @@
-"""Evaluate: the observed instance (application, TaskManagers less what the cluster's other
-jobs hold, the plan the job runs) and what each vertex did over the window."""
+"""Evaluate: a reading turned into an assessment. The instance to plan (the application at
+the target utilisation, the TaskManagers less what the cluster's other jobs hold, the plan
+the job runs), the load the sources offer (given, or from their lag), what each vertex did,
+and what triggers a rescale: the Flink autoscaler's bounds, backpressure, the response time
+bound, and a rescale sized from a lower bound closed from above."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.control.autoscale.alignment import accepted_counts
-from streamplace.control.autoscale.rule import Seen
-from streamplace.control.flink.holdings import holdings
+from streamplace.control.autoscale.latency import Markers, hold_latency
+from streamplace.control.autoscale.options import AutoscaleOptions
+from streamplace.control.autoscale.output_growth import fitted, record
+from streamplace.control.autoscale.rule import Seen, predicted, triggers
+from streamplace.control.autoscale.stages import Assessment, Observed
+from streamplace.control.engine import Reading
 from streamplace.control.running.documents import documents, other_jobs
-from streamplace.control.running.observation import Observation, ObservedVertex
+from streamplace.control.running.observation import PRESSED, Observation, ObservedVertex
+from streamplace.control.running.offered import (
+    Backlog,
+    catch_up_targets,
+    fill_stalled,
+    offer,
+    read_backlog,
+)
 from streamplace.errors import InputError
 from streamplace.io.readers import application_from, infrastructure_from, plan_from
-from streamplace.model.application import Application
 from streamplace.model.decision import VertexSeen, number
-from streamplace.model.infrastructure import Infrastructure
-from streamplace.model.occupied import HeldBy, beside
-from streamplace.model.plan import Plan
+from streamplace.model.occupied import beside
+from streamplace.model.state import Memory
+
+RESTART_TIME = 300.0
+"""Seconds a rescale is taken to stop the job until autoscale has measured one of its own
+(the Flink autoscaler's restart.time default)."""
+CLOSE = 0.1
+"""How far above the target a vertex may run, once free, before a rescale sized from a lower
+bound is re-sized (the drift check's tolerance)."""
+OBSERVED = "observed (a lower bound under backpressure)"
 
 
-@dataclass(frozen=True)
-class Observed:
-    app: Application             # at the target utilisation
-    infra: Infrastructure        # the slots left to this job
-    plan: Plan                   # what runs
-    others: list[HeldBy]         # the cluster's other jobs
-    shares: dict[str, int] = field(default_factory=dict)  # op: its key groups or partitions
+def assess(number: int, reading: Reading, o: AutoscaleOptions, memory: Memory,
+           rates: dict[str, float], markers: Markers,
+           shared: frozenset[str] = frozenset()) -> Assessment:
+    """The step's assessment of ``reading``; the memory keeps the output-growth readings.
+    ``shared``: jobs whose slots are planned with this one's."""
+    obs = reading.observation
+    if rates:
+        offer(obs, rates)
+    record(memory.output_growth, obs)
+    offered, backlog = _offered(obs, reading.metered, o, memory, rates)
+    # odrp plans within the counts the mode accepts; DS2's rule has no alignment, and the
+    # Flink rule aligns its own count (decide.aligned)
+    observed = observed_instance(
+        reading, o.utilization_target, o.metrics_busy_time_aggregator,
+        o.scaling_parallelism_alignment_mode if o.method == "odrp" else "OFF", shared)
+    # with the offered load known (given, or from the lag), judged at it
+    at_offered = predicted(observed.app, observed.infra, observed.plan) \
+        if not offered.startswith("observed") else None
+    judged = seen(obs, o.metrics_busy_time_aggregator, at_offered)
+    triggered = triggers(judged, o.low, o.high) or _above_target(judged, memory, o)
+    held = hold_latency(markers, obs, observed, o.max_response_time, not memory.read_once)
+    return Assessment(number, reading, offered, backlog, observed,
+                      [*triggered, *(held.broken if held else [])], held)
 
-    @property
-    def running(self) -> dict[str, int]:
-        return {op: sum(self.plan.replicas(op).values()) for op in self.app.operator_ids}
 
-    def occupied(self) -> dict[str, int]:
-        """Each other job's slots: a slot takes one unit of every dimension of a
-        TaskManager."""
-        return {held.name: int(sum(min(dims.values(), default=0.0)
-                                   for dims in held.nodes.values())) for held in self.others}
+def _offered(obs: Observation, metered: Observation | None, o: AutoscaleOptions,
+             memory: Memory, rates: dict[str, float]) -> tuple[str, Backlog | None]:
+    """Where the offered load comes from, and the backlog where the sources report their
+    lag; the lag's rates are applied to ``obs`` here."""
+    if rates:
+        return "given", None
+    backlog = read_backlog(obs)
+    if backlog is None:
+        return OBSERVED, None
+    restart = o.restart_time if o.restart_time is not None else \
+        memory.restarts[-1] if memory.restarts else RESTART_TIME
+    # odrp plans for the larger need, the Flink rule (and DS2 beside it) for their sum
+    targets = catch_up_targets(backlog, o.catch_up_duration, restart,
+                               o.utilization_target, larger=o.method == "odrp")
+    bent = fitted(memory.output_growth)
+    fill_stalled(obs, metered)
+    try:
+        offer(obs, targets, "pendingRecords", bent)
+    except InputError as exc:  # a source that sent nothing: its streams keep their rate
+        obs.warnings.append(f"the lag could not be applied: {exc}")
+        return OBSERVED, backlog
+    said = ", ".join(f"{op} {rate:.4g}/s" for op, rate in targets.items())
+    if bent:  # measured, so said: a prediction downstream rests on it
+        said += "; outputs measured to grow as input^e: " + ", ".join(
+            f"{op} e={e:.2f}" for op, e in sorted(bent.items()))
+    return (f"from the sources' pendingRecords, with the backlog worked off over "
+            f"{o.catch_up_duration:g} s and a restart of {restart:.3g} s at full capacity "
+            f"(planned for: {said})"), backlog
 
 
-def observed_instance(obs: Observation, target: float, load: Any,
-                      aggregator: str = "avg", alignment: str = "OFF",
-                      shared: frozenset[str] = frozenset()) -> Observed:
+def _above_target(judged: list[Seen], memory: Memory, o: AutoscaleOptions) -> list[str]:
+    """Closing the band from above: after a rescale sized from the throughput of a
+    back-pressured job (a lower bound of the load), the first reading that runs free
+    re-sizes every vertex busy above the target by more than CLOSE, though it lies within
+    the bounds, where a rescale sized from the true load would have put it."""
+    if not memory.lower_bound or any(s.pressed >= PRESSED for s in judged):
+        return []
+    memory.lower_bound = False
+    target = o.utilization_target
+    return [f"{s.op} {s.said}, above the target {target:g}: the last rescale was sized from "
+            "what a back-pressured job let through, and the job now runs free"
+            for s in judged if s.busy is not None and not s.source
+            and s.busy > target + CLOSE]
+
+
+def observed_instance(reading: Reading, target: float, aggregator: str = "avg",
+                      alignment: str = "OFF", shared: frozenset[str] = frozenset(),
+                      ) -> Observed:
     """The instance a step plans: the TaskManagers less the slots the cluster's other jobs
     hold (a session cluster is shared). With the ``max`` aggregator a vertex's capacity is
     its busiest subtask's: under skew that one saturates while the mean looks fine, so each
@@ -50,6 +120,7 @@ def observed_instance(obs: Observation, target: float, load: Any,
     or keyed vertex may run only the counts the mode accepts, and the count it runs
     (:mod:`~streamplace.control.autoscale.alignment`). The slots of the jobs ``shared``
     (planned together with this one) are left in."""
+    obs = reading.observation
     docs = documents(obs)
     if "plan" not in docs:
         raise InputError.single("where the job's subtasks run is not known (see the "
@@ -61,11 +132,12 @@ def observed_instance(obs: Observation, target: float, load: Any,
     app = application_from(docs["application"], f"<observed {obs.address}>")
     infra = infrastructure_from(docs["infrastructure"], f"<observed {obs.address}>")
     plan = plan_from(docs["plan"], f"<observed {obs.address}>", app, infra)
-    try:
-        others = other_jobs(obs, holdings(load, obs.address), shared)[1].applications
-    except InputError as exc:  # a cluster that does not say which job holds a slot
-        obs.warnings.append(f"{exc} — planned as if every slot were this job's")
+    if reading.holdings is None:
+        unknown = reading.holdings_unknown or "the cluster does not say which job holds a slot"
+        obs.warnings.append(f"{unknown} — planned as if every slot were this job's")
         others = []
+    else:
+        others = other_jobs(obs, reading.holdings, shared)[1].applications
     return Observed(app.with_target_utilization(target), beside(infra, others), plan, others,
                     shares)
 

@@ -1,7 +1,7 @@
 """An existing Flink autoscaler configuration handed over: the ``job.autoscaler.*`` keys of
 a Flink configuration (a ``flink-conf.yaml`` of flat keys, a 2.x ``config.yaml`` of nested
 ones, or what the JobManager answers at ``GET /jobmanager/config``) become the options of
-the same meaning (:data:`~streamplace.control.autoscale.options.SETTINGS` holds each
+the same meaning (:data:`~streamplace.control.autoscale.settings.SETTINGS` holds each
 option's key), so that a team gets the behaviour it configured.
 
 Values are read as Flink reads them: a duration is a number and a unit (``30 s``, ``5 min``,
@@ -14,43 +14,28 @@ silently dropped.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from streamplace.control.autoscale.jobs import cluster_address, cluster_path
-from streamplace.control.autoscale.options import FLINK_PREFIX, SETTINGS, AutoscaleOptions
-from streamplace.control.flink.job import split_job_url
+from streamplace.control.autoscale.options import default
+from streamplace.control.autoscale.settings import FLINK_PREFIX, SETTINGS
+from streamplace.control.durations import duration
 from streamplace.errors import InputError, Problem
-from streamplace.io.http import Address, get_json, is_url
 from streamplace.io.loader import load_path
 
 DURATIONS = {"metrics_window", "stabilization_interval", "scale_down_interval",
              "catch_up_duration", "restart_time", "backlog_processing_lag_threshold"}
-UNITS = {"ms": 0.001, "milli": 0.001, "millis": 0.001, "millisecond": 0.001,
-         "milliseconds": 0.001, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0,
-         "seconds": 1.0, "min": 60.0, "m": 60.0, "mins": 60.0, "minute": 60.0,
-         "minutes": 60.0, "h": 3600.0, "hour": 3600.0, "hours": 3600.0, "d": 86400.0,
-         "day": 86400.0, "days": 86400.0}
 IGNORED = {"enabled", "scaling.enabled"}  # whether the Flink autoscaler runs: it does not
 DEPRECATED = {"target.utilization": "utilization_target",
               "target.utilization.boundary": "utilization_boundary"}
-_ISO = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?)?", re.I)
 
 
-def flink_configuration(source: str, job: str) -> dict[str, str]:
+def flink_configuration(source: str, cluster: Callable[[], dict[str, str]],
+                        ) -> dict[str, str]:
     """The configuration ``source`` names, flattened to ``key: value`` strings: a file, or
-    ``cluster`` for the JobManager of ``job``."""
+    ``cluster`` for the cluster's own (what ``cluster()`` reads)."""
     if source == "cluster":
-        if not is_url(job):
-            raise InputError.single("--flink-config cluster reads the JobManager of a live "
-                                    "job", "give the job's address", path="--flink-config")
-        cluster = cluster_address(job)
-        if cluster is not None:
-            address, base = Address.parse(cluster, "JOB"), cluster_path(cluster)
-        else:
-            address, base, _ = split_job_url(job, "JOB")
-        answer = get_json(address.at(f"{base}/jobmanager/config"), "--flink-config")
-        return {str(e["key"]): str(e["value"]) for e in answer if isinstance(e, dict)
-                and "key" in e and "value" in e} if isinstance(answer, list) else {}
+        return cluster()
     document, _ = load_path(source)
     if not isinstance(document, dict):
         raise InputError.single("is not a Flink configuration (keys and values)",
@@ -92,12 +77,22 @@ def handed_over(config: dict[str, str], origin: str) -> tuple[dict[str, Any], li
                                     "would read it", path=key, file=origin))
     if problems:
         raise InputError(problems)
-    boundary = out.pop("utilization_boundary", None)
-    if boundary is not None:  # the deprecated key: min and max fall back to target -+ it
-        target = float(out.get("utilization_target", AutoscaleOptions().utilization_target))
-        out.setdefault("utilization_min", max(0.0, target - boundary))
-        out.setdefault("utilization_max", min(1.0, target + boundary))
     return out, left
+
+
+def bounded(chosen: dict[str, Any]) -> dict[str, Any]:
+    """The options with a handed-over ``target.utilization.boundary`` (deprecated) turned
+    into the min and max it sets around the target finally chosen, command line included,
+    where neither is set otherwise."""
+    out = dict(chosen)
+    boundary = out.pop("utilization_boundary", None)
+    if boundary is not None:
+        target = float(out["utilization_target"])
+        if out.get("utilization_min") is None:
+            out["utilization_min"] = max(0.0, target - boundary)
+        if out.get("utilization_max") is None:
+            out["utilization_max"] = min(1.0, target + boundary)
+    return out
 
 
 def _value(field: str, raw: str) -> Any:
@@ -106,32 +101,13 @@ def _value(field: str, raw: str) -> Any:
         return duration(text)
     if field == "vertex_exclude_ids":
         return tuple(p.strip() for p in re.split(r"[;,]", text) if p.strip())
-    default = SETTINGS[field].default if field in SETTINGS else 0.0
-    if isinstance(default, bool):
+    given = default(field) if field in SETTINGS else 0.0
+    if isinstance(given, bool):
         if text.lower() not in ("true", "false"):
             raise ValueError("is not true or false")
         return text.lower() == "true"
-    if isinstance(default, int):
+    if isinstance(given, int):
         return int(text)
-    if isinstance(default, float) or field == "utilization_boundary" or default is None:
+    if isinstance(given, float) or field == "utilization_boundary" or given is None:
         return float(text)
     return text  # a named value (MAX, BALANCED...): checked() takes it in any case
-
-
-def duration(text: str) -> float:
-    """Seconds in a Flink duration.
-
-    >>> [duration(t) for t in ("30 s", "5 min", "1h", "PT1M30S", "1500")]
-    [30.0, 300.0, 3600.0, 90.0, 1.5]
-    """
-    iso = _ISO.fullmatch(text)
-    if iso and text.upper().startswith("P") and any(iso.groups()):
-        d, h, m, s = (float(g) if g else 0.0 for g in iso.groups())
-        return d * 86400 + h * 3600 + m * 60 + s
-    found = re.fullmatch(r"([\d.]+)\s*([a-zA-Z]*)", text)
-    if not found:
-        raise ValueError("is not a duration (a number and a unit, e.g. 30 s)")
-    unit = found.group(2).lower()
-    if unit and unit not in UNITS:
-        raise ValueError(f"has a unit {unit!r} Flink does not know")
-    return float(found.group(1)) * (UNITS[unit] if unit else 0.001)

@@ -1,152 +1,23 @@
-"""Every option of ``autoscale``, defined once: its flag, its default, its bounds, what it
-means, and the Flink autoscaler's key for the same thing (``job.autoscaler.*``, from the
-operator's ``AutoScalerOptions``). The command's flags, their checks and the table in
-docs/cli.md all come from :data:`SETTINGS`.
-"""
+"""The options of one ``autoscale`` run, each default written once (here), checked against
+the bounds :data:`~streamplace.control.autoscale.settings.SETTINGS` gives it."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
 
 from streamplace.control.autoscale.alignment import MODES
-from streamplace.control.flink.rescale import WAIT
+from streamplace.control.autoscale.settings import BOUNDARY, SETTINGS
+from streamplace.control.engine import WAIT
 from streamplace.errors import InputError, Problem
 from streamplace.model.objective import Weights
 
 METHODS = ("odrp", "ds2", "flink")
 AGGREGATORS = ("max", "avg")
-FLINK_PREFIX = "job.autoscaler."
-BOUNDARY = 0.3
-"""How far below and above the target a busy share may go before a vertex is rescaled,
-where ``--utilization-min`` or ``--utilization-max`` is not given: the Flink autoscaler's
-``target.utilization.boundary`` default, from which its own min and max fall back."""
-DAY = 86_400.0
 AUTOSCALE_WEIGHTS = Weights(cost=0.9, response_time=0.05, availability=0.05)
 """Slots first: an observed replica costs its one slot, so that F lands at the target
 utilisation with the fewest slots, as the Flink autoscaler does; response time and
 availability choose among such plans (solve's balanced weights spend free slots on
 response time instead)."""
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One option: its flag, default, bounds and meaning, and the Flink autoscaler's key
-    (without ``job.autoscaler.``) where it has one."""
-
-    flag: str
-    default: float | int | str | None
-    help: str
-    flink: str | None = None
-    low: float | None = None    # the least value allowed
-    high: float | None = None   # the most value allowed
-    low_open: bool = False      # the least value itself is not allowed
-    example: str = ""
-
-    @property
-    def flink_key(self) -> str | None:
-        return FLINK_PREFIX + self.flink if self.flink else None
-
-    def check(self, value: float | None) -> Problem | None:
-        """A problem when ``value`` is out of bounds (None: the option is not set)."""
-        if value is None:
-            return None
-        low = -math.inf if self.low is None else self.low
-        high = math.inf if self.high is None else self.high
-        ok = math.isfinite(value) and (value > low if self.low_open else value >= low) \
-            and value <= high
-        if ok:
-            return None
-        above = f"more than {low:g}" if self.low_open else f"at least {low:g}"
-        bounds = above if high == math.inf else f"{above} and at most {high:g}"
-        return Problem(f"{self.flag} {value:g} is out of range: it must be {bounds}",
-                       f"give e.g. {self.example or self.default}", path=self.flag)
-
-
-SETTINGS: dict[str, Setting] = {s.flag.removeprefix("--").replace("-", "_"): s for s in (
-    Setting("--method", "odrp", "odrp (the plan that runs re-planned, as solve re-plans from "
-            "a current plan), ds2 (DS2's rule) or flink (the Flink autoscaler's rule: DS2's "
-            "count, capped at the key groups or partitions and aligned to them; a baseline)."),
-    Setting("--utilization-target", 0.7, "The busy share each vertex is planned at.",
-            "utilization.target", 0.0, 1.0, low_open=True),
-    Setting("--utilization-min", None, "Rescale a vertex busy less than this (default: "
-            f"the target less {BOUNDARY:g}).", "utilization.min", 0.0, 1.0, example="0.4"),
-    Setting("--utilization-max", None, "Rescale a vertex busy more than this (default: "
-            f"the target plus {BOUNDARY:g}, at most 0.95).", "utilization.max", 0.0, 1.0,
-            low_open=True, example="0.9"),
-    Setting("--metrics-window", 60.0, "Seconds of counters each decision reads.",
-            "metrics.window", 5.0, DAY),
-    Setting("--stabilization-interval", 30.0, "Seconds to let the job settle after a "
-            "start or a rescale before a window begins.", "stabilization.interval", 0.0,
-            DAY),
-    Setting("--scale-down-interval", 3600.0, "Seconds a scale-down must be recommended "
-            "before it is made, then to the largest parallelism recommended meanwhile; "
-            "scale-ups are made at once (0: scale down at once).", "scale-down.interval", 0.0,
-            30 * DAY),
-    Setting("--catch-up-duration", 1800.0, "Seconds in which a backlog (the sources' "
-            "pendingRecords) is to be worked off after a rescale: its lag over this is added "
-            "to the capacity, at full utilisation (0: no backlog sizing).",
-            "catch-up.duration", 0.0, 30 * DAY),
-    Setting("--restart-time", None, "Seconds a rescale stops the job, whose records queue "
-            "meanwhile (default: as measured on autoscale's own rescales, 300 until "
-            "then).", "restart.time", 0.0, DAY, example="60"),
-    Setting("--backlog-processing-lag-threshold", 300.0, "No scale-down while a source's "
-            "lag is more than this many seconds of its offered rate.",
-            "backlog-processing.lag-threshold", 0.0, 30 * DAY),
-    Setting("--scale-up-max-factor", 100000.0, "A rescale raises a vertex's parallelism "
-            "to at most (1 + this) times what runs.", "scale-up.max-factor", 0.0, 1e9),
-    Setting("--scale-down-max-factor", 0.6, "A rescale lowers a vertex's parallelism to "
-            "no less than (1 - this) times what runs.", "scale-down.max-factor", 0.0, 1.0),
-    Setting("--vertex-min-parallelism", 1, "The least parallelism a rescale gives a vertex "
-            "(what runs below it is not raised for it).", "vertex.min-parallelism", 1.0,
-            1e6, example="2"),
-    Setting("--vertex-max-parallelism", 200, "The most parallelism a rescale gives a vertex "
-            "(what runs above it is not lowered for it).", "vertex.max-parallelism", 1.0,
-            1e6, example="64"),
-    Setting("--vertex-exclude-ids", None, "An operator, vertex name or JobVertexID left as it "
-            "runs (repeatable).", "vertex.exclude.ids", example="sink"),
-    Setting("--memory-gc-pressure-threshold", 1.0, "No rescale while the busiest "
-            "TaskManager spends more than this share of its time collecting garbage.",
-            "memory.gc-pressure.threshold", 0.0, 1.0),
-    Setting("--memory-heap-usage-threshold", 1.0, "No rescale while a TaskManager's heap "
-            "is fuller than this share.", "memory.heap-usage.threshold", 0.0, 1.0),
-    Setting("--scaling-parallelism-alignment-mode", "BALANCED", "How a source's or keyed "
-            "vertex's parallelism is aligned to its partitions or key groups: BALANCED (a "
-            "count that lowers the most any subtask holds), EVENLY_SPREAD (a divisor) or OFF; "
-            "odrp runs only the counts the mode accepts, flink aligns as Flink does.",
-            "scaling.parallelism-alignment.mode"),
-    Setting("--scaling-effectiveness-threshold", 0.1, "A scale-up that raised a vertex's "
-            "capacity by less than this share of what it was to is ineffective.",
-            "scaling.effectiveness.threshold", 0.0, 1.0),
-    Setting("--scaling-effectiveness-detection-enabled", False, "Hold the next scale-up of a "
-            "vertex whose last one was ineffective (said either way).",
-            "scaling.effectiveness.detection.enabled"),
-    Setting("--min-improvement", 0.05, "odrp: rescale a job within its bounds when F "
-            "improves by more than this share.", None, 0.0, 1e6),
-    Setting("--max-steps", None, "Decisions to make, at most (default: every one until "
-            "stopped, as a service runs).", None, 1.0, 1e9, example="5"),
-    Setting("--metrics-busy-time-aggregator", "max", "How the busy shares of a vertex's "
-            "subtasks make its own: max (the busiest subtask, which saturates first under "
-            "skew) or avg.",
-            "metrics.busy-time.aggregator"),
-    Setting("--until", None, "Seconds after which no step begins.", None, 0.0, 1e9,
-            example="3600"),
-    Setting("--replan-time-limit", 20.0, "Seconds for each re-plan (odrp).", None, 0.0,
-            DAY, low_open=True),
-    Setting("--max-response-time", None, "Seconds: each source-to-sink path's mean latency, "
-            "read from the job's latency markers (metrics.latency.interval), held below "
-            "this; odrp re-plans with the model's response time held below it less what the "
-            "model missed on the running job.", None, 0.0, DAY, low_open=True,
-            example="0.5"),
-    Setting("--max-moves", None, "The most a rescale may cost in replicas started where "
-            "none runs now (0: start none), as solve --max-moves.", None, 0.0, 1e9,
-            example="4"),
-    Setting("--state", None, "A file that keeps every decision, every rescale's restart "
-            "time and the delayed scale-downs, rewritten at each step: a restarted autoscale "
-            "resumes from it."),
-    Setting("--wait", WAIT, "Seconds to wait for every vertex to run the plan (exit 3 "
-            "after).", None, 0.0, DAY, low_open=True),
-)}
 
 
 @dataclass(frozen=True)
@@ -211,7 +82,7 @@ class AutoscaleOptions:
             value = getattr(self, f.name)
             if f.name in SETTINGS and isinstance(value, int | float) and \
                     not isinstance(value, bool):
-                problem = SETTINGS[f.name].check(float(value))
+                problem = SETTINGS[f.name].check(float(value), f.default)
                 if problem is not None:
                     problems.append(problem)
         if self.max_response_time is not None and self.method != "odrp":
@@ -244,7 +115,13 @@ def settings_markdown() -> str:
     """The options table of docs/cli.md's ``autoscale`` section."""
     rows = ["| option | default | Flink autoscaler key | meaning |", "|---|---|---|---|"]
     for s in SETTINGS.values():
-        default = "" if s.default is None else f"`{s.default}`"
+        value = default(s.field)
+        default_ = "" if value is None or value == () else f"`{value}`"
         flink = f"`{s.flink_key}`" if s.flink_key else "-"
-        rows.append(f"| `{s.flag}` | {default} | {flink} | {s.help} |")
+        rows.append(f"| `{s.flag}` | {default_} | {flink} | {s.help} |")
     return "\n".join(rows) + "\n"
+
+
+def default(name: str) -> object:
+    """The default of the option ``name`` (a field of :class:`AutoscaleOptions`)."""
+    return next(f.default for f in fields(AutoscaleOptions) if f.name == name)

@@ -6,44 +6,30 @@ request is seen within a fraction of a second wherever the loop waits."""
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable
 
 from streamplace.control.autoscale.options import AutoscaleOptions
+from streamplace.control.clock import Clock, Stopped, nap
 from streamplace.model.decision import Decision
 from streamplace.solve.budget import StopRequest
 
-NAP = 0.2  # seconds between two looks at the stop request while waiting
 
-
-class Stopped(Exception):
-    """A stop request came while the loop waited."""
-
-
-def nap(seconds: float, stop: StopRequest, clock: Callable[[], float]) -> None:
-    """Wait, in short naps so that a stop request is seen at once (:class:`Stopped`)."""
-    ends = clock() + seconds
-    while not stop and clock() < ends:
-        time.sleep(min(NAP, max(0.0, ends - clock())))
-    if stop:
-        raise Stopped
-
-
-def paced(options: AutoscaleOptions, stop: StopRequest, clock: Callable[[], float],
+def paced(options: AutoscaleOptions, stop: StopRequest, clock: Clock,
           step: Callable[[int, float], Decision], say: Callable[[Decision], None],
-          read: Callable[[Decision], bool]) -> None:
-    """Each decision of ``step(number, started)`` to ``say``, and a last ``stopped`` one when
-    a stop request ended the loop. ``read``: whether a decision rests on a reading (one
-    that does not is followed by the next step at once)."""
-    started = clock()
+          read: Callable[[Decision], bool], first: int = 1) -> None:
+    """Each decision of ``step(number, started)`` to ``say``, numbered from ``first`` (a
+    resumed loop goes on from its last step), and a last ``stopped`` one when a stop request
+    ended the loop. ``read``: whether a decision rests on a reading (one that does not is
+    followed by the next step at once)."""
+    started = clock.now()
     pause = options.stabilization_interval
-    steps = itertools.count(1) if options.max_steps is None else \
-        range(1, options.max_steps + 1)
+    steps = itertools.count(first) if options.max_steps is None else \
+        range(first, first + options.max_steps)
     for number in steps:
-        if options.until is not None and clock() - started >= options.until:
+        if options.until is not None and clock.now() - started >= options.until:
             break
         try:
-            nap(pause, stop, clock)
+            nap(pause, clock, stop)
             decision = step(number, started)
         except Stopped:
             break
@@ -54,4 +40,4 @@ def paced(options: AutoscaleOptions, stop: StopRequest, clock: Callable[[], floa
             if decision.decision == "rescale" or not read(decision) else 0.0
     if stop:
         say(Decision(decision="stopped", why=[f"signal {stop.signum}"],
-                     seconds=round(clock() - started, 1)))
+                     seconds=round(clock.now() - started, 1)))

@@ -5,13 +5,13 @@ each rescale of ``autoscale``)."""
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from typing import Any
 
+from streamplace.control.clock import Clock
+from streamplace.control.engine import TooFewSlots
 from streamplace.control.flink.rescale import (
     JobAddress,
-    TooFewSlots,
     check_cluster,
     free_slots,
     lower_bounds,
@@ -61,14 +61,14 @@ class Change:
         return {vid: (before.get(vid), k) for vid, k in self.wanted.items()
                 if before.get(vid) != k}
 
-    def send(self, wait: float, stop: StopRequest | None = None) -> float:
+    def send(self, wait: float, clock: Clock, stop: StopRequest | None = None) -> float:
         """PUT the requirements and wait for them; the seconds it took. From the moment
-        the PUT goes out, the job is in the ledger of sent changes
-        (:data:`~streamplace.control.flink.rescale.SENT`), whatever ends the wait."""
-        started = time.monotonic()
+        the PUT goes out until the job runs them, the job is in the ledger of sent changes
+        (:data:`~streamplace.control.flink.rescale.SENT`)."""
+        started = clock.now()
         put_parallelism(self.where, self.body)
-        wait_for(self.where, self.wanted, wait, stop=stop)
-        return time.monotonic() - started
+        wait_for(self.where, self.wanted, wait, clock, stop)
+        return clock.now() - started
 
     def to_json(self, applied: bool, seconds: float | None = None) -> dict[str, Any]:
         return {"command": "apply", "applied": applied, "job": self.where.jid,

@@ -4,10 +4,9 @@ saved snapshot, over a window or from Flink's meters, at the load its sources of
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable
 from typing import Any
 
+from streamplace.control.clock import Clock, SystemClock
 from streamplace.control.flink.job import fetch_load, fetch_snapshot
 from streamplace.control.flink.memory import fetch_memory
 from streamplace.control.flink.observe import observe
@@ -17,6 +16,7 @@ from streamplace.control.running.offered import offer
 from streamplace.errors import InputError
 from streamplace.io.http import is_url, without_credentials
 from streamplace.io.loader import load_path
+from streamplace.solve.budget import StopRequest
 
 
 def check_window(window: float | None, label: str = "--window") -> None:
@@ -27,7 +27,8 @@ def check_window(window: float | None, label: str = "--window") -> None:
 
 
 def read_job(job: str, window: float | None, rates: dict[str, float], load: bool = False,
-             wait: Callable[[float], None] = time.sleep) -> tuple[Any, Observation]:
+             clock: Clock | None = None, stop: StopRequest | None = None,
+             ) -> tuple[Any, Observation]:
     """The snapshot (live, or a file saved earlier) and its observation, at the offered
     load where ``rates`` give it; with ``load``, a live snapshot holds what every job of the
     cluster holds too (``fetch_load``), and its TaskManagers' memory pressure
@@ -41,7 +42,7 @@ def read_job(job: str, window: float | None, rates: dict[str, float], load: bool
     elif window is None:
         snapshot = fetch_snapshot(job)
     else:
-        snapshot = fetch_window(job, window, wait=wait)
+        snapshot = fetch_window(job, window, clock or SystemClock(), stop)
     if load and is_url(job):
         snapshot["load"] = fetch_load(job, snapshot.get("taskmanagers"))
         snapshot["memory"] = fetch_memory(job)

@@ -16,34 +16,28 @@ Shapes from Flink's REST reference, checked against 1.20.3 and 2.2.1:
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from streamplace.control.clock import Clock, poll_until
+from streamplace.control.engine import WAIT, TooFewSlots, WaitStopped
+from streamplace.control.flink.config import cluster_config
 from streamplace.control.flink.job import split_job_url
 from streamplace.errors import ChangeSent, EngineError, InputError, Unreachable
 from streamplace.io.http import Address, get_json, put_json
 from streamplace.solve.budget import StopRequest
 
-POLL = 0.5           # seconds between two readings of the job while it rescales
-WAIT = 120.0         # seconds apply waits, by default, for the job to run the plan
+__all__ = ["ENDED", "SENT", "WAIT", "JobAddress", "TooFewSlots", "WaitStopped",
+           "check_cluster", "free_slots", "lower_bounds", "parallelism_of", "put_parallelism",
+           "settled", "slots_needed", "state_of", "wait_for"]
+
 ADAPTIVE_SINCE = (1, 18)  # lower bounds in resource requirements (FLIP-291 in 1.18)
 ENDED = ("FAILED", "CANCELED", "CANCELLING", "FINISHED", "SUSPENDED")
 
 SENT: list[str] = []
-"""The jobs this process has sent a change to, from the moment the PUT goes out: what an
-interrupt or a later error must say (never "nothing was sent" once a change may have
-been)."""
-
-
-class TooFewSlots(EngineError):
-    """The cluster has too few free slots for a change: nothing was sent (exit 3 for
-    ``apply``; autoscale leaves the job as it runs, and says so)."""
-
-
-class WaitStopped(Exception):
-    """A stop request ended the wait for a change that was sent (Flink carries it on)."""
+"""The jobs this process has sent a change to that has not settled, from the moment the PUT
+goes out: what an interrupt or a later error must say (never "nothing was sent" once a
+change may be under way)."""
 
 
 @dataclass(frozen=True)
@@ -77,9 +71,7 @@ def check_cluster(where: JobAddress, label: str = "JOB") -> str:
         raise InputError.single(f"Flink {version} cannot change a running job's parallelism "
                                 "with lower bounds", "upgrade to 1.18 or later, or apply the "
                                 "plan by export --to flink and a restart", path=label)
-    listed = get_json(where.at("/jobmanager/config"), label)
-    settings = {e.get("key"): e.get("value") for e in listed if isinstance(e, dict)} \
-        if isinstance(listed, list) else {}
+    settings = cluster_config(where.address, where.base, label)
     scheduler = str(settings.get("jobmanager.scheduler", "default")).strip().lower()
     if str(settings.get("scheduler-mode", "")).strip().lower() == "reactive":
         raise InputError.single("the cluster runs the adaptive scheduler in reactive mode, "
@@ -99,23 +91,6 @@ def free_slots(where: JobAddress, held: int, label: str = "JOB") -> int | None:
     overview = get_json(where.at("/overview"), label)
     free = overview.get("slots-available") if isinstance(overview, dict) else None
     return free + held if isinstance(free, int) and free >= 0 else None
-
-
-def await_free(where: JobAddress, held: int, needed: int, seconds: float,
-               stop: StopRequest | None = None,
-               sleep: Callable[[float], None] = time.sleep) -> int | None:
-    """Wait until the cluster has ``needed`` slots for the job (those free, and the ``held``
-    it holds): a job scaled down keeps its idle slots for ``slot.idle.timeout`` (50 s by
-    default) before the cluster may give them to another. The slots it had when it gave
-    up: None once they are there."""
-    ends = time.monotonic() + seconds
-    while True:
-        have = free_slots(where, held)
-        if have is None or have >= needed:
-            return None
-        if time.monotonic() >= ends or stop:
-            return have
-        sleep(POLL)
 
 
 def slots_needed(job: Any, parallelism: dict[str, int]) -> int:
@@ -187,39 +162,45 @@ def settled(job: Any, wanted: dict[str, int]) -> bool:
                                        for v in job.get("vertices", []))
 
 
-def wait_for(where: JobAddress, wanted: dict[str, int], seconds: float,
-             label: str = "JOB", sleep: Callable[[float], None] = time.sleep,
-             stop: StopRequest | None = None) -> Any:
-    """The job's JSON once every vertex runs ``wanted``, after the change was sent; else
-    ChangeSent (exit 3) saying what runs, when the job ends, ``seconds`` pass or the job
-    can no longer be read. A network blip is read again until then; a stop request ends
-    the wait with :class:`WaitStopped`."""
-    ends = time.monotonic() + seconds
+def wait_for(where: JobAddress, wanted: dict[str, int], seconds: float, clock: Clock,
+             stop: StopRequest | None = None, label: str = "JOB") -> Any:
+    """The job's JSON once every vertex runs ``wanted``, after the change was sent (its
+    entry in :data:`SENT` then taken out); else ChangeSent (exit 3) saying what runs, when
+    the job ends, ``seconds`` pass or the job can no longer be read. A network blip is read
+    again until then; a stop request ends the wait with :class:`WaitStopped`."""
     shown = where.at(where.job).shown()
-    job: Any = None
-    while True:
+    last: list[Any] = [None]
+    failed: list[Unreachable] = []
+
+    def look() -> Any:
         try:
             job = get_json(where.at(where.job), label)
         except Unreachable as exc:  # a blip: the deadline decides, not one failed read
-            if time.monotonic() >= ends:
-                raise ChangeSent(f"the job could not be read for {seconds:g} s after the "
-                                 f"change was sent ({_said(exc)})", shown) from None
+            failed[:] = [exc]
+            return None
         except InputError as exc:  # the job id gone (404), an answer that is not a job
             raise ChangeSent(f"the job could not be read after the change was sent "
                              f"({_said(exc)})", shown) from None
-        else:
-            if settled(job, wanted):
-                return job
-            state = job.get("state") if isinstance(job, dict) else None
-            if state in ENDED:
-                raise ChangeSent(f"the job is {state} while it was rescaled: "
-                                 + state_of(job), shown)
-        if time.monotonic() >= ends:
-            raise ChangeSent(f"the job does not run the plan {seconds:g} s after the "
-                             f"change was sent: {state_of(job)}", shown)
-        if stop:
-            raise WaitStopped(shown)
-        sleep(POLL)
+        failed.clear()
+        last[0] = job
+        state = job.get("state") if isinstance(job, dict) else None
+        if state in ENDED:
+            raise ChangeSent(f"the job is {state} while it was rescaled: " + state_of(job),
+                             shown)
+        return job if settled(job, wanted) else None
+
+    job = poll_until(look, seconds, clock, stop)
+    if job is not None:
+        if shown in SENT:
+            SENT.remove(shown)
+        return job
+    if stop:
+        raise WaitStopped(shown)
+    if failed:
+        raise ChangeSent(f"the job could not be read for {seconds:g} s after the change "
+                         f"was sent ({_said(failed[0])})", shown)
+    raise ChangeSent(f"the job does not run the plan {seconds:g} s after the change was "
+                     f"sent: {state_of(last[0])}", shown)
 
 
 def _said(exc: InputError) -> str:

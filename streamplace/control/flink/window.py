@@ -12,14 +12,14 @@ JobManager's metric cache (up to ``metrics.fetcher.update-interval`` stale) cann
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
+from streamplace.control.clock import Clock, nap, poll_until
 from streamplace.control.flink.answers import as_list, incomplete, totals
 from streamplace.control.flink.job import fetch_snapshot
 from streamplace.control.running.observation import Window
 from streamplace.errors import EngineError
+from streamplace.solve.budget import StopRequest
 
 MIN_WINDOW = 5.0  # seconds: Flink's counters move in steps
 TIMES = ("accumulated-busy-time", "accumulated-idle-time", "accumulated-backpressured-time")
@@ -103,10 +103,11 @@ def _subtasks(details: Any) -> dict[int, dict[str, float]]:
 STALE_SECONDS = 15.0
 """How long past the window a second reading may wait for Flink's metrics to move: the
 JobManager fetches them every ``metrics.fetcher.update-interval`` (10 s by default)."""
+STALE_POLL = 0.5  # seconds between two readings of an end that has not moved yet
 
 
-def fetch_window(url: str, seconds: float, label: str = "JOB",
-                 wait: Callable[[float], None] = time.sleep) -> dict[str, Any]:
+def fetch_window(url: str, seconds: float, clock: Clock, stop: StopRequest | None = None,
+                 label: str = "JOB") -> dict[str, Any]:
     """Two snapshots about ``seconds`` apart, the first under ``before``: the accumulated
     counters differenced over the window are exact, where Flink's 60 s meters read a
     stretched window on a loaded machine.
@@ -114,24 +115,24 @@ def fetch_window(url: str, seconds: float, label: str = "JOB",
     The JobManager answers from a metric cache that a request refreshes in the background
     (at most every ``metrics.fetcher.update-interval``): each end of the window is read
     again until its counters have moved, so that it holds what the subtasks counted after
-    that end began, for at most STALE_SECONDS each."""
-    first = _fresh(url, label, wait)
-    wait(seconds)
-    second = _fresh(url, label, wait)
+    that end began, for at most STALE_SECONDS each. A stop request ends the wait
+    (:class:`~streamplace.control.clock.Stopped`)."""
+    first = _fresh(url, label, clock, stop)
+    nap(seconds, clock, stop)
+    second = _fresh(url, label, clock, stop)
     second["before"] = {k: first.get(k) for k in ("taken", "job", "vertices", "pending")}
     return second
 
 
-def _fresh(url: str, label: str, wait: Callable[[float], None]) -> dict[str, Any]:
+def _fresh(url: str, label: str, clock: Clock, stop: StopRequest | None) -> dict[str, Any]:
     asked = fetch_snapshot(url, label)
-    waited = 0.0
-    while waited < STALE_SECONDS:
-        wait(0.5)
-        waited += 0.5
+    nap(STALE_POLL, clock, stop)
+
+    def moved() -> dict[str, Any] | None:
         answer = fetch_snapshot(url, label)
-        if _moved(asked, answer):
-            return answer
-    return asked
+        return answer if _moved(asked, answer) else None
+
+    return poll_until(moved, STALE_SECONDS, clock, stop, STALE_POLL) or asked
 
 
 def _moved(first: dict[str, Any], second: dict[str, Any]) -> bool:

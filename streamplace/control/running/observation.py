@@ -4,6 +4,7 @@ fills them from the REST API, docs/engines.md; a test's engine from its own mode
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,3 +141,19 @@ class Observation:
                              "tuple_size": s.tuple_size, "basis": s.basis}
                             for s in self.streams],
                 "warnings": list(self.warnings)}
+
+
+def slots_taken(groups: dict[str, str], counts: Mapping[str, int]) -> int:
+    """Slots a job takes at ``counts`` (operator: parallelism): a slot holds one subtask of
+    every vertex of its slot-sharing group (``groups``: operator to group; one group where
+    it says none), so each group takes as many slots as its widest vertex, and the groups
+    add up.
+
+    >>> slots_taken({"a": "g1", "b": "g1", "c": "g2"}, {"a": 2, "b": 3, "c": 4})
+    7
+    """
+    widest: dict[str, int] = {}
+    for op, k in counts.items():
+        group = groups.get(op, "default")
+        widest[group] = max(widest.get(group, 0), k)
+    return sum(widest.values())

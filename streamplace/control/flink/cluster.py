@@ -6,22 +6,14 @@ running ones by id and name (``GET /jobs/overview``), the cluster's slots (``GET
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass, field
 
+from streamplace.control.engine import Listing
 from streamplace.control.flink.job import cluster_load, held_slots
 from streamplace.errors import InputError
 from streamplace.io.http import Address, get_json
 
 LABEL = "JOBMANAGER"
 CLUSTER = re.compile(r"^(https?://[^/#?]+)(/[^#?]*?)?/?$")
-
-
-@dataclass(frozen=True)
-class Listing:
-    running: dict[str, str]   # job id: name, of the RUNNING jobs
-    slots: int                # the cluster's slots
-    held: Counter[str] = field(default_factory=Counter)  # job id: slots it holds
 
 
 def cluster_address(url: str) -> str | None:

@@ -5,31 +5,26 @@ model's response time to, less what the model missed on the running job."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
-from streamplace.control.autoscale.evaluate import Observed
-from streamplace.control.flink.markers import job_markers
-from streamplace.control.running.latency import TOLERANCE, PathLatency, end_to_end
+from streamplace.control.autoscale.stages import LatencyHold, Observed
+from streamplace.control.running.latency import TOLERANCE, Measured, PathLatency, end_to_end
 from streamplace.control.running.observation import Observation
 from streamplace.errors import InputError
 
-
-@dataclass(frozen=True)
-class HeldLatency:
-    broken: list[str]              # each path above the limit, and by how much
-    model_limit: float | None      # the re-plan's bound on the model's response time
-    measured: dict[str, float] = field(default_factory=dict)  # "source -> sink": mean, s
-    said: list[str] = field(default_factory=list)
+Markers = Callable[[dict[str, str]], tuple[dict[tuple[str, str], Measured], float]]
+"""The engine's markers: (source, operator) -> measured, and the buffer timeout."""
 
 
-def hold_latency(job: str, obs: Observation, observed: Observed, limit: float | None,
-                 first: bool) -> HeldLatency | None:
+def hold_latency(markers: Markers, obs: Observation, observed: Observed,
+                 limit: float | None, first: bool) -> LatencyHold | None:
     """``limit`` (None: not held) against the job's markers. None read at the ``first``
     step is bad input (exit 2, with the setting that turns them on), later a warning."""
     if limit is None:
         return None
     try:
-        return _held(job, obs, observed, limit)
+        measured, timeout = markers({v.op: v.id for v in obs.vertices})
+        return _held(measured, timeout, observed, limit)
     except InputError as exc:
         if first:
             raise
@@ -37,7 +32,8 @@ def hold_latency(job: str, obs: Observation, observed: Observed, limit: float | 
         return None
 
 
-def _held(job: str, obs: Observation, observed: Observed, limit: float) -> HeldLatency:
+def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Observed,
+          limit: float) -> LatencyHold:
     """The paths' markers against ``limit`` (seconds), and the re-plan's bound on the
     model's response time R (docs/models.md, "Response time against latency markers"): a
     marker's age is R less the source's sojourn and one service per operator after it, plus
@@ -49,7 +45,6 @@ def _held(job: str, obs: Observation, observed: Observed, limit: float) -> HeldL
     (the source's sojourn taken at its least, 1/mu: a sufficient bound). The tightest path
     sets it; a path whose prediction is unbounded (an operator after the source at its
     capacity) has no e to calibrate, and the re-plan's stability mends it first."""
-    markers, timeout = job_markers(job, {v.op: v.id for v in obs.vertices})
     paths = end_to_end(markers, observed.app, observed.infra, observed.plan, timeout,
                        TOLERANCE)
     measured = {_name(p): round(p.measured.mean, 4) for p in paths}
@@ -59,7 +54,7 @@ def _held(job: str, obs: Observation, observed: Observed, limit: float) -> HeldL
               if p.measured.mean > limit]
     calibrated = [p for p in paths if math.isfinite(p.predicted.marker)]
     if not calibrated:
-        return HeldLatency(broken, None, measured, [
+        return LatencyHold(broken, None, measured, [
             "no path's latency could be predicted (an operator at its capacity): the re-plan "
             "holds stability first"] if paths else ["no source-to-sink path reports markers"])
     bounds = {_name(p): limit - (p.measured.mean - p.predicted.marker) - p.predicted.buffers
@@ -67,11 +62,11 @@ def _held(job: str, obs: Observation, observed: Observed, limit: float) -> HeldL
     fixed = {_name(p): p.measured.mean - p.predicted.waiting for p in calibrated}
     name = min(bounds, key=lambda k: bounds[k])
     if fixed[name] >= limit:
-        return HeldLatency(broken, None, measured, [
+        return LatencyHold(broken, None, measured, [
             f"on {name}, what no parallelism shortens (buffer timeouts, the network, and "
             f"what the model does not see: {fixed[name] * 1000:.0f} ms) already exceeds the "
             "limit: no plan can hold it (lower execution.buffer-timeout.interval)"])
-    return HeldLatency(broken, bounds[name], measured, [
+    return LatencyHold(broken, bounds[name], measured, [
         f"the re-plan holds the model's response time below {bounds[name] * 1000:.0f} ms "
         f"(calibrated on {name}: the markers {fixed[name] * 1000:.0f} ms above the model's "
         "queueing)"])

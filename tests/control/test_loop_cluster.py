@@ -1,0 +1,67 @@
+"""autoscale over a session cluster, in-process: the jobs share its slots, scale-downs go
+first so that the scale-ups find their slots free, and what does not fit is shared out by
+priority, said."""
+
+from __future__ import annotations
+
+from streamplace.model.jobs import JobsFile, JobTerms
+
+from ..support.loops import FakeClock, MemoryCluster, cluster_decisions, pipeline, said
+
+
+def _cluster(clock: FakeClock, idle: float, busy: float, **running: dict[str, int],
+             ) -> MemoryCluster:
+    """Two jobs on 8 slots (2 TaskManagers of 4), each on 4: ``quiet`` offered ``idle``
+    records/s, ``loaded`` offered ``busy``."""
+    quiet = pipeline(clock, rate=idle, running={"work": 4}, name="quiet")
+    loaded = pipeline(clock, rate=busy, running={"work": 4}, name="loaded")
+    return MemoryCluster({quiet.jid: quiet, loaded.jid: loaded}, clock)
+
+
+def test_a_scale_up_gets_the_slots_a_scale_down_frees_sent_first():
+    clock = FakeClock()
+    cluster = _cluster(clock, 50.0, 550.0)
+    quiet, loaded = cluster.jobs.values()
+    first = cluster_decisions(cluster, clock, 1, catch_up_duration=0.0)[0]
+    parts = first.jobs
+    assert parts["quiet"].decision == parts["loaded"].decision == "rescale", first
+    assert parts["quiet"].to["work"] == 2 and parts["loaded"].to["work"] == 6
+    assert quiet.rescales[0][0] < loaded.rescales[0][0]  # the slots freed first
+    assert quiet.width() + loaded.width() <= 8
+
+
+def test_with_no_free_slot_the_higher_priority_is_served_first():
+    """Both overloaded on 4 slots each: the job of higher priority cannot grow without the
+    other shrinking, and the lower one's scale-up waits, named."""
+    clock = FakeClock()
+    cluster = _cluster(clock, 550.0, 550.0)
+    terms = JobsFile(jobs={"loaded": JobTerms(priority=1)})
+    first = cluster_decisions(cluster, clock, 1, terms, catch_up_duration=0.0)[0]
+    parts = first.jobs
+    assert parts["quiet"].to == parts["quiet"].from_, parts["quiet"].why
+    assert said(parts["quiet"], "waits for slots") or said(first, "quiet cannot get")
+    assert sum(job.width() for job in cluster.jobs.values()) <= 8
+
+
+def test_a_delayed_scale_down_holds_no_slot_a_higher_priority_waits_for():
+    """quiet idles, and its scale-down would wait scale-down.interval; loaded, of higher
+    priority, needs its slots: the scale-down is not delayed, said, and loaded grows."""
+    clock = FakeClock()
+    cluster = _cluster(clock, 50.0, 550.0)
+    terms = JobsFile(jobs={"loaded": JobTerms(priority=1)})
+    first = cluster_decisions(cluster, clock, 1, terms, catch_up_duration=0.0,
+                              scale_down_interval=3600.0)[0]
+    parts = first.jobs
+    assert said(parts["quiet"], "a scale-down not delayed: loaded (priority 1) waits")
+    assert parts["loaded"].to["work"] == 6 and parts["loaded"].decision == "rescale"
+
+
+def test_a_job_that_ends_is_let_go_and_one_that_starts_is_taken_in():
+    clock = FakeClock()
+    cluster = _cluster(clock, 50.0, 50.0)
+    loaded = list(cluster.jobs.values())[1]
+    said_ = cluster_decisions(cluster, clock, 1)
+    assert said(said_[0], "quiet (") and said(said_[0], "runs: taken in")
+    loaded.ended = "CANCELED"
+    again = cluster_decisions(cluster, clock, 1)[0]
+    assert list(again.jobs) == ["quiet"]
