@@ -14,6 +14,7 @@ from streamplace.model.application import APPLICATION_SCHEMA, Application
 from streamplace.model.base import Document
 from streamplace.model.bundle import BUNDLE_SCHEMA, BundlePlan
 from streamplace.model.decision import DECISION_SCHEMA, Decision
+from streamplace.model.forecast import FORECAST_SCHEMA, ForecastFile
 from streamplace.model.infrastructure import (
     CATALOG_SCHEMA,
     INFRASTRUCTURE_SCHEMA,
@@ -37,6 +38,7 @@ KINDS: dict[str, tuple[type[Document] | type[BaseModel], str]] = {
     "occupied": (OccupiedFile, OCCUPIED_SCHEMA),
     "bundle": (BundlePlan, BUNDLE_SCHEMA),
     "jobs": (JobsFile, JOBS_SCHEMA),
+    "forecast": (ForecastFile, FORECAST_SCHEMA),
     "decision": (Decision, DECISION_SCHEMA),  # a line autoscale writes, not a file it reads
     "state": (StateFile, STATE_SCHEMA),       # what autoscale --state keeps
 }

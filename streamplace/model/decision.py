@@ -44,6 +44,27 @@ class Replan(Record):
     status: str
 
 
+class PlanAhead(Record):
+    """What planning ahead (``--horizon``) made of the step."""
+
+    forecast: list[str] = Field(description="the forecast of each source: how it was made")
+    error: float | None = Field(description="how far off the last windows' forecasts were, "
+                                            "as a share of what was read (the worst source)")
+    trusted: bool = Field(description="whether the forecast was planned on")
+    fallback: str | None = Field(None, description="why the reactive rule decided instead")
+    capacity: list[str] = Field(default_factory=list, description="each vertex's capacity "
+                                                                  "curve, and what it rests on")
+    windows: int = Field(0, description="windows planned")
+    counts: list[dict[str, int]] = Field(default_factory=list, description=(
+        "per window planned: operator -> parallelism (the first is run)"))
+    slots: list[int] = Field(default_factory=list, description="per window planned: slots")
+    rescales: list[int] = Field(default_factory=list, description=(
+        "the windows planned to begin with a rescale (0: this step's)"))
+    status: str | None = Field(None, description="the horizon program's status")
+    said: list[str] = Field(default_factory=list, description=(
+        "what the plan had to give up: the budget, a load no parallelism carries"))
+
+
 class Decision(Record):
     """One step of ``autoscale``."""
 
@@ -81,6 +102,8 @@ class Decision(Record):
         "--max-response-time reads them"))
     slots: int | None = Field(None, description="a session cluster's slots the jobs shared "
                                                 "(autoscale over the cluster)")
+    ahead: PlanAhead | None = Field(None, description="planning ahead (--horizon): the "
+                                                      "forecast, the plan, the fallback")
     jobs: dict[str, Decision] = Field(default_factory=dict, description=(
         "job name: its part of the step (autoscale over the cluster), each a decision of "
         "its own"))

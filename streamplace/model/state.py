@@ -18,6 +18,20 @@ STATE_SCHEMA = "streamplace/autoscale-state/v2"
 STATE_SCHEMA_V1 = "streamplace/autoscale-state/v1"  # read, and written again as v2
 KEPT = 1000  # decisions and restarts kept: a loop that runs for months stays a small file
 GROWTH_KEPT = 20  # output-growth readings kept per vertex
+FINE_KEPT = 14 * 86400.0
+"""Seconds of history kept at every window (two weeks: some 20,000 points at a minute's
+window); older points are kept as hourly means, COARSE_KEPT of them (a year)."""
+COARSE = 3600.0
+COARSE_KEPT = 24 * 366
+ERRORS_KEPT = 30  # forecast errors kept, the last windows' first
+
+
+class Forecasted(Record):
+    """A forecast made for one window of one source, held until the window is read."""
+
+    at: float = Field(description="the window's end, Unix time")
+    mean: float = Field(ge=0)
+    upper: float = Field(ge=0)
 
 
 class PendingScaleDown(Record):
@@ -55,9 +69,25 @@ class Memory(Record):
         "the last rescale was sized from what a back-pressured job let through"))
     planned: dict[str, float | None] | None = Field(None, description=(
         "the utilisation autoscale predicted for the plan that runs, when it made it"))
+    rescaled_at: list[float] = Field(default_factory=list, description=(
+        "when each rescale was sent (Unix time), oldest first: the rescale budget's count"))
+    history: dict[str, list[tuple[float, float]]] = Field(
+        default_factory=dict, description="source: (the window's end, the rate it offered: "
+                                          "what it sent plus how fast its lag grew)")
+    coarse: dict[str, list[tuple[float, float, int]]] = Field(
+        default_factory=dict, description="source: (the hour's end, its mean rate, the "
+                                          "windows it holds), the history older than two weeks")
+    capacity: dict[str, dict[int, tuple[int, float]]] = Field(
+        default_factory=dict, description="operator: parallelism -> (readings, mean records "
+                                          "per second at full busy time over its subtasks)")
+    forecasts: dict[str, list[Forecasted]] = Field(
+        default_factory=dict, description="source: the forecast of the windows to come")
+    errors: list[float] = Field(default_factory=list, description=(
+        "the last windows' forecast errors: |read - forecast| / read, worst source"))
 
-    def restarted(self, seconds: float) -> None:
+    def restarted(self, seconds: float, at: float) -> None:
         self.restarts = [*self.restarts, seconds][-KEPT:]
+        self.rescaled_at = [*self.rescaled_at, at][-KEPT:]
 
 
 class StateFile(Record):

@@ -29,6 +29,7 @@ from streamplace.io.readers import read_document
 from streamplace.io.state import read_state, state_lock, write_state
 from streamplace.model.bundle import MODES_HELP, BundleMode
 from streamplace.model.decision import Decision
+from streamplace.model.forecast import ForecastFile
 from streamplace.model.jobs import JobsFile
 from streamplace.model.metrics import Metric
 from streamplace.solve.budget import StopRequest
@@ -98,6 +99,11 @@ def autoscale_command(
         "--dry-run", help="Decide, but send nothing.")] = False,
     yes: YesOpt = False, wait: Annotated[float, _opt("wait")] = _D.wait,
     state: Annotated[str | None, _opt("state")] = None,
+    horizon: Annotated[int, _opt("horizon")] = _D.horizon,
+    season: Annotated[float | None, _opt("season")] = None,
+    forecast: Annotated[str | None, _opt("forecast")] = None,
+    max_rescales: Annotated[str | None, _opt("max_rescales")] = None,
+    forecast_max_error: Annotated[float, _opt("forecast_max_error")] = _D.forecast_max_error,
     flink_config: Annotated[str | None, typer.Option(
         "--flink-config", help="A Flink configuration whose job.autoscaler.* keys set the "
         "options not given here (a flink-conf.yaml or config.yaml; 'cluster': the job's "
@@ -140,8 +146,9 @@ def autoscale_command(
                                 "JobManager's address (http://JOBMANAGER:8081) as JOB, or "
                                 "drop --jobs", path="--jobs")
     if isinstance(engine, FlinkCluster):
-        _for_one_job_only(state=state, source_rate=source_rate)
+        _for_one_job_only(state=state, source_rate=source_rate, horizon=horizon)
         terms = read_document(JobsFile, jobs) if jobs else JobsFile()
+    known = read_document(ForecastFile, forecast) if forecast else None
     with stop_on_signals(stop):
         if isinstance(engine, FlinkCluster):
             ClusterAutoscaler(engine, options, goal, terms, clock, bundle, stop).run(
@@ -151,9 +158,11 @@ def autoscale_command(
                 kept = read_state(state, engine.address)
                 write_state(state, kept)  # unwritable: said now, with nothing sent
                 Autoscaler(engine, options, goal, clock, stop, rates, kept,
-                           lambda doc: write_state(state, doc)).run(lambda d: _say(d, quiet))
+                           lambda doc: write_state(state, doc), known=known).run(
+                    lambda d: _say(d, quiet))
         else:
-            Autoscaler(engine, options, goal, clock, stop, rates).run(lambda d: _say(d, quiet))
+            Autoscaler(engine, options, goal, clock, stop, rates, known=known).run(
+                lambda d: _say(d, quiet))
     if stop:
         raise typer.Exit(signal_exit_code(stop))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from streamplace.control.autoscale.alignment import accepted_counts
+from streamplace.control.autoscale.history import remember
 from streamplace.control.autoscale.latency import Markers, hold_latency
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.output_growth import fitted, record
@@ -40,11 +41,13 @@ OBSERVED = "observed (a lower bound under backpressure)"
 
 
 def assess(number: int, reading: Reading, o: AutoscaleOptions, memory: Memory,
-           rates: dict[str, float], markers: Markers,
+           rates: dict[str, float], markers: Markers, now: float,
            shared: frozenset[str] = frozenset()) -> Assessment:
-    """The step's assessment of ``reading``; the memory keeps the output-growth readings.
+    """The step's assessment of ``reading`` (its window ending at ``now``, Unix time); the
+    memory keeps the output-growth readings, the offered rates and the capacities.
     ``shared``: jobs whose slots are planned with this one's."""
     obs = reading.observation
+    remember(memory, obs, now, rates)
     if rates:
         offer(obs, rates)
     record(memory.output_growth, obs)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from streamplace.control.autoscale.ahead import Ahead
 from streamplace.control.autoscale.decide import propose
 from streamplace.control.autoscale.evaluate import assess, seen_record
 from streamplace.control.autoscale.options import AutoscaleOptions
@@ -31,7 +32,8 @@ from streamplace.control.clock import Clock
 from streamplace.control.engine import Engine, NoReading, Reading, TooFewSlots, WaitStopped
 from streamplace.control.running.observation import PRESSED
 from streamplace.errors import ChangeSent, EngineError, InputError
-from streamplace.model.decision import Decision
+from streamplace.model.decision import Decision, PlanAhead
+from streamplace.model.forecast import ForecastFile
 from streamplace.model.objective import Objective
 from streamplace.model.state import Memory, StateFile
 from streamplace.solve.budget import StopRequest
@@ -51,10 +53,12 @@ class Autoscaler:
     state: StateFile | None = None      # the memory and the record; a new one by default
     keep: Callable[[StateFile], None] | None = None  # saves the state after each step
     shared: frozenset[str] = frozenset()  # jobs whose slots are planned with this one's
+    known: ForecastFile | None = None   # what the team knows is coming (--forecast)
 
     def __post_init__(self) -> None:
         if self.state is None:
             self.state = StateFile(job=self.engine.address)
+        self._ahead: Ahead | None = None
 
     @property
     def memory(self) -> Memory:
@@ -81,9 +85,26 @@ class Autoscaler:
         if isinstance(a, Decision):
             return a
         planned = self.memory.planned  # the prediction of the plan read over the window
-        proposal = propose(a, self.options, self.objective, self.stop)
-        verdict = safeguard(a, proposal, self.options, self.memory, self.clock.wall())
-        return self.decision(a, proposal, verdict, self.send(a, verdict), started, planned)
+        proposal, ahead = self.propose(a)
+        verdict = safeguard(a, proposal, self.options, self.memory, self.clock.wall(),
+                            ahead=ahead is not None and ahead.trusted and bool(ahead.counts))
+        return self.decision(a, proposal, verdict, self.send(a, verdict), started, planned,
+                             ahead)
+
+    def propose(self, a: Assessment) -> tuple[Proposal, PlanAhead | None]:
+        """What the method asks: with ``--horizon``, planned ahead over the forecast (the
+        reactive rule where the forecast is not trusted, and under it where the job is in
+        trouble now); else the reactive rule."""
+        o = self.options
+
+        def reactive() -> Proposal:
+            return propose(a, o, self.objective, self.stop)
+
+        if not o.horizon:
+            return reactive(), None
+        if self._ahead is None:
+            self._ahead = Ahead(o, self.known)
+        return self._ahead.propose(a, self.memory, self.clock.wall(), self.stop, reactive)
 
     def assess(self, number: int, started: float) -> Assessment | Decision:
         """The job as this step sees it, with the triggers it breaks; or the decision
@@ -108,7 +129,7 @@ class Autoscaler:
         memory.missed = 0
         memory.name = reading.observation.job
         a = assess(number, reading, self.options, memory, self.rates, self.engine.markers,
-                   self.shared)
+                   self.clock.wall(), self.shared)
         memory.read_once = True
         return a
 
@@ -132,7 +153,7 @@ class Autoscaler:
         except (TooFewSlots, InputError, EngineError) as exc:  # nothing was sent
             return Outcome("no change", running, [f"not sent: {exc}"])
         memory = self.memory
-        memory.restarted(took)
+        memory.restarted(round(took, 1), self.clock.wall())  # as the decision says it
         scaled(memory, running, verdict.to, a.capacity)
         memory.planned = predicted(a.observed.app, a.observed.infra, verdict.plan)
         # sized from what a back-pressured job let through: a lower bound, to be closed
@@ -143,7 +164,8 @@ class Autoscaler:
 
     def decision(self, a: Assessment, proposal: Proposal, verdict: Verdict,
                  outcome: Outcome, started: float,
-                 planned: dict[str, float | None] | None) -> Decision:
+                 planned: dict[str, float | None] | None,
+                 ahead: PlanAhead | None = None) -> Decision:
         """The step's one Decision, from what each role returned; ``planned``: the
         prediction of the plan that ran over the window, where autoscale made it."""
         o, obs, observed = self.options, a.reading.observation, a.observed
@@ -165,7 +187,7 @@ class Autoscaler:
             planned=planned,
             F=proposal.replan, seconds=self._since(started),
             seconds_to_rescale=outcome.seconds_to_rescale, **{"from": observed.running},
-            latency=a.latency.measured if a.latency else {})
+            latency=a.latency.measured if a.latency else {}, ahead=ahead)
 
     def _since(self, started: float) -> float:
         return round(self.clock.now() - started, 1)

@@ -3,6 +3,7 @@ the bounds :data:`~streamplace.control.autoscale.settings.SETTINGS` gives it."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 
 from streamplace.control.autoscale.alignment import MODES
@@ -54,6 +55,11 @@ class AutoscaleOptions:
     wait: float = WAIT
     dry_run: bool = False
     state: str | None = None
+    horizon: int = 0
+    season: float | None = None
+    forecast: str | None = None
+    max_rescales: str | None = None
+    forecast_max_error: float = 0.3
 
     def __post_init__(self) -> None:
         # a named value in either case, as Flink spells it (MAX, EVENLY_SPREAD) or as here
@@ -85,6 +91,27 @@ class AutoscaleOptions:
                 problem = SETTINGS[f.name].check(float(value), f.default)
                 if problem is not None:
                     problems.append(problem)
+        if self.horizon and self.method != "odrp":
+            problems.append(Problem(f"--horizon plans ahead with odrp's program, which "
+                                    f"{self.method} does not run", "use --method odrp, or "
+                                    "drop --horizon", path="--horizon"))
+        for flag, value in (("--season", self.season), ("--forecast", self.forecast),
+                            ("--max-rescales", self.max_rescales)):
+            if value is not None and not self.horizon:
+                problems.append(Problem(f"{flag} is for planning ahead", "add --horizon N "
+                                        "(windows), e.g. --horizon 12", path=flag))
+        if self.max_rescales is not None:
+            try:
+                self.rescale_budget  # noqa: B018 (read: it checks the text)
+            except ValueError as exc:
+                problems.append(Problem(f"--max-rescales {self.max_rescales!r} {exc}",
+                                        "give e.g. 4/h, 20/day or 6 (an hour)",
+                                        path="--max-rescales"))
+        if self.season is not None and self.season < 2 * self.metrics_window:
+            problems.append(Problem(f"--season {self.season:g} s is shorter than two windows "
+                                    f"of {self.metrics_window:g} s: no pattern repeats in it",
+                                    "give the period the load repeats over, in seconds",
+                                    path="--season"))
         if self.max_response_time is not None and self.method != "odrp":
             problems.append(Problem(f"--max-response-time is held by re-planning, which "
                                     f"{self.method} does not do", "use --method odrp",
@@ -97,6 +124,34 @@ class AutoscaleOptions:
         if problems:
             raise InputError(problems)
         return self
+
+    @property
+    def rescale_budget(self) -> tuple[int, float]:
+        """``--max-rescales`` as (rescales, seconds of the period they are counted over).
+
+        >>> AutoscaleOptions(max_rescales="20/day").rescale_budget
+        (20, 86400.0)
+        """
+        text = (self.max_rescales or "").strip().lower()
+        count, _, period = text.partition("/")
+        if not count.strip().isdigit():
+            raise ValueError("is not a count of rescales")
+        most = int(count)
+        if most < 1:
+            raise ValueError("allows no rescale: a loop that may not act only watches; "
+                             "use --dry-run for that")
+        units = {"": 3600.0, "h": 3600.0, "hour": 3600.0, "d": 86400.0, "day": 86400.0}
+        period = period.strip()
+        if period in units:
+            return most, units[period]
+        try:
+            seconds = float(period)
+        except ValueError:
+            raise ValueError(f"has a period {period!r} that is not h, day or seconds") \
+                from None
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise ValueError("has a period that is not a positive number of seconds")
+        return most, seconds
 
     @property
     def low(self) -> float:

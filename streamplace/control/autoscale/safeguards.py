@@ -31,10 +31,12 @@ from streamplace.model.state import Memory, PendingScaleDown, ScaleUp
 
 
 def safeguard(a: Assessment, proposal: Proposal, o: AutoscaleOptions, memory: Memory,
-              now: float, hurry: str | None = None) -> Verdict:
+              now: float, hurry: str | None = None, ahead: bool = False) -> Verdict:
     """What ``proposal`` may run once every safeguard had its say; ``now`` is wall-clock
     time (the delayed scale-down outlives the process). ``hurry``: why a scale-down is not
-    delayed this time (a job of higher priority waits for the slots)."""
+    delayed this time (a job of higher priority waits for the slots); ``ahead``: the
+    proposal was planned over a horizon, which weighs each restart against the slots it
+    frees, and its scale-downs are made when it plans them."""
     observed = a.observed
     running = observed.running
     plan = proposal.plan
@@ -47,6 +49,11 @@ def safeguard(a: Assessment, proposal: Proposal, o: AutoscaleOptions, memory: Me
     counts, delayed = delay(memory, running, capped, now, o.scale_down_interval)
     if hurry is not None and delayed:
         counts, delayed = capped, [f"a scale-down not delayed: {hurry}"]
+        memory.pending.clear()
+    elif ahead and delayed:
+        counts, delayed = capped, ["a scale-down planned ahead is made when planned (the "
+                                   "horizon weighs its restart against the slots it frees), "
+                                   "not delayed by scale-down.interval"]
         memory.pending.clear()
     why += found + delayed
     backlog = a.backlog

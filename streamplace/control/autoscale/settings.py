@@ -18,6 +18,7 @@ BOUNDARY = 0.3
 where ``--utilization-min`` or ``--utilization-max`` is not given: the Flink autoscaler's
 ``target.utilization.boundary`` default, from which its own min and max fall back."""
 DAY = 86_400.0
+HORIZON = 1440  # windows: a day of minute windows, the longest horizon planned
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,20 @@ SETTINGS: dict[str, Setting] = {s.field: s for s in (
             "resumes from it."),
     Setting("--wait", "Seconds to wait for every vertex to run the plan (exit 3 "
             "after).", None, 0.0, DAY, low_open=True),
+    Setting("--horizon", "odrp: plan this many windows ahead at once, from a forecast of "
+            "the load, and run the first (0: react to each window).", None, 0.0, HORIZON,
+            example="12"),
+    Setting("--season", "Seconds the load repeats over (a day: 86400), where the history is "
+            "not to be searched for it.", None, 0.0, 14 * DAY, low_open=True,
+            example="86400"),
+    Setting("--forecast", "A streamplace/forecast/v1 file: rates and events the sources "
+            "will offer (the 09:00 sale, x4 for 30 min), planned for beside the forecast."),
+    Setting("--max-rescales", "At most this many rescales an hour, or N/h, N/day, N/SECONDS: "
+            "the horizon plan keeps within it where the load can be carried.",
+            example="4/h"),
+    Setting("--forecast-max-error", "Plan ahead only while the last windows' forecasts were "
+            "off by at most this share of what was read (the reactive rule decides "
+            "otherwise).", None, 0.0, 10.0, low_open=True),
 )}
 
 

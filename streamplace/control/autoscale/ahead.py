@@ -1,0 +1,123 @@
+"""Decide ahead (``--horizon N``): the forecast measured against what was read, the horizon
+program solved over the next N windows, its first window's counts proposed. Where the
+forecast cannot be trusted, or no plan comes, the reactive rule decides, said; and where the
+job is in trouble now (a vertex above its bounds, back-pressured, a latency bound broken)
+that the plan does not meet, each vertex takes at least what the reactive rule asks: a
+forecast that missed a spike leaves the job no worse than the reactive loop by more than
+the window in which it was seen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from streamplace.control.autoscale.evaluate import RESTART_TIME
+from streamplace.control.autoscale.forecast import forecast, keep, measure, recent_error, trusted
+from streamplace.control.autoscale.history import offered_rates
+from streamplace.control.autoscale.options import AutoscaleOptions
+from streamplace.control.autoscale.predict import curves, demand, instance
+from streamplace.control.autoscale.rule import spread
+from streamplace.control.autoscale.stages import Assessment, Proposal
+from streamplace.errors import InputError
+from streamplace.model.decision import PlanAhead
+from streamplace.model.forecast import ForecastFile
+from streamplace.model.state import Memory
+from streamplace.solve.budget import StopRequest
+from streamplace.solve.horizon.program import solve_horizon
+
+
+@dataclass
+class Ahead:
+    """What planning ahead keeps within one process (the rest is in the memory)."""
+
+    options: AutoscaleOptions
+    known: ForecastFile | None = None
+    solved_once: bool = False
+
+    def propose(self, a: Assessment, memory: Memory, now: float, stop: StopRequest,
+                reactive: Callable[[], Proposal]) -> tuple[Proposal, PlanAhead]:
+        o = self.options
+        obs = a.reading.observation
+        sources = [v.op for v in obs.vertices if v.source]
+        known = self._known(a)
+        measure(memory, offered_rates(obs, {}), now, o.metrics_window)
+        trust, record = trusted(memory, o.forecast_max_error)
+        made = forecast(memory, sources, now, o.metrics_window, o.horizon + 1, o.season,
+                        known)
+        fitted = curves(a, memory)
+        capacity = [fitted[op].said(op) for op in sorted(fitted)]
+        error = recent_error(memory)
+        if isinstance(made, str):
+            return self._fallback(reactive, PlanAhead(
+                forecast=[], error=error, trusted=False, fallback=made, capacity=capacity))
+        keep(memory, made)
+        if not trust:
+            return self._fallback(reactive, PlanAhead(
+                forecast=made.said, error=error, trusted=False, fallback=record,
+                capacity=capacity))
+        restart = o.restart_time if o.restart_time is not None else \
+            memory.restarts[-1] if memory.restarts else RESTART_TIME
+        lag = {op: lag for op, lag in (a.backlog.lag.items() if a.backlog else [])}
+        program, said = instance(a, demand(made, obs, lag), fitted, o, memory, now, restart)
+        plan = solve_horizon(program, o.replan_time_limit, stop)
+        if plan.counts is None and program.budgets:
+            plan = solve_horizon(program, o.replan_time_limit, stop, budget=False)
+            if plan.counts is not None:
+                said.append(f"the rescale budget (--max-rescales {o.max_rescales}) cannot be "
+                            "kept with the load carried: capacity first, the budget second")
+        if plan.counts is None and not self.solved_once and plan.status.value == "time_limit":
+            raise InputError.single(
+                f"the program over --horizon {o.horizon} windows found no plan within "
+                f"--replan-time-limit {o.replan_time_limit:g} s", "shorten --horizon, or give "
+                "the re-plan more time", path="--horizon")
+        self.solved_once = True
+        ahead = PlanAhead(forecast=made.said, error=error, trusted=True, capacity=capacity,
+                          windows=program.windows, status=plan.status.value, said=said)
+        if plan.counts is None or plan.slots is None or plan.rescales is None:
+            ahead.fallback = f"the horizon program gave no plan ({plan.status.value}"  \
+                f"{': ' + plan.message if plan.message else ''})"
+            return self._fallback(reactive, ahead)
+        ahead.counts, ahead.slots = plan.counts, plan.slots
+        ahead.rescales = [t for t, r in enumerate(plan.rescales) if r]
+        counts = dict(plan.counts[0])
+        why = [f"planned {program.windows} windows ahead: {plan.slots[0]} slots now, "
+               f"{max(plan.slots)} at most, {len(ahead.rescales)} rescale(s) planned"]
+        if a.triggered:  # trouble now: at least what the reactive rule asks, per vertex
+            asked = reactive()
+            if asked.plan is not None:
+                more = {op: sum(asked.plan.replicas(op).values()) for op in counts}
+                raised = {op for op, k in more.items() if k > counts[op]}
+                if raised:
+                    counts.update({op: more[op] for op in raised})
+                    why.append(f"{', '.join(sorted(raised))} raised to what the reactive "
+                               f"rule asks: {'; '.join(a.triggered)}")
+        running = a.observed.running
+        target = None if counts == running else spread(a.observed.app, a.observed.infra,
+                                                       counts)
+        return Proposal(target, why if target is not None else []), ahead
+
+    def _fallback(self, reactive: Callable[[], Proposal], ahead: PlanAhead,
+                  ) -> tuple[Proposal, PlanAhead]:
+        proposal = reactive()
+        why = [*proposal.why] if proposal.why else []
+        return Proposal(proposal.plan, [*why, f"the reactive rule decides: {ahead.fallback}"]
+                        if proposal.plan is not None else why, proposal.replan), ahead
+
+    def _known(self, a: Assessment) -> ForecastFile | None:
+        """The forecast file, its sources named by operator: one the job does not have is
+        bad input."""
+        if self.known is None:
+            return None
+        obs = a.reading.observation
+        names = {v.op: v.op for v in obs.vertices if v.source} | \
+            {v.name: v.op for v in obs.vertices if v.source}
+        unknown = sorted(self.known.sources() - set(names))
+        if unknown:
+            raise InputError.single(
+                f"the forecast file names {', '.join(map(repr, unknown))}, not a source of "
+                f"the job (its sources: {', '.join(sorted(set(names.values())))})",
+                "name each source by its operator id or its vertex name", path="--forecast")
+        return self.known.model_copy(update={
+            "rates": {names[s]: r for s, r in self.known.rates.items()},
+            "events": [e.model_copy(update={"sources": [names[s] for s in e.sources]})
+                       if e.sources else e for e in self.known.events]})
