@@ -35,6 +35,14 @@ def _bad(path: str, why: str) -> InputError:
     return InputError.single(f"cannot resume from it: {why}", FIX, file=path, path="--state")
 
 
+def read_any_state(path: str) -> StateFile:
+    """A state file, whatever its job (``report`` reads several runs')."""
+    doc = state_document(path)
+    if doc is None:
+        raise _bad(path, f"its schema is not {STATE_SCHEMA}")
+    return read_state(path, str(doc.get("job")))
+
+
 def read_state(path: str, job: str) -> StateFile:
     """The state in ``path`` (a new one where there is none); a damaged file, or one of
     another job, is bad input."""

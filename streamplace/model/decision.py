@@ -95,6 +95,7 @@ class Decision(Record):
         None, description="the prediction of the plan the job runs, when autoscale made it")
     F: Replan | None = Field(None, description="odrp's F before and after (odrp only)")
     seconds: float = Field(description="seconds since autoscale started")
+    at: float | None = Field(None, description="Unix time of the step's end")
     seconds_to_rescale: float | None = Field(None, description="seconds from the PUT until "
                                                                "every vertex ran the plan")
     latency: dict[str, float] = Field(default_factory=dict, description=(

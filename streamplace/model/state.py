@@ -8,7 +8,7 @@ own.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -84,6 +84,15 @@ class Memory(Record):
         default_factory=dict, description="source: the forecast of the windows to come")
     errors: list[float] = Field(default_factory=list, description=(
         "the last windows' forecast errors: |read - forecast| / read, worst source"))
+    shape: dict[str, dict[str, float]] = Field(default_factory=dict, description=(
+        "operator: each input operator and the share of that input's records it takes"))
+    selectivity: dict[str, float] = Field(default_factory=dict, description=(
+        "operator: records it sends per record it takes, as last read"))
+    counts: dict[str, list[int]] = Field(default_factory=dict, description=(
+        "operator: the parallelisms it may run (its limits and alignment)"))
+    groups: dict[str, str] = Field(default_factory=dict, description=(
+        "operator: its slot-sharing group"))
+    slots: int | None = Field(None, description="the slots the job may hold, as last read")
 
     def restarted(self, seconds: float, at: float) -> None:
         self.restarts = [*self.restarts, seconds][-KEPT:]
@@ -96,6 +105,8 @@ class StateFile(Record):
     schema_: Literal["streamplace/autoscale-state/v2"] = Field(
         "streamplace/autoscale-state/v2", alias="schema")
     job: str = Field(description="the job's (or cluster's) address, without credentials")
+    options: dict[str, Any] = Field(default_factory=dict, description=(
+        "the options the run was given, as autoscale holds them"))
     memory: Memory = Field(default_factory=Memory)
     decisions: list[Decision] = Field(default_factory=list, description=(
         f"the last {KEPT} decisions, oldest first"))

@@ -9,6 +9,7 @@ import typer
 
 from streamplace.cli import options as opts
 from streamplace.cli.args import (
+    JsonOpt,
     MetricOpt,
     ObjectiveOpt,
     OccupiedOpt,
@@ -36,8 +37,18 @@ def report_command(
         metavar="APPLICATION INFRASTRUCTURE PLAN|SWEEP_DIR... | STATE...",
         help="The application and infrastructure, then plan files and sweep folders (as "
              "`streamplace sweep` writes them); or autoscale --state files alone.")],
-    output: Annotated[str, typer.Option("-o", "--output", help="The HTML file to write.")],
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="The HTML file to write (with --optimum, optional).")] = None,
     title: Annotated[str | None, typer.Option(help="The report's title.")] = None,
+    optimum: Annotated[bool, typer.Option(
+        "--optimum", help="With autoscale --state files: each run against its hindsight "
+        "optimum (the horizon program over the rates it saw, with perfect knowledge and the "
+        "run's own options): slot-seconds, rescales, backlogged records, windows "
+        "back-pressured, each as a gap.")] = False,
+    max_rescales: Annotated[str | None, typer.Option(
+        "--max-rescales", help="With --optimum: the optimum of every run under this budget "
+        "(N/h, N/day), not each run's own.")] = None,
+    json_: JsonOpt = False,
     objective: ObjectiveOpt = None, weights: WeightsOpt = None,
     network_metric: MetricOpt = None, time_limit: WhatIfTimeOpt = None,
     target_utilization_: TargetUtilizationOpt = None,
@@ -47,6 +58,12 @@ def report_command(
     constraints and best changes; a comparison of several plans; a sweep's plots; or an
     autoscale run's history."""
     states = [(p, doc) for p in files if (doc := state_document(p)) is not None]
+    if optimum:
+        _optimum(files, states, output, title, max_rescales, time_limit, json_, quiet)
+        return
+    if output is None:
+        raise InputError.single("-o is where the report goes", "give -o report.html",
+                                path="-o")
     if states:
         _history(states, [p for p in files if p not in dict(states)], output, title, quiet)
         return
@@ -81,6 +98,39 @@ def report_command(
                   code=signal_exit_code(stop),
                   notes=[f"stopped by a signal: {output} was not written"] if stop
                   else written), quiet=quiet)
+
+
+def _optimum(files: list[str], states: list[tuple[str, dict[str, Any]]],
+             output: str | None, title: str | None, max_rescales: str | None,
+             time_limit: float | None, json_: bool, quiet: bool) -> None:
+    """Each run's figures beside its hindsight optimum's; the history page too with -o."""
+    if not states or len(states) < len(files):
+        others = [p for p in files if p not in dict(states)]
+        raise InputError.single(f"--optimum reads autoscale --state files, and "
+                                f"{others[0] if others else 'nothing'} is not one",
+                                "give the state files of the runs to measure",
+                                path=others[0] if others else "STATE")
+    from streamplace.cli.views.optimum import render_optimum
+    from streamplace.control.autoscale.hindsight import against_optimum
+    from streamplace.control.autoscale.options import AutoscaleOptions
+    from streamplace.io.state import read_any_state
+
+    if max_rescales is not None:
+        try:
+            AutoscaleOptions(max_rescales=max_rescales).rescale_budget  # noqa: B018
+        except ValueError as exc:
+            raise InputError.single(f"--max-rescales {max_rescales!r} {exc}", "give e.g. "
+                                    "12/h or 20/day", path="--max-rescales") from None
+    rows = [against_optimum(path, read_any_state(path), time_limit or 60.0, max_rescales)
+            for path, _doc in states]
+    outputs = []
+    if output is not None:
+        check_outputs([output], [path for path, _ in states])
+        from streamplace.draw.history import history_html
+
+        outputs.append(Output(output, history_html(states, title)))
+    emit(Emission(document={"command": "report", "optimum": rows}, outputs=outputs,
+                  show=lambda con: render_optimum(con, rows)), json_=json_, quiet=quiet)
 
 
 def _history(states: list[tuple[str, dict[str, Any]]], others: list[str], output: str,

@@ -14,7 +14,7 @@ _TEXT_COLUMNS = {"change", "critical", "statistic", "value", "metric", "term", "
                  "replicas", "stream", "node", "resources used", "constraint", "subject",
                  "problem", "check", "result", "detail", "method", "model", "kind", "options",
                  "summary", "resource", "bounds (best, worst)", "status", "name", "from",
-                 "to", "settings", "parameters", "cycles"}
+                 "to", "settings", "parameters", "cycles", "run"}
 
 
 def table(con: Console, title: str, *columns: str) -> Table:

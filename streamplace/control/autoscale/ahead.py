@@ -11,11 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from streamplace.control.autoscale.capacity import Curve, fit
 from streamplace.control.autoscale.evaluate import RESTART_TIME
 from streamplace.control.autoscale.forecast import forecast, keep, measure, recent_error, trusted
 from streamplace.control.autoscale.history import offered_rates
 from streamplace.control.autoscale.options import AutoscaleOptions
-from streamplace.control.autoscale.predict import curves, demand, instance
+from streamplace.control.autoscale.predict import (
+    Setting,
+    VertexFacts,
+    demand,
+    instance,
+    shape_of,
+)
 from streamplace.control.autoscale.rule import spread
 from streamplace.control.autoscale.stages import Assessment, Proposal
 from streamplace.errors import InputError
@@ -57,8 +64,11 @@ class Ahead:
                 capacity=capacity))
         restart = o.restart_time if o.restart_time is not None else \
             memory.restarts[-1] if memory.restarts else RESTART_TIME
-        lag = {op: lag for op, lag in (a.backlog.lag.items() if a.backlog else [])}
-        program, said = instance(a, demand(made, obs, lag), fitted, o, memory, now, restart)
+        lag = dict(a.backlog.lag) if a.backlog else {}
+        rates = {op: (f.mean, f.upper) for op, f in made.sources.items()}
+        slots = sum(t.slots for t in obs.taskmanagers) - sum(a.observed.occupied().values())
+        program, said = instance(facts(a, fitted), demand(rates, shape_of(obs), lag), Setting(
+            o, o.horizon, slots, restart, tuple(memory.rescaled_at), now))
         plan = solve_horizon(program, o.replan_time_limit, stop)
         if plan.counts is None and program.budgets:
             plan = solve_horizon(program, o.replan_time_limit, stop, budget=False)
@@ -121,3 +131,24 @@ class Ahead:
             "rates": {names[s]: r for s, r in self.known.rates.items()},
             "events": [e.model_copy(update={"sources": [names[s] for s in e.sources]})
                        if e.sources else e for e in self.known.events]})
+
+
+def curves(a: Assessment, memory: Memory) -> dict[str, Curve]:
+    """Each vertex's capacity curve: fitted from its readings, else linear at the service
+    rate the window showed."""
+    service = {op.id: op.service_rate for op in a.observed.app.operators}
+    out = {}
+    for v in a.reading.observation.vertices:
+        curve = fit(memory.capacity.get(v.op, {}), service.get(v.op))
+        if curve is not None:
+            out[v.op] = curve
+    return out
+
+
+def facts(a: Assessment, fitted: dict[str, Curve]) -> list[VertexFacts]:
+    """What each vertex of the assessed job may run."""
+    running = a.observed.running
+    return [VertexFacts(op.id, op.replica_counts or list(range(1, op.replica_cap + 1)),
+                        running[op.id], fitted.get(op.id),
+                        a.reading.groups.get(op.id, "default"))
+            for op in a.observed.app.operators]

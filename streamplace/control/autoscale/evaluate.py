@@ -13,6 +13,7 @@ from streamplace.control.autoscale.history import remember
 from streamplace.control.autoscale.latency import Markers, hold_latency
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.output_growth import fitted, record
+from streamplace.control.autoscale.predict import shape_of
 from streamplace.control.autoscale.rule import Seen, predicted, triggers
 from streamplace.control.autoscale.stages import Assessment, Observed
 from streamplace.control.engine import Reading
@@ -57,6 +58,7 @@ def assess(number: int, reading: Reading, o: AutoscaleOptions, memory: Memory,
     observed = observed_instance(
         reading, o.utilization_target, o.metrics_busy_time_aggregator,
         o.scaling_parallelism_alignment_mode if o.method == "odrp" else "OFF", shared)
+    _describe(memory, reading, observed)
     # with the offered load known (given, or from the lag), judged at it
     at_offered = predicted(observed.app, observed.infra, observed.plan) \
         if not offered.startswith("observed") else None
@@ -65,6 +67,19 @@ def assess(number: int, reading: Reading, o: AutoscaleOptions, memory: Memory,
     held = hold_latency(markers, obs, observed, o.max_response_time, not memory.read_once)
     return Assessment(number, reading, offered, backlog, observed,
                       [*triggered, *(held.broken if held else [])], held)
+
+
+def _describe(memory: Memory, reading: Reading, observed: Observed) -> None:
+    """What the memory keeps of the job's shape, for the plans made ahead and in
+    hindsight: its graph and selectivities (before the offered load rescales the
+    streams), the counts each vertex may run, its groups and the slots."""
+    shape = shape_of(reading.observation)
+    memory.shape, memory.selectivity = shape.inputs, shape.selectivity
+    memory.counts = {op.id: op.replica_counts or list(range(1, op.replica_cap + 1))
+                     for op in observed.app.operators}
+    memory.groups = dict(reading.groups)
+    memory.slots = sum(t.slots for t in reading.observation.taskmanagers) - \
+        sum(observed.occupied().values())
 
 
 def _offered(obs: Observation, metered: Observation | None, o: AutoscaleOptions,

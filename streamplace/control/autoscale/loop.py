@@ -18,7 +18,7 @@ request (a last decision saying why).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from streamplace.control.autoscale.ahead import Ahead
 from streamplace.control.autoscale.decide import propose
@@ -58,6 +58,7 @@ class Autoscaler:
     def __post_init__(self) -> None:
         if self.state is None:
             self.state = StateFile(job=self.engine.address)
+        self.state.options = asdict(self.options)  # what report --optimum plans with
         self._ahead: Ahead | None = None
 
     @property

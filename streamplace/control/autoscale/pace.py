@@ -33,6 +33,7 @@ def paced(options: AutoscaleOptions, stop: StopRequest, clock: Clock,
             decision = step(number, started)
         except Stopped:
             break
+        decision.at = round(clock.wall(), 3)
         say(decision)
         if stop:
             break
@@ -40,4 +41,4 @@ def paced(options: AutoscaleOptions, stop: StopRequest, clock: Clock,
             if decision.decision == "rescale" or not read(decision) else 0.0
     if stop:
         say(Decision(decision="stopped", why=[f"signal {stop.signum}"],
-                     seconds=round(clock.now() - started, 1)))
+                     seconds=round(clock.now() - started, 1), at=round(clock.wall(), 3)))

@@ -39,6 +39,10 @@ class HorizonInstance:
     slots: int                         # the slots the job may hold
     rescale_cost: float                # slot-seconds a rescale costs (its restart)
     budgets: tuple[Budget, ...] = ()
+    durations: tuple[float, ...] = ()  # seconds each window lasts, where not all ``step``
+
+    def seconds(self, t: int) -> float:
+        return self.durations[t] if t < len(self.durations) else self.step
 
     @property
     def windows(self) -> int:

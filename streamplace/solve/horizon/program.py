@@ -58,7 +58,7 @@ def build(instance: HorizonInstance, budget: bool = True) -> tuple[LinearModel, 
     r = [m.binary(f"r[{t}]", instance.rescale_cost) for t in range(windows)]
     for t in range(windows):
         for g in groups:
-            s[(g, t)] = m.var(f"s[{g},{t}]", 0.0, float(instance.slots), instance.step)
+            s[(g, t)] = m.var(f"s[{g},{t}]", 0.0, float(instance.slots), instance.seconds(t))
         for v in instance.vertices:
             for j, k in enumerate(v.counts):
                 y[(v.op, t, j)] = m.binary(f"y[{v.op},{t},{k}]")
