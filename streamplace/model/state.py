@@ -27,9 +27,12 @@ ERRORS_KEPT = 30  # forecast errors kept, the last windows' first
 
 
 class Forecasted(Record):
-    """A forecast made for one window of one source, held until the window is read."""
+    """A forecast made for one window of one source, held until the window is read: every
+    forecast that covered the window is held to it, the one made a horizon before as the
+    one made a window before."""
 
     at: float = Field(description="the window's end, Unix time")
+    ahead: int = Field(1, ge=1, description="windows ahead it was made")
     mean: float = Field(ge=0)
     upper: float = Field(ge=0)
 
@@ -81,9 +84,10 @@ class Memory(Record):
         default_factory=dict, description="operator: parallelism -> (readings, mean records "
                                           "per second at full busy time over its subtasks)")
     forecasts: dict[str, list[Forecasted]] = Field(
-        default_factory=dict, description="source: the forecast of the windows to come")
+        default_factory=dict, description="source: the forecasts of the windows to come")
     errors: list[float] = Field(default_factory=list, description=(
-        "the last windows' forecast errors: |read - forecast| / read, worst source"))
+        "the last windows' forecast errors: |read - forecast| / read, over every forecast "
+        "made of the window, the worst source"))
     shape: dict[str, dict[str, float]] = Field(default_factory=dict, description=(
         "operator: each input operator and the share of that input's records it takes"))
     selectivity: dict[str, float] = Field(default_factory=dict, description=(

@@ -223,10 +223,10 @@ class MemoryJob:
         out[self.jid] = JobSlots(self.name, "RUNNING", mine)
         return out
 
-    def slot_seconds(self, since: float = 0.0) -> float:
-        """Slots held from ``since`` until now."""
-        end = self.clock.now()
-        marks = [*self.widths[1:], (end, 0)]
+    def slot_seconds(self, since: float = 0.0, until: float | None = None) -> float:
+        """Slots held from ``since`` until ``until`` (default: now)."""
+        end = self.clock.now() if until is None else until
+        marks = [*self.widths[1:], (math.inf, 0)]
         return sum(w * max(0.0, min(marks[i][0], end) - max(t, since))
                    for i, (t, w) in enumerate(self.widths))
 

@@ -70,11 +70,10 @@ class Ahead:
         program, said = instance(facts(a, fitted), demand(rates, shape_of(obs), lag), Setting(
             o, o.horizon, slots, restart, tuple(memory.rescaled_at), now))
         plan = solve_horizon(program, o.replan_time_limit, stop)
-        if plan.counts is None and program.budgets:
-            plan = solve_horizon(program, o.replan_time_limit, stop, budget=False)
-            if plan.counts is not None:
-                said.append(f"the rescale budget (--max-rescales {o.max_rescales}) cannot be "
-                            "kept with the load carried: capacity first, the budget second")
+        if plan.over_budget:
+            said.append(f"the rescale budget (--max-rescales {o.max_rescales}) cannot carry "
+                        f"the load: {plan.over_budget} rescale(s) over it (capacity first, "
+                        "the budget second)")
         if plan.counts is None and not self.solved_once and plan.status.value == "time_limit":
             raise InputError.single(
                 f"the program over --horizon {o.horizon} windows found no plan within "
@@ -92,7 +91,7 @@ class Ahead:
         counts = dict(plan.counts[0])
         why = [f"planned {program.windows} windows ahead: {plan.slots[0]} slots now, "
                f"{max(plan.slots)} at most, {len(ahead.rescales)} rescale(s) planned"]
-        if a.triggered:  # trouble now: at least what the reactive rule asks, per vertex
+        if a.pressing and not _catching_up(a):  # trouble now: what the reactive rule asks
             asked = reactive()
             if asked.plan is not None:
                 more = {op: sum(asked.plan.replicas(op).values()) for op in counts}
@@ -100,7 +99,7 @@ class Ahead:
                 if raised:
                     counts.update({op: more[op] for op in raised})
                     why.append(f"{', '.join(sorted(raised))} raised to what the reactive "
-                               f"rule asks: {'; '.join(a.triggered)}")
+                               f"rule asks: {'; '.join(a.pressing)}")
         running = a.observed.running
         target = None if counts == running else spread(a.observed.app, a.observed.infra,
                                                        counts)
@@ -131,6 +130,15 @@ class Ahead:
             "rates": {names[s]: r for s, r in self.known.rates.items()},
             "events": [e.model_copy(update={"sources": [names[s] for s in e.sources]})
                        if e.sources else e for e in self.known.events]})
+
+
+def _catching_up(a: Assessment) -> bool:
+    """Whether the job is only working off a lag (every source's lag shrank over the
+    window: the capacity is above what is offered), as after a restart: its backpressure is
+    the catch-up the plan sized for, not a load the forecast missed."""
+    sources = [v for v in a.reading.observation.vertices if v.source]
+    return bool(sources) and all(v.pending_growth is not None and v.pending_growth < 0
+                                 for v in sources)
 
 
 def curves(a: Assessment, memory: Memory) -> dict[str, Curve]:

@@ -14,7 +14,7 @@ from streamplace.control.autoscale.latency import Markers, hold_latency
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.output_growth import fitted, record
 from streamplace.control.autoscale.predict import shape_of
-from streamplace.control.autoscale.rule import Seen, predicted, triggers
+from streamplace.control.autoscale.rule import Seen, predicted, pressing, triggers
 from streamplace.control.autoscale.stages import Assessment, Observed
 from streamplace.control.engine import Reading
 from streamplace.control.running.documents import documents, other_jobs
@@ -65,8 +65,9 @@ def assess(number: int, reading: Reading, o: AutoscaleOptions, memory: Memory,
     judged = seen(obs, o.metrics_busy_time_aggregator, at_offered)
     triggered = triggers(judged, o.low, o.high) or _above_target(judged, memory, o)
     held = hold_latency(markers, obs, observed, o.max_response_time, not memory.read_once)
-    return Assessment(number, reading, offered, backlog, observed,
-                      [*triggered, *(held.broken if held else [])], held)
+    broken = held.broken if held else []
+    return Assessment(number, reading, offered, backlog, observed, [*triggered, *broken], held,
+                      [*pressing(judged, o.high), *broken])
 
 
 def _describe(memory: Memory, reading: Reading, observed: Observed) -> None:

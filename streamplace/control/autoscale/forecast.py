@@ -27,6 +27,7 @@ MOST = 4000        # the most windows a model is fitted on
 BAND = 0.2         # two-sided: the upper band is the 90th percentile
 SEASONAL = 0.3     # the autocorrelation a season must show to be taken as one
 TRUSTED_OVER = 3   # windows the recent error is averaged over
+HELD = 24          # forecasts held per source, each of a horizon's windows
 
 
 @dataclass(frozen=True)
@@ -141,14 +142,15 @@ def _known(known: ForecastFile | None, op: str, now: float, step: float, mean: n
 
 
 def measure(memory: Memory, offered: dict[str, float], now: float, step: float) -> None:
-    """Set the window just read against what the last forecast said of it: the worst
-    source's error joins the memory's."""
+    """Set the window just read against what every forecast still held said of it (the one
+    made a window before as the one made a horizon before: a plan rests on them all): the
+    worst source's mean error joins the memory's."""
     worst = None
     for op, rate in offered.items():
         kept = memory.forecasts.get(op, [])
         due = [f for f in kept if abs(f.at - now) <= step / 2]
         if due:
-            error = abs(rate - due[0].mean) / max(rate, due[0].mean, 1e-9)
+            error = sum(abs(rate - f.mean) / max(rate, f.mean, 1e-9) for f in due) / len(due)
             worst = error if worst is None else max(worst, error)
         memory.forecasts[op] = [f for f in kept if f.at > now + step / 2]
     if worst is not None:
@@ -156,12 +158,12 @@ def measure(memory: Memory, offered: dict[str, float], now: float, step: float) 
 
 
 def keep(memory: Memory, made: Forecast) -> None:
-    """The forecast, held until its windows are read."""
+    """The forecast, held beside the earlier ones until its windows are read."""
     for op, f in made.sources.items():
-        memory.forecasts[op] = [
-            Forecasted(at=made.start + (t + 1) * made.step, mean=float(f"{m:.6g}"),
-                       upper=float(f"{u:.6g}"))
-            for t, (m, u) in enumerate(zip(f.mean, f.upper, strict=True))]
+        new = [Forecasted(at=made.start + (t + 1) * made.step, ahead=t + 1,
+                          mean=float(f"{m:.6g}"), upper=float(f"{u:.6g}"))
+               for t, (m, u) in enumerate(zip(f.mean, f.upper, strict=True))]
+        memory.forecasts[op] = [*memory.forecasts.get(op, []), *new][-HELD * len(new):]
 
 
 def recent_error(memory: Memory) -> float | None:
@@ -176,7 +178,7 @@ def trusted(memory: Memory, most: float) -> tuple[bool, str]:
     if error is None:
         return False, "no forecast of a window read yet: its error is not known"
     said = (f"the last {min(TRUSTED_OVER, len(memory.errors))} window(s) were forecast "
-            f"{error:.0%} off")
+            f"{error:.0%} off (every forecast made of them)")
     if math.isfinite(error) and error <= most:
         return True, said
     return False, f"{said}, more than --forecast-max-error {most:g}"

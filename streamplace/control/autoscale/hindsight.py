@@ -118,10 +118,9 @@ def optimum(state: StateFile, time_limit: float | None, max_rescales: str | None
         options, len(said), memory.slots or 10**6, restart, durations=tuple(spans)))
     plan = solve_horizon(program, time_limit)
     notes += gave_up
-    if plan.counts is None and program.budgets:
-        plan = solve_horizon(program, time_limit, budget=False)
-        notes.append("the run's rescale budget cannot carry its load: the optimum is "
-                     "without it")
+    if plan.over_budget:
+        notes.append(f"the rescale budget cannot carry the run's load: the optimum is "
+                     f"{plan.over_budget} rescale(s) over it")
     if plan.slots is None or plan.rescales is None:
         return None, plan, [*notes, f"no optimum: {plan.status.value}"]
     total = [sum(r[t] for r in rates.values()) for t in range(len(said))]

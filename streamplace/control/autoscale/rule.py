@@ -59,6 +59,16 @@ def triggers(seen: list[Seen], low: float, high: float) -> list[str]:
     return out
 
 
+def pressing(seen: list[Seen], high: float) -> list[str]:
+    """The triggers that ask for more capacity (backpressure, a busy share above
+    ``high``): the job is in trouble now, whatever was planned.
+
+    >>> pressing([Seen("w", 2, 0.99, 0.0, False), Seen("k", 4, 0.1, 0.0, False)], 0.9)
+    ['w is busy 0.99, above 0.9']
+    """
+    return [why for why in triggers(seen, 0.0, high) if "below" not in why]
+
+
 def ds2(app: Application, current: dict[str, int]) -> dict[str, int]:
     """Each operator's parallelism by DS2's rule at its target utilisation, within its
     replica cap and rounded up to one of its ``replica_counts``; a source, or an operator

@@ -67,6 +67,7 @@ class Assessment:
     observed: Observed
     triggered: list[str]
     latency: LatencyHold | None = None
+    pressing: list[str] = field(default_factory=list)  # the triggers that ask for more
 
     @property
     def capacity(self) -> dict[str, float]:

@@ -7,10 +7,13 @@ solved exactly:
          sum_g s[g,t] <= slots                        the slots there are            (H4)
          sum_j C_v(k_j) y[v,t,j] >= floor[v,t] + (restarted[v,t] - floor[v,t]) r[t]  (H5)
          r[t] >= y[v,t,j] - y[v,t-1,j],  r[0] >= 1 - y[v,0,running]    a change is a rescale
-         sum of r over any `period` windows <= most - spent            the budget   (H6)
+         sum of r over any `period` windows - over[t] <= most - spent  the budget   (H6)
 
 y and r are binary, s continuous (the objective holds it at the widest count). The
-capacities C_v(k) need not be linear: each count is a column of its own.
+capacities C_v(k) need not be linear: each count is a column of its own. The budget is kept
+before the cost but after the capacity: a rescale over it (``over``) costs more than any
+plan within it, so a plan goes over only where no plan within carries the load, and then by
+as few rescales as it can.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class HorizonPlan:
     gap: float | None
     seconds: float
     message: str = ""
+    over_budget: int = 0                   # rescales beyond the budget (capacity first)
 
     @property
     def first(self) -> dict[str, int] | None:
@@ -46,6 +50,7 @@ class _Columns:
     y: dict[tuple[str, int, int], int]   # (vertex, window, count index) -> column
     s: dict[tuple[str, int], int]        # (group, window)
     r: list[int]
+    over: list[int]                      # rescales over the budget, per budget row
 
 
 def build(instance: HorizonInstance, budget: bool = True) -> tuple[LinearModel, _Columns]:
@@ -89,13 +94,23 @@ def build(instance: HorizonInstance, budget: bool = True) -> tuple[LinearModel, 
                     else:
                         m.row([r[t], y[(v.op, t, j)], y[(v.op, t - 1, j)]],
                               [1.0, -1.0, 1.0], lo=0.0)
+    over = []
+    beyond = over_cost(instance)
     for b in instance.budgets if budget else ():
         with m.family("H6 budget"):
             for t in range(windows):
                 first = max(0, t - b.period + 1)
                 spent = b.spent[t] if t < len(b.spent) else 0
-                m.row(r[first:t + 1], [1.0] * (t + 1 - first), hi=float(b.most - spent))
-    return m, _Columns(y, s, r)
+                over.append(m.var(f"over[{b.period},{t}]", 0.0, float(windows), beyond))
+                m.row([*r[first:t + 1], over[-1]], [1.0] * (t + 1 - first) + [-1.0],
+                      hi=float(b.most - spent))
+    return m, _Columns(y, s, r, over)
+
+
+def over_cost(instance: HorizonInstance) -> float:
+    """What a rescale over the budget costs: more than every plan within it."""
+    return 10.0 * (instance.rescale_cost + instance.slots * sum(
+        instance.seconds(t) for t in range(instance.windows))) + 1.0
 
 
 def solve_horizon(instance: HorizonInstance, time_limit: float | None,
@@ -114,5 +129,6 @@ def solve_horizon(instance: HorizonInstance, time_limit: float | None,
     slots = [sum(max(c[v.op] for v in instance.vertices if v.group == g) for g in groups)
              for c in counts]
     rescales = [x[cols.r[t]] > 0.5 for t in range(instance.windows)]
+    over = round(max((x[c] for c in cols.over), default=0.0))
     return HorizonPlan(outcome.status, counts, slots, rescales, outcome.objective,
-                       outcome.bound, outcome.gap, outcome.seconds, outcome.message)
+                       outcome.bound, outcome.gap, outcome.seconds, outcome.message, over)

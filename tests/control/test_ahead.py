@@ -1,0 +1,159 @@
+"""Planning ahead (``--horizon``), in-process against jobs run in memory: a periodic load
+carried with fewer slots than holding its peak and no window held back, what the team knows
+met before it comes, a load the forecast missed met as the reactive loop meets it, a vertex
+that contends never scaled past where its capacity stops growing, and each bad input said."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from streamplace.control.autoscale.options import AutoscaleOptions
+from streamplace.errors import InputError
+from streamplace.model.forecast import ForecastFile
+
+from ..support.loops import FakeClock, MemoryJob, autoscaler, decisions, pipeline
+from ..support.memory_engine import sine, steps
+
+FIRST, END = 3000.0, 6000.0  # the loop learns the season in the first five periods
+
+
+def _sine_run(**given: object) -> tuple[MemoryJob, list]:  # type: ignore[type-arg]
+    clock = FakeClock()
+    job = pipeline(clock, rate=sine(60.0, 240.0, 600.0))
+    return job, decisions(job, clock, 1000, until=END, catch_up_duration=300.0, **given)
+
+
+def _pressed(job_said: list, since: float) -> int:  # type: ignore[type-arg]
+    return sum(1 for d in job_said if d.seconds >= since and d.seen
+               and d.seen["source"].backpressured >= 0.1)
+
+
+def test_a_periodic_load_is_carried_ahead_with_fewer_slots_and_no_window_held_back():
+    """A sine of 10 windows a period, x1 to x4. The Flink rule with its defaults holds the
+    peak's slots; with a short scale-down interval it chases the load and is held back at
+    each rise. Planned ahead within a budget, the job gives the trough's slots back and is
+    ready before each rise."""
+    hold, _ = _sine_run(method="flink", scale_down_interval=3600.0)
+    _chase, chase_said = _sine_run(method="flink", scale_down_interval=60.0)
+    ahead, ahead_said = _sine_run(method="odrp", horizon=12, max_rescales="12/h")
+    held = hold.slot_seconds(FIRST, END)
+    assert ahead.slot_seconds(FIRST, END) <= 0.9 * held
+    assert _pressed(ahead_said, FIRST) == 0 < _pressed(chase_said, FIRST)
+    planned = [d for d in ahead_said if d.seconds >= FIRST and d.ahead and d.ahead.trusted]
+    assert planned and all(d.ahead.forecast and "season found" in d.ahead.forecast[0]
+                           for d in planned[-3:])
+    budget = [t for t, _ in ahead.rescales if t >= END - 3600]
+    assert len(budget) <= 12 + 1  # within the hour's budget (a rescale over it is said)
+
+
+def test_what_the_team_knows_is_met_before_it_comes():
+    """100 records/s, and the forecast file's sale: x3 for ten minutes from 40 minutes in.
+    The job is scaled up before the sale begins, and no window of it is held back."""
+    clock = FakeClock()
+    start = clock.wall() + 2400.0
+    sale = datetime.datetime.fromtimestamp(start, datetime.UTC).isoformat()
+    known = ForecastFile.model_validate({"events": [
+        {"name": "the sale", "at": sale, "duration": "10 min", "factor": 3}]})
+    job = pipeline(clock, rate=steps((0.0, 100.0), (2400.0, 300.0), (3000.0, 100.0)))
+    loop = autoscaler(job, clock, until=3300.0, max_steps=1000, method="odrp", horizon=10)
+    loop.known = known
+    said_: list = []  # type: ignore[type-arg]
+    loop.run(said_.append)
+    ups = [t for t, counts in job.rescales if counts["work"] >= 5]
+    assert ups and ups[0] < 2400.0, job.rescales
+    during = [d for d in said_ if 2400.0 + 60 <= d.seconds <= 3000.0]
+    assert during and not any(d.seen["source"].backpressured >= 0.1 for d in during if d.seen)
+    assert any("the sale x3" in f for d in said_ if d.ahead for f in d.ahead.forecast)
+
+
+def test_a_load_the_forecast_missed_is_met_as_the_reactive_loop_meets_it():
+    """A flat load that triples, unannounced: the plan did not see it coming; the job is
+    held back for no more windows than the reactive loop."""
+    def run(**given: object) -> int:
+        clock = FakeClock()
+        job = pipeline(clock, rate=steps((0.0, 100.0), (2400.0, 300.0)))
+        got = decisions(job, clock, 1000, until=3600.0, **given)
+        return _pressed(got, 2400.0)
+
+    assert run(method="odrp", horizon=12) <= run(method="odrp")
+
+
+def test_a_contended_vertex_is_not_scaled_past_where_its_capacity_stops_growing():
+    """work holds a lock for part of each record: its capacity at k subtasks is
+    100 k / (1 + 0.1 (k-1) + 0.02 k (k-1)), which stops growing at 5 (a sixth subtask
+    adds less than a tenth of one alone). The fitted curve keeps it there; the decision says
+    what was fitted, from how many readings."""
+    clock = FakeClock()
+    job = pipeline(clock, rate=190.0, taskmanagers=4)
+    job.ops[1].capacity = lambda k: 100.0 * k / (1 + 0.1 * (k - 1) + 0.02 * k * (k - 1))
+    got = decisions(job, clock, 30, method="odrp", horizon=6)
+    most = max(counts["work"] for _t, counts in job.rescales)
+    assert most <= 5, job.rescales
+    last = got[-1]
+    assert last.seen["source"].backpressured < 0.1 and len(job.rescales) <= 3
+    fitted = [c for c in last.ahead.capacity if c.startswith("work")] if last.ahead else []
+    assert fitted and "stops growing past" in fitted[0] and "readings at" in fitted[0]
+
+
+def test_the_budget_that_cannot_carry_the_load_is_gone_over_and_said():
+    """One rescale a day, and a load that doubles twice: capacity first, the budget
+    second."""
+    clock = FakeClock()
+    job = pipeline(clock, rate=steps((0.0, 60.0), (1200.0, 130.0), (2400.0, 260.0)))
+    got = decisions(job, clock, 1000, until=3600.0, method="odrp", horizon=6,
+                    max_rescales="1/day")
+    assert any(d.ahead and any("over it (capacity first" in s for s in d.ahead.said)
+               for d in got)
+    assert job.pending["source"] < 1000
+
+
+@pytest.mark.parametrize(("given", "said_"), [
+    ({"max_rescales": "0"}, "allows no rescale"),
+    ({"max_rescales": "3/fortnight"}, "is not h, day or seconds"),
+    ({"season": 30.0}, "shorter than two windows"),
+    ({"season": 30 * 86400.0}, "--season"),
+    ({"forecast": "f.yaml"}, "--forecast is for planning ahead"),
+    ({"horizon": 6, "method": "ds2"}, "--horizon plans ahead with odrp's program"),
+])
+def test_bad_options_for_planning_ahead_are_said_at_once(given, said_):
+    with pytest.raises(InputError, match=said_.replace("(", r"\(").replace(")", r"\)")):
+        AutoscaleOptions(**{"metrics_window": 60.0, **given}).checked()
+
+
+def test_a_forecast_file_for_other_sources_is_bad_input_before_anything_is_sent():
+    clock = FakeClock()
+    job = pipeline(clock)
+    loop = autoscaler(job, clock, max_steps=2, method="odrp", horizon=6)
+    loop.known = ForecastFile.model_validate({"rates": {"bids": [
+        {"at": "2026-11-28T09:00:00Z", "rate": 10}]}})
+    with pytest.raises(InputError, match="'bids', not a source of the job"):
+        loop.run(lambda d: None)
+    assert job.rescales == []
+
+
+@pytest.mark.parametrize(("doc", "said_"), [
+    ({"rates": {"s": [{"at": "2026-11-28T09:00:00Z", "rate": -1}]}}, "greater than or equal"),
+    ({"rates": {"s": [{"at": "2026-11-28T09:00:00Z", "rate": "nan"}]}}, "finite"),
+    ({"rates": {"s": [{"at": "2026-11-28T09:00:00Z", "rate": 1e12}]}}, "less than or equal"),
+    ({"rates": {"s": [{"at": "2026-11-28T09:00:00", "rate": 1}]}}, "no time zone"),
+    ({"events": [{"at": "9am", "duration": "1 h", "factor": 2}]}, "neither a date"),
+])
+def test_a_forecast_file_with_rates_that_cannot_be_is_refused(doc, said_):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=said_):
+        ForecastFile.model_validate(doc)
+
+
+def test_a_horizon_that_does_not_fit_the_time_limit_is_bad_input():
+    """No plan of the horizon within --replan-time-limit at the first step: said, with
+    nothing sent (the loop has no plan of the next windows to stand on)."""
+    clock = FakeClock()
+    job = pipeline(clock, rate=sine(60.0, 240.0, 600.0))
+    loop = autoscaler(job, clock, max_steps=40, method="odrp", horizon=1440,
+                      replan_time_limit=1e-9)
+    with pytest.raises(InputError, match="found no plan within --replan-time-limit"):
+        loop.run(lambda d: None)
+
