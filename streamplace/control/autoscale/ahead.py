@@ -43,6 +43,13 @@ class Ahead:
 
     def propose(self, a: Assessment, memory: Memory, now: float, stop: StopRequest,
                 reactive: Callable[[], Proposal]) -> tuple[Proposal, PlanAhead]:
+        """What the plan ahead asks (or the reactive rule, where it cannot), no vertex past
+        where its fitted capacity stops growing."""
+        proposal, ahead = self._propose(a, memory, now, stop, reactive)
+        return _capped(a, proposal, curves(a, memory), ahead), ahead
+
+    def _propose(self, a: Assessment, memory: Memory, now: float, stop: StopRequest,
+                 reactive: Callable[[], Proposal]) -> tuple[Proposal, PlanAhead]:
         o = self.options
         obs = a.reading.observation
         sources = [v.op for v in obs.vertices if v.source]
@@ -130,6 +137,31 @@ class Ahead:
             "rates": {names[s]: r for s, r in self.known.rates.items()},
             "events": [e.model_copy(update={"sources": [names[s] for s in e.sources]})
                        if e.sources else e for e in self.known.events]})
+
+
+def _capped(a: Assessment, proposal: Proposal, fitted: dict[str, Curve],
+            ahead: PlanAhead) -> Proposal:
+    """No vertex past where its fitted capacity stops growing (a curve read at two
+    parallelisms or more): a subtask more there only takes a slot. Said."""
+    if proposal.plan is None:
+        return proposal
+    counts = {op: sum(proposal.plan.replicas(op).values()) for op in a.observed.running}
+    cut = {}
+    for op, k in counts.items():
+        curve = fitted.get(op)
+        if curve is not None and curve.points >= 2 and not curve.linear \
+                and k > max(curve.useful, a.observed.running[op]):
+            cut[op] = max(curve.useful, a.observed.running[op])
+    if not cut:
+        return proposal
+    said = [f"{op}: not scaled past {k}, where its fitted capacity stops growing "
+            f"({fitted[op].at(k):.4g}/s)" for op, k in sorted(cut.items())]
+    ahead.said.extend(said)
+    counts.update(cut)
+    if counts == a.observed.running:
+        return Proposal(None, [], proposal.replan)
+    return Proposal(spread(a.observed.app, a.observed.infra, counts), [*proposal.why, *said],
+                    proposal.replan)
 
 
 def _catching_up(a: Assessment) -> bool:
