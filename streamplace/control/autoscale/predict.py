@@ -156,7 +156,12 @@ def instance(facts: list[VertexFacts], need: Demand, setting: Setting,
                  else 0.0 for m in mean[:windows]]
         restarted = [a + b for a, b in zip(floor, extra, strict=True)]
         counts = _counts(f, max(restarted, default=0.0), o)
-        capacity = [f.curve.at(k) if f.curve else math.inf for k in counts]
+        if f.curve is None:  # no capacity known (it never took time): nothing to hold
+            vertices.append(HorizonVertex(f.op, tuple(counts), (0.0,) * len(counts),
+                                          f.running, f.group, (0.0,) * windows,
+                                          (0.0,) * windows))
+            continue
+        capacity = [f.curve.at(k) for k in counts]
         top = max(capacity)
         if any(x > top for x in restarted):
             said.append(f"{f.op}: no parallelism it may run carries the load "

@@ -31,6 +31,9 @@ import org.apache.flink.util.Collector;
  * <li>q8: people, auctions -> join (person = seller, tumbling window of 10 s; each match
  *     costs the work) -> sink</li>
  * <li>q11: bids -> sessions (keyed by bidder, session window with a 2 s gap, a count) -> sink</li>
+ * <li>qc: bids -> contended (map; half of each event's work under a lock every subtask of a
+ *     TaskManager shares, as a shared cache or connection pool is) -> sink: its capacity grows
+ *     less than in proportion to its subtasks, and stops growing</li>
  * </ul>
  * The topics' rate is FOLDER/schedule's (see {@link Arrivals}); checkpoints every second keep
  * the offsets across a rescale.
@@ -51,6 +54,20 @@ public class NexmarkJob {
                 throws Exception {
             work(micros);
             return Tuple5.of(bid.f0, bid.f1, bid.f2, bid.f3 * 908 / 1000, bid.f4);  // to euros
+        }
+    }
+
+    /** Half the work alone, half under a lock the TaskManager's subtasks share. */
+    public static class Contended implements MapFunction<Tuple5<Long, Long, Long, Long, String>,
+            Tuple5<Long, Long, Long, Long, String>> {
+        private static final Object LOCK = new Object();
+        private final long micros;
+        Contended(long micros) { this.micros = micros; }
+        public Tuple5<Long, Long, Long, Long, String> map(Tuple5<Long, Long, Long, Long, String> bid)
+                throws Exception {
+            work(micros / 2);
+            synchronized (LOCK) { work(micros / 2); }
+            return bid;
         }
     }
 
@@ -121,6 +138,10 @@ public class NexmarkJob {
             case "q1":
                 out = topic(env, "bids", "bids", rate, partitions, folder)
                     .map(new Convert(micros)).name("convert").uid("convert").disableChaining();
+                break;
+            case "qc":
+                out = topic(env, "bids", "bids", rate, partitions, folder)
+                    .map(new Contended(micros)).name("contended").uid("contended").disableChaining();
                 break;
             case "q2":
                 out = topic(env, "bids", "bids", rate, partitions, folder)
