@@ -37,14 +37,14 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.flink_cluster import SETTINGS, FlinkCluster, flink_cluster
+from sidebyside import side_by_side
+
+from tests.support.flink_cluster import FlinkCluster
 
 PARTITIONS, WORK = 4, 10_000
 BASE = {"q1": 60.0, "q2": 60.0, "q5": 60.0, "q8": 20.0, "q11": 60.0, "qc": 60.0}
@@ -327,26 +327,12 @@ def main() -> None:
     shutil.rmtree(work, ignore_errors=True)
     began = time.monotonic()
     runs: list[Run] = []
-    with ExitStack() as stack:
-        clusters = [stack.enter_context(flink_cluster(args.flink, work / f"cluster-{k}",
-                                                      SETTINGS, taskmanagers=2))
-                    for k in range(args.workers)]
-        free = list(clusters)
-        lock = threading.Lock()
+    def go(cluster: FlinkCluster, item: tuple[str, str, str]) -> Run:
+        run = one(cluster, work, *item, args.window, args.seed)
+        print(table([run]).splitlines()[-1], flush=True)
+        return run
 
-        def go(item: tuple[str, str, str]) -> Run:
-            with lock:
-                cluster = free.pop()
-            try:
-                run = one(cluster, work, *item, args.window, args.seed)
-                print(table([run]).splitlines()[-1], flush=True)
-                return run
-            finally:
-                with lock:
-                    free.append(cluster)
-
-        with ThreadPoolExecutor(args.workers) as pool:
-            runs = list(pool.map(go, todo))
+    runs = side_by_side(args.flink, work, args.workers, todo, go)
     took = time.monotonic() - began
     print(f"\nFlink {args.flink}, window {args.window:g} s, {len(runs)} runs on "
           f"{args.workers} clusters side by side in {took / 60:.0f} min\n")

@@ -29,9 +29,9 @@ from streamplace.solve.budget import StopRequest
 
 
 @dataclass
-class FlinkEngine:
-    """One running job: ``url`` is ``http://JOBMANAGER:8081/jobs/JOBID``, credentials
-    allowed (never shown)."""
+class _Rest:
+    """A JobManager's REST API at ``url`` (credentials allowed, never shown), waited on
+    with ``clock``, a stop request seen wherever it waits."""
 
     url: str
     clock: Clock
@@ -40,6 +40,11 @@ class FlinkEngine:
     @property
     def address(self) -> str:
         return without_credentials(self.url)
+
+
+@dataclass
+class FlinkEngine(_Rest):
+    """One running job: ``url`` is ``http://JOBMANAGER:8081/jobs/JOBID``."""
 
     def read(self, window: float) -> Reading | NoReading:
         """A job restarted or rescaled during the window, a counter Flink answered
@@ -85,16 +90,8 @@ class FlinkEngine:
 
 
 @dataclass
-class FlinkCluster:
+class FlinkCluster(_Rest):
     """A session cluster: ``url`` is its JobManager's REST address."""
-
-    url: str
-    clock: Clock
-    stop: StopRequest = field(default_factory=StopRequest)
-
-    @property
-    def address(self) -> str:
-        return without_credentials(self.url)
 
     def listing(self) -> Listing:
         return list_jobs(self.url)
