@@ -62,8 +62,12 @@ def forecast(memory: Memory, sources: list[str], now: float, step: float, horizo
         if len(y) < LEAST and known is None:
             return (f"{op}: {len(y)} window(s) of history, {LEAST} needed before its load is "
                     "forecast")
-        mean, upper, how = _statistical(y, step, horizon, season) if len(y) >= LEAST else \
-            (np.full(horizon, y[-1] if len(y) else 0.0), np.full(horizon, 0.0), "no history")
+        try:
+            mean, upper, how = _statistical(y, step, horizon, season) if len(y) >= LEAST \
+                else (np.full(horizon, y[-1] if len(y) else 0.0), np.full(horizon, 0.0),
+                      "no history")
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            return f"{op}: its forecast could not be fitted ({type(exc).__name__}: {exc})"
         mean, upper, told = _known(known, op, now, step, mean, upper)
         how += told
         out[op] = SourceForecast([float(m) for m in mean],
