@@ -126,3 +126,26 @@ def test_two_processes_never_share_one_state(tmp_path):
         holder.wait(timeout=60)
     with state_lock(path):  # released with the process
         pass
+
+
+def test_the_history_is_kept_two_weeks_at_every_window_and_a_year_hourly(tmp_path):
+    """Three weeks of a source read once a minute: the last two weeks kept point by point,
+    the week before as hourly means; written and read back whole."""
+    from streamplace.control.autoscale.history import remember
+    from streamplace.control.running.observation import Observation, ObservedVertex
+    from streamplace.model.state import COARSE, FINE_KEPT, Memory
+
+    source = ObservedVertex("a" * 32, "bids", "bids", 1, None, [], None, None, {},
+                            {"numRecordsOutPerSecond": (100.0, 100.0)}, {})
+    obs = Observation("job", "j", None, "x", None, [source], [], [])
+    memory = Memory()
+    minutes = 21 * 24 * 60
+    for k in range(minutes):
+        remember(memory, obs, 1_800_000_000.0 + 60.0 * k, {})
+    fine, coarse = memory.history["bids"], memory.coarse["bids"]
+    assert fine[-1][0] - fine[0][0] <= FINE_KEPT and len(fine) == FINE_KEPT // 60 + 1
+    assert len(coarse) == (minutes - len(fine)) * 60 // COARSE + 1
+    assert all(c[1] == 100.0 for c in coarse)
+    path = str(tmp_path / "state.json")
+    write_state(path, StateFile(job="x", memory=memory))
+    assert read_state(path, "x").memory.history["bids"] == fine
