@@ -13,7 +13,7 @@ import pytest
 
 from streamplace.control.autoscale.handover import bounded, flink_configuration, handed_over
 from streamplace.control.autoscale.options import AutoscaleOptions
-from streamplace.errors import EngineError
+from streamplace.errors import EngineError, InputError
 
 from ..support.fake_jobmanager import fake_jobmanager
 from ..support.loops import flink_decided, flink_decisions
@@ -218,3 +218,34 @@ def test_a_stalled_source_with_a_growing_lag_is_sized_from_the_meters():
     assert "pendingRecords" in line["offered"], (line["offered"], line["warnings"])
     assert any("sent nothing over the window" in w for w in line["warnings"]), line
     assert all(line["predicted"][op] for op in ("counter", "evens")), line["predicted"]
+
+
+def test_flinks_switches_mean_what_they_mean_in_flink():
+    """scaling.enabled: false is Flink's "collect and recommend, never rescale": a dry run,
+    said; enabled: false turns the autoscaler off, refused before anything is read."""
+    handed, left = handed_over({"job.autoscaler.scaling.enabled": "false"}, "conf")
+    assert handed == {"dry_run": True} and "recommend, never rescale" in left[0]
+    with pytest.raises(InputError, match="turns the autoscaler off"):
+        handed_over({"job.autoscaler.enabled": "false"}, "conf")
+    assert handed_over({"job.autoscaler.enabled": "true"}, "conf") == ({}, [])
+
+
+def test_a_deprecated_key_beside_the_key_that_replaced_it_loses_and_is_said():
+    handed, left = handed_over({"job.autoscaler.target.utilization": "0.5",
+                                "job.autoscaler.utilization.target": "0.8"}, "conf")
+    assert handed == {"utilization_target": 0.8}
+    assert left == ["job.autoscaler.target.utilization (deprecated) says 0.5 and "
+                    "job.autoscaler.utilization.target 0.8: job.autoscaler.utilization.target "
+                    "wins"]
+    agree, said = handed_over({"job.autoscaler.target.utilization": "0.6",
+                               "job.autoscaler.utilization.target": "0.6"}, "conf")
+    assert agree == {"utilization_target": 0.6} and said == []
+
+
+def test_flinks_micro_and_nanosecond_units_are_read_and_a_bad_value_named_once():
+    handed, _ = handed_over({"job.autoscaler.metrics.window": "30000000 µs",
+                             "job.autoscaler.restart.time": "5000000000 ns"}, "conf")
+    assert handed == {"metrics_window": pytest.approx(30.0), "restart_time": pytest.approx(5.0)}
+    with pytest.raises(InputError) as bad:
+        handed_over({"job.autoscaler.metrics.window": "10 parsecs"}, "conf")
+    assert str(bad.value).count("job.autoscaler.metrics.window") == 1

@@ -296,3 +296,17 @@ def test_a_strictly_positive_field_says_more_than_its_bound():
                              {"name": "a", "operators": [{"id": "s", field: 0}]}, "a.yaml")
         assert "must be more than 0" in str(refused.value), refused.value
         assert "at least 0" not in str(refused.value)
+
+
+def test_a_job_that_lists_no_vertex_is_not_waited_for():
+    """Each end of a window is read again until its counters move, for at most 15 s: a job
+    listing no vertex has none to move, and its window takes the window's length."""
+    from streamplace.control.flink.window import fetch_window
+
+    from ..support.loops import FakeClock
+
+    with fake_jobmanager() as jm:
+        jm.snapshot["job"]["vertices"] = []
+        clock = FakeClock()
+        fetch_window(jm.job_url, 5.0, clock)
+    assert clock.t <= 5.0 + 2 * 0.5

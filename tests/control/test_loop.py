@@ -158,3 +158,15 @@ def test_a_flapping_load_gets_no_two_opposite_rescales_in_a_row():
     moves = [d.to["work"] - d.from_["work"] for d in said_ if d.decision == "rescale"]
     assert moves and all(m > 0 for m in moves), [(d.decision, d.to) for d in said_]
     assert any(said(d, "waits") for d in said_)
+
+
+def test_taskmanagers_replaced_under_the_job_are_a_step_without_a_reading():
+    """The TaskManagers are replaced after the first step while the job's details still
+    name the old ones (the JobManager's cache): that step has no reading, said, and the
+    loop goes on to the next, which reads the job again."""
+    clock = FakeClock()
+    job = pipeline(clock, rate=150.0, faults=["", "moved"])
+    _first, moved, after = decisions(job, clock, 3)
+    assert moved.decision == "no change" and said(moved, "where the job's subtasks run is "
+                                                         "not known")
+    assert after.seen and after.step == 3

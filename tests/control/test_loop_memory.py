@@ -11,7 +11,7 @@ import pytest
 from streamplace.errors import InputError
 from streamplace.io.state import read_state, state_lock, write_state
 from streamplace.model.decision import Decision
-from streamplace.model.state import StateFile
+from streamplace.model.state import PendingScaleDown, StateFile
 
 from ..support.loops import FakeClock, MemoryJob, Op, decisions, pipeline
 from ..support.memory_engine import steps
@@ -149,3 +149,15 @@ def test_the_history_is_kept_two_weeks_at_every_window_and_a_year_hourly(tmp_pat
     path = str(tmp_path / "state.json")
     write_state(path, StateFile(job="x", memory=memory))
     assert read_state(path, "x").memory.history["bids"] == fine
+
+
+def test_a_scale_down_dated_in_the_future_waits_the_interval_at_most(tmp_path):
+    """A state file whose scale-down was first recommended in 2100 (a clock put back, a
+    hand-edited file) does not hold the scale-down for 73 years: the wait starts now."""
+    clock = FakeClock()
+    job = pipeline(clock, rate=40.0, running={"work": 3})
+    state = StateFile(job=job.address)
+    state.memory.pending["work"] = PendingScaleDown(first=4_102_444_800.0, most=2)
+    said_ = decisions(job, clock, 6, state, scale_down_interval=120.0)
+    assert any(d.decision == "rescale" and d.to["work"] == 2 for d in said_), \
+        [(d.decision, d.why) for d in said_]

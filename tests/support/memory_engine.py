@@ -116,7 +116,7 @@ class MemoryJob:
     markers_seen: dict[tuple[str, str], Measured] = field(default_factory=dict)
     config: dict[str, str] = field(default_factory=dict)
     memory: MemoryPressure = field(default_factory=MemoryPressure)
-    faults: list[str] = field(default_factory=list)   # unreachable | incomplete | invalid
+    faults: list[str] = field(default_factory=list)   # unreachable | incomplete | moved
     change_faults: list[str] = field(default_factory=list)  # refused | unsettled
     ended: str | None = None          # why the job no longer runs
     ends: tuple[float, str] | None = None  # (when, its state then): the job ends then
@@ -167,6 +167,8 @@ class MemoryJob:
         if self.ended is not None:
             return NoReading(f"no reading: the job is {self.ended}")
         obs = self._observation(before, lag_before, self.clock.now() - started)
+        if fault == "moved":  # the TaskManagers replaced; the subtasks still name the old
+            obs.taskmanagers = [TaskManager(f"{t.id}-new", t.slots) for t in obs.taskmanagers]
         if any(v.source and v.pressed >= 0.1 for v in obs.vertices):
             self.pressed_windows += 1
         return Reading(obs, self.holdings(), "", self.memory,

@@ -57,27 +57,60 @@ def _flat(document: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
 
 def handed_over(config: dict[str, str], origin: str) -> tuple[dict[str, Any], list[str]]:
     """The options ``config``'s ``job.autoscaler.*`` keys set, and a line per key left
-    out; every value that cannot be read at once as an InputError."""
+    out or overruled; every value that cannot be read at once as an InputError. Where a
+    deprecated key and the key that replaced it both are, the new one wins, said where they
+    disagree. ``scaling.enabled: false`` is Flink's "recommend, never rescale" (a dry
+    run); ``enabled: false`` turns the autoscaler off, and is refused."""
     by_key = {s.flink: field for field, s in SETTINGS.items() if s.flink}
     out: dict[str, Any] = {}
-    left, problems = [], []
+    left: list[str] = []
+    problems: list[Problem] = []
+    deprecated: dict[str, tuple[str, Any]] = {}
     for key, raw in sorted(config.items()):
         if not key.startswith(FLINK_PREFIX):
             continue
         name = key.removeprefix(FLINK_PREFIX)
+        if name in IGNORED:
+            _switch(name, key, raw, out, left, origin)
+            continue
         field = DEPRECATED.get(name) or by_key.get(name)
         if field is None:
-            if name not in IGNORED:
-                left.append(f"{key} is not an autoscale option here: left out")
+            left.append(f"{key} is not an autoscale option here: left out")
             continue
         try:
-            out[field] = _value(field, raw)
+            value = _value(field, raw)
         except ValueError as exc:
-            problems.append(Problem(f"{key}: {raw!r} {exc}", "give a value as Flink "
+            problems.append(Problem(f"{raw!r} {exc}", "give a value as Flink "
                                     "would read it", path=key, file=origin))
+            continue
+        if name in DEPRECATED:
+            deprecated[field] = (key, value)
+        else:
+            out[field] = value
     if problems:
         raise InputError(problems)
+    for field, (key, value) in deprecated.items():
+        if field not in out:
+            out[field] = value
+        elif out[field] != value:
+            new = next(k for k, f in by_key.items() if f == field)
+            left.append(f"{key} (deprecated) says {value:g} and {FLINK_PREFIX}{new} "
+                        f"{out[field]:g}: {FLINK_PREFIX}{new} wins")
     return out, left
+
+
+def _switch(name: str, key: str, raw: str, out: dict[str, Any], left: list[str],
+            origin: str) -> None:
+    """``enabled`` and ``scaling.enabled``, as Flink's autoscaler reads them."""
+    if raw.strip().lower() != "false":
+        return
+    if name == "enabled":
+        raise InputError.single("false turns the autoscaler off: nothing would be "
+                                "decided", "set it to true, or give autoscale another "
+                                "configuration", path=key, file=origin)
+    out["dry_run"] = True
+    left.append(f"{key}: false is Flink's \"recommend, never rescale\": decisions are made "
+                "and said, nothing is sent")
 
 
 def bounded(chosen: dict[str, Any]) -> dict[str, Any]:

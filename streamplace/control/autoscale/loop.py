@@ -129,8 +129,14 @@ class Autoscaler:
                             why=[reading.why], seconds=self._since(started))
         memory.missed = 0
         memory.name = reading.observation.job
-        a = assess(number, reading, self.options, memory, self.rates, self.engine.markers,
-                   self.clock.wall(), self.shared)
+        try:
+            a = assess(number, reading, self.options, memory, self.rates,
+                       self.engine.markers, self.clock.wall(), self.shared)
+        except InputError as exc:  # the first reading's is bad input; later, a moment
+            if not memory.read_once:  # (TaskManagers replaced while the job's details
+                raise                 # still name the old ones) that the next step outlives
+            return Decision(step=number, method=self.options.method, decision="no change",
+                            why=[f"no reading: {exc}"], seconds=self._since(started))
         memory.read_once = True
         return a
 

@@ -177,6 +177,8 @@ def delay(memory: Memory, running: dict[str, int], wanted: dict[str, int], now: 
             out[op] = k
             continue
         pending = memory.pending.get(op) or PendingScaleDown(first=now, most=k)
+        if pending.first > now:  # a clock put back, or a state file from the future: the
+            pending = PendingScaleDown(first=now, most=pending.most)  # interval at most
         most = max(pending.most, k)
         if now - pending.first >= interval:
             memory.pending.pop(op, None)
