@@ -231,12 +231,32 @@ def _json(body: bytes, headers: dict[str, str], address: Address, label: str) ->
     try:
         if encoding not in ("", "identity"):
             raise ValueError(f"it is {encoding}-compressed, which was not asked for")
-        return json.loads(body.decode("utf-8"))
+        return printable(json.loads(body.decode("utf-8")))
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSON errors too
         why = "nested too deep" if isinstance(exc, RecursionError) else str(exc)[:200]
         raise InputError.single(f"GET {address.shown()} did not answer JSON ({why})",
                                 "give the JobManager's REST address (not its web UI proxy)",
                                 path=label) from None
+
+
+_CONTROLS = dict.fromkeys([*range(0x20), 0x7f, *range(0x80, 0xa0)])
+
+
+def printable(answer: Any) -> Any:
+    """``answer`` with every control character taken out of its strings (keys too): a
+    server's words are shown on a terminal, where an escape sequence in a job's name (a
+    co-tenant of a session cluster may name its job so) would act instead of being read.
+
+    >>> printable({"name\x1b]0;x\x07": ["job\x1b[2J", 3]})
+    {'name]0;x': ['job[2J', 3]}
+    """
+    if isinstance(answer, str):
+        return answer.translate(_CONTROLS)
+    if isinstance(answer, list):
+        return [printable(x) for x in answer]
+    if isinstance(answer, dict):
+        return {printable(k): printable(v) for k, v in answer.items()}
+    return answer
 
 
 def without_credentials(url: str) -> str:

@@ -121,3 +121,16 @@ def test_a_state_that_cannot_be_written_or_read_is_refused_before_anything_is_re
         assert jm.requests == [] and damaged.read_text() == "{not json"
 
 
+
+
+def test_a_state_is_resumed_however_the_jobs_address_is_written(tmp_path):
+    """Kept under the job's REST address: written with a trailing slash, resumed from its
+    page in the web UI."""
+    state = tmp_path / "state.json"
+    with fake_jobmanager() as jm:
+        first = run("autoscale", jm.job_url + "/", "--state", str(state), "--until", "0",
+                    "--yes", "-q")
+        page = f"{jm.url}/#/job/running/{jm.jid}/overview"
+        again = run("autoscale", page, "--state", str(state), "--until", "0", "--yes", "-q")
+    assert first.exit_code == again.exit_code == 0, (first.output, again.output)
+    assert json.loads(state.read_text())["job"] == jm.job_url

@@ -149,3 +149,10 @@ def test_jobs_weighs_a_cluster_not_a_job(tmp_path):
     with fake_cluster("a") as cluster:
         code, _line, output = step(cluster.jobs[0].job_url, "--jobs", "x.yaml")
     assert code == 2 and "--jobs weighs the jobs of a session cluster" in output
+
+
+def test_a_password_holding_a_hash_or_a_question_mark_still_names_the_cluster():
+    with fake_cluster("a", "b") as cluster:
+        url = cluster.url.replace("http://", "http://ops:p#w?d@")
+        _code, line, _ = loop_step(url, "--dry-run")
+    assert set(line["jobs"]) == {"a", "b"}

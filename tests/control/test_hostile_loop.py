@@ -310,3 +310,15 @@ def test_a_job_that_lists_no_vertex_is_not_waited_for():
         clock = FakeClock()
         fetch_window(jm.job_url, 5.0, clock)
     assert clock.t <= 5.0 + 2 * 0.5
+
+
+def test_a_jobmanagers_escape_sequences_never_reach_the_terminal():
+    """A co-tenant names its job and a vertex with terminal escapes (clear the screen, set
+    the title): what the JobManager says is shown without them."""
+    with fake_jobmanager() as jm:
+        jm.snapshot["job"]["name"] = "orders\x1b[2J\x1b]0;owned\x07"
+        jm.snapshot["job"]["vertices"][1]["name"] += "\x1b[31m"
+        done = run("observe", jm.job_url, "--json")
+    assert done.exit_code == 0, done.output
+    assert "\x1b" not in done.output and "\x07" not in done.output
+    assert json.loads(done.stdout)["report"]["job"] == "orders[2J]0;owned"

@@ -10,7 +10,7 @@ import re
 from streamplace.control.engine import Listing
 from streamplace.control.flink.job import cluster_load, held_slots
 from streamplace.errors import InputError
-from streamplace.io.http import Address, get_json
+from streamplace.io.http import Address, get_json, without_credentials
 
 LABEL = "JOBMANAGER"
 CLUSTER = re.compile(r"^(https?://[^/#?]+)(/[^#?]*?)?/?$")
@@ -18,9 +18,15 @@ CLUSTER = re.compile(r"^(https?://[^/#?]+)(/[^#?]*?)?/?$")
 
 def cluster_address(url: str) -> str | None:
     """The JobManager's address where ``url`` names a cluster (``http://JM:8081``), not a
-    job (``.../jobs/JOBID``); None for a job."""
-    bare = url.strip().rstrip("/")
-    return None if "/jobs/" in bare or "#/job/" in bare or not CLUSTER.match(bare) else bare
+    job (``.../jobs/JOBID``); None for a job. Judged without the credentials, whatever the
+    password holds.
+
+    >>> cluster_address("http://ops:p#w?d@jm:8081/"), cluster_address("http://jm:8081/jobs/x")
+    ('http://ops:p#w?d@jm:8081', None)
+    """
+    given = url.strip().rstrip("/")
+    bare = without_credentials(given).rstrip("/")
+    return None if "/jobs/" in bare or "#/job/" in bare or not CLUSTER.match(bare) else given
 
 
 def cluster_path(url: str) -> str:

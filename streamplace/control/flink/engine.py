@@ -39,12 +39,20 @@ class _Rest:
 
     @property
     def address(self) -> str:
-        return without_credentials(self.url)
+        return without_credentials(self.url).rstrip("/")
 
 
 @dataclass
 class FlinkEngine(_Rest):
-    """One running job: ``url`` is ``http://JOBMANAGER:8081/jobs/JOBID``."""
+    """One running job: ``url`` is ``http://JOBMANAGER:8081/jobs/JOBID`` (or its page in
+    the web UI)."""
+
+    @property
+    def address(self) -> str:
+        """The job's REST address however it was written (a trailing slash, its web UI
+        page): the one name its state file is kept under."""
+        where = JobAddress.parse(self.url)
+        return where.at(where.job).shown()
 
     def read(self, window: float) -> Reading | NoReading:
         """A job restarted or rescaled during the window, a counter Flink answered
