@@ -68,9 +68,13 @@ class NoReading:
 class Listing:
     """A session cluster now."""
 
-    running: dict[str, str]   # job id: name, of the RUNNING jobs
+    running: dict[str, str]   # job id: name, of the RUNNING jobs to autoscale this step
     slots: int                # the cluster's slots
     held: Counter[str] = field(default_factory=Counter)  # job id: slots it holds
+    waiting: dict[str, str] = field(default_factory=dict)
+    """job id: why a job that has not ended is left as it runs this step (restarting, or
+    sharing its name with another for a moment), its memory kept."""
+    unsound: str = ""         # why the listing does not add up, where it does not
 
 
 class Engine(Protocol):

@@ -111,12 +111,38 @@ def test_a_job_cancelled_between_the_reading_and_its_put_is_said_and_the_loop_go
     assert any("not sent" in why and "CANCELED" in why for why in hot["why"]), hot["why"]
 
 
-def test_two_running_jobs_of_one_name_are_bad_input():
-    with fake_cluster("same", "same") as cluster:
-        code, line, output = step(cluster.url, "--dry-run")
-    assert code == 2 and not line
-    assert "several running jobs share a name ('same'" in output
-    assert "a name of its own" in output
+def test_two_running_jobs_of_one_name_are_left_as_they_run_and_said():
+    """A blue/green deploy overlapping: two running jobs share a name for a moment. Both are
+    left as they run while they do (the jobs file and the decision name jobs by their
+    names), said; the loop goes on with the others."""
+    with fake_cluster("same", "same", "other") as cluster:
+        _code, line, _ = loop_step(cluster.url, "--dry-run")
+    assert set(line["jobs"]) == {"other"}
+    assert sum("shares its name with 1 other running job" in why for why in line["why"]) == 2
+
+
+def test_a_reset_listing_a_failover_or_slots_that_do_not_add_up_are_outlived():
+    """The cluster as a service meets it: the listing reset once (no reading, the next step
+    goes on), a job RESTARTING when listed (kept, not let go: its memory stays), and a
+    listing whose slots do not add up (no reading, nothing sent)."""
+    with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
+        # a step asks /jobs/overview three times: its listing, and each job's reading of
+        # what the others hold; the fourth is the second step's listing
+        cluster.faults["=/jobs/overview"] = ["", "", "", "reset"]
+        steps = flink_decisions(cluster.url, "--dry-run", steps=3)
+    assert steps[1]["decision"] == "no change" and "could not be listed" in steps[1]["why"][0]
+    assert steps[2]["jobs"], steps[2]
+    with fake_cluster("hot", "cold", slots=4) as cluster:
+        cluster.job("cold").snapshot["job"]["state"] = "RESTARTING"
+        _code, line, _ = loop_step(cluster.url, "--dry-run")
+    assert set(line["jobs"]) == {"hot"}
+    assert any("cold" in why and "is RESTARTING: kept, not read" in why for why in line["why"])
+    with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
+        cluster.slots_total = 2  # the TaskManagers list 8, the jobs hold 4
+        _code, line, _ = loop_step(cluster.url)
+        puts = [path for method, path in cluster.requests if method == "PUT"]
+    assert puts == [] and line["decision"] == "no change"
+    assert "does not add up is no reading" in line["why"][-1]
 
 
 def test_a_job_the_jobs_file_does_not_name_takes_its_default_said_once(tmp_path):

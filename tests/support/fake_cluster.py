@@ -85,6 +85,9 @@ def fake_cluster(*names: str, busy: dict[str, dict[str, float]] | None = None,
         snapshot = sample_snapshot()
         snapshot["job"]["jid"] = f"{k:032x}"
         snapshot["job"]["name"] = name
+        managers = snapshot["taskmanagers"]["taskmanagers"]
+        for tm in managers:  # the TaskManagers hold the cluster's slots between them
+            tm["slotsNumber"] = slots // len(managers)
         jobs.append(JobManager(snapshot, dict((busy or {}).get(name, {})),
                                dict((pressed or {}).get(name, {})),
                                slots_total=slots))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from streamplace.control.autoscale.decide import propose
-from streamplace.control.autoscale.loop import Autoscaler
+from streamplace.control.autoscale.loop import MISSED, Autoscaler
 from streamplace.control.autoscale.options import AutoscaleOptions
 from streamplace.control.autoscale.pace import paced
 from streamplace.control.autoscale.pool import joint_proposals, share_out, waits_for
@@ -43,6 +43,8 @@ class ClusterAutoscaler:
     loops: dict[str, Autoscaler] = field(default_factory=dict)  # by job id
     names: dict[str, str] = field(default_factory=dict)          # job id: name
     defaulted: set[str] = field(default_factory=set)  # names said to take the default terms
+    listed: bool = False      # whether the cluster's jobs were ever listed
+    missed: int = 0           # listings in a row the cluster did not answer
 
     def run(self, say: Callable[[Decision], None]) -> None:
         """Step until ``max_steps``, ``until`` or a stop request, one line per step."""
@@ -50,13 +52,20 @@ class ClusterAutoscaler:
 
     def step(self, number: int, started: float) -> Decision:
         o = self.options
-        listing = self.cluster.listing()
+        listing = self._listing()
+        if isinstance(listing, str):
+            return Decision(step=number, method=o.method, decision="no change",
+                            why=[listing], seconds=self._since(started))
         why = self._follow(listing)
-        if not self.loops:
+        if listing.unsound:
+            return Decision(step=number, method=o.method, decision="no change",
+                            why=[*why, f"no reading: {listing.unsound}"], slots=listing.slots,
+                            seconds=self._since(started))
+        if not listing.running:
             return Decision(step=number, method=o.method, decision="no change",
                             why=[*why, "no job runs on the cluster"], slots=listing.slots,
                             seconds=self._since(started))
-        judged, parts = self._judge(number, started)
+        judged, parts = self._judge(number, started, list(listing.running))
         pool = listing.slots - sum(k for jid, k in listing.held.items() if jid not in judged)
         planned = {jid: self.loops[jid].memory.planned for jid in judged}
         proposals = self._propose(judged, pool, why)
@@ -86,10 +95,28 @@ class ClusterAutoscaler:
                         slots=pool, jobs={self.names[jid]: d for jid, d in parts.items()},
                         seconds=self._since(started))
 
+    def _listing(self) -> Listing | str:
+        """The cluster now; or, once it was listed, why not this step (a reset, an answer
+        cut short): MISSED in a row end the loop, as one job's readings do."""
+        try:
+            listing = self.cluster.listing()
+        except InputError as exc:
+            if not self.listed:
+                raise
+            self.missed += 1
+            if self.missed >= MISSED:
+                raise EngineError(f"{self.cluster.address} did not list its jobs {MISSED} "
+                                  f"times in a row (the last: {exc})") from None
+            return f"no reading: the cluster's jobs could not be listed ({exc})"
+        self.listed, self.missed = True, 0
+        return listing
+
     def _follow(self, listing: Listing) -> list[str]:
-        """Jobs that appeared are taken in, jobs that ended let go; said."""
-        why = []
-        for jid in [j for j in self.loops if j not in listing.running]:
+        """Jobs that appeared are taken in, jobs that ended let go; said. A job restarting
+        or sharing its name for a moment is neither: its loop, and its memory, are kept."""
+        why = list(listing.waiting.values())
+        for jid in [j for j in self.loops if j not in listing.running
+                    and j not in listing.waiting]:
             why.append(f"{self.names.pop(jid)} ({jid}) no longer runs: let go")
             del self.loops[jid]
         shared = frozenset(listing.running)
@@ -107,10 +134,10 @@ class ClusterAutoscaler:
             self.loops[jid].shared = shared
         return why
 
-    def _judge(self, number: int, started: float,
+    def _judge(self, number: int, started: float, jobs: list[str],
                ) -> tuple[dict[str, Assessment], dict[str, Decision]]:
-        """Every job read over the same window, side by side, and assessed."""
-        readings = self.cluster.read(list(self.loops), self.options.metrics_window)
+        """Every job running read over the same window, side by side, and assessed."""
+        readings = self.cluster.read(jobs, self.options.metrics_window)
         judged: dict[str, Assessment] = {}
         parts: dict[str, Decision] = {}
         for jid, reading in readings.items():
