@@ -62,6 +62,7 @@ class Reading:
 class NoReading:
     why: str
     unreachable: Unreachable | None = None  # the engine did not answer in whole
+    reached: bool = False  # it had answered before (a blip, not a wrong address)
 
 
 @dataclass(frozen=True)

@@ -224,8 +224,10 @@ def test_one_connection_reset_is_a_step_without_a_reading_and_the_loop_goes_on()
 
 
 def test_a_jobmanager_that_never_answered_is_a_wrong_address(files):
+    """Every request reset from the first: a wrong address (exit 2, nothing sent), not a
+    blip to outlive."""
     with fake_jobmanager() as jm:
-        jm.fault(f"=/jobs/{jm.jid}", "reset")
+        jm.fault("/", *["reset"] * 100)
         done = run("autoscale", jm.job_url, "--max-steps", "3", "--dry-run", *STEP)
     assert done.exit_code == 2 and "cannot reach" in done.output
 
@@ -322,3 +324,13 @@ def test_a_jobmanagers_escape_sequences_never_reach_the_terminal():
     assert done.exit_code == 0, done.output
     assert "\x1b" not in done.output and "\x07" not in done.output
     assert json.loads(done.stdout)["report"]["job"] == "orders[2J]0;owned"
+
+
+def test_a_reset_in_the_first_window_is_a_blip_not_a_wrong_address():
+    """The JobManager answered, then a connection is reset while the first window is read:
+    that step has no reading, said, and the loop goes on (a wrong address is one that never
+    answered)."""
+    with fake_jobmanager() as jm:
+        jm.faults[f"/vertices/{jm.vertex_id('counter')}"] = ["", "", "reset"]
+        lines = flink_decisions(jm.job_url, "--dry-run", steps=2)
+    assert "no reading" in lines[0]["why"][0] and lines[1]["seen"], lines

@@ -127,3 +127,15 @@ def test_max_response_time_needs_a_method_that_replans():
                    *STEP)
     assert done.exit_code == 2
     assert "--max-response-time is held by re-planning" in " ".join(done.output.split())
+
+
+def test_markers_that_reach_no_sink_are_as_none():
+    """Markers only on a vertex that is not a sink (a sink chained into it reports under an
+    operator id that is no vertex's): the bound would be held on nothing; at the first
+    step that is bad input, as no markers at all is."""
+    from streamplace.errors import InputError
+
+    with fake_jobmanager(busy={"counter": 0.9}) as jm:
+        jm.latency = {"counter": 80.0}
+        with pytest.raises(InputError, match="reach no sink"):
+            flink_decided(jm.job_url, "--max-response-time", "50ms")

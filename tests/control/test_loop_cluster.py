@@ -65,3 +65,15 @@ def test_a_job_that_ends_is_let_go_and_one_that_starts_is_taken_in():
     loaded.ended = "CANCELED"
     again = cluster_decisions(cluster, clock, 1)[0]
     assert list(again.jobs) == ["quiet"]
+
+
+def test_a_job_without_latency_markers_is_still_scaled_in_a_cluster():
+    """--max-response-time over a cluster: a job that reports no markers is not left
+    drowning; its latency is said not to be read, and it is scaled on its other triggers."""
+    clock = FakeClock()
+    cluster = _cluster(clock, 50.0, 550.0)
+    first = cluster_decisions(cluster, clock, 1, method="odrp", max_response_time=0.5,
+                              catch_up_duration=0.0)[0]
+    loaded = first.jobs["loaded"]
+    assert loaded.decision == "rescale" and loaded.to["work"] > 4, loaded.why
+    assert any("the latency was not read" in w for w in loaded.warnings)

@@ -122,8 +122,11 @@ class ClusterAutoscaler:
         shared = frozenset(listing.running)
         for jid, name in listing.running.items():
             if jid not in self.loops:
+                # a job without latency markers is scaled on the other triggers, said:
+                # one job's missing setting does not leave it drowning, nor end the loop
                 self.loops[jid] = Autoscaler(self.cluster.job(jid), self.options,
-                                             self.objective, self.clock, self.stop)
+                                             self.objective, self.clock, self.stop,
+                                             markers_required=False)
                 self.names[jid] = name
                 why.append(f"{name} ({jid}) runs: taken in")
                 if name not in self.terms.jobs and name not in self.defaulted:

@@ -43,10 +43,13 @@ OBSERVED = "observed (a lower bound under backpressure)"
 
 def assess(number: int, reading: Reading, o: AutoscaleOptions, memory: Memory,
            rates: dict[str, float], markers: Markers, now: float,
-           shared: frozenset[str] = frozenset()) -> Assessment:
+           shared: frozenset[str] = frozenset(), markers_required: bool = True,
+           ) -> Assessment:
     """The step's assessment of ``reading`` (its window ending at ``now``, Unix time); the
     memory keeps the output-growth readings, the offered rates and the capacities.
-    ``shared``: jobs whose slots are planned with this one's."""
+    ``shared``: jobs whose slots are planned with this one's; ``markers_required``: a job
+    without latency markers at its first reading is bad input (one job), else said and
+    scaled on the other triggers (a cluster's job)."""
     obs = reading.observation
     remember(memory, obs, now, rates)
     if rates:
@@ -64,7 +67,8 @@ def assess(number: int, reading: Reading, o: AutoscaleOptions, memory: Memory,
         if not offered.startswith("observed") else None
     judged = seen(obs, o.metrics_busy_time_aggregator, at_offered)
     triggered = triggers(judged, o.low, o.high) or _above_target(judged, memory, o)
-    held = hold_latency(markers, obs, observed, o.max_response_time, not memory.read_once)
+    held = hold_latency(markers, obs, observed, o.max_response_time,
+                        markers_required and not memory.read_once)
     broken = held.broken if held else []
     return Assessment(number, reading, offered, backlog, observed, [*triggered, *broken], held,
                       [*pressing(judged, o.high), *broken])

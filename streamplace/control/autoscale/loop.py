@@ -54,6 +54,7 @@ class Autoscaler:
     keep: Callable[[StateFile], None] | None = None  # saves the state after each step
     shared: frozenset[str] = frozenset()  # jobs whose slots are planned with this one's
     known: ForecastFile | None = None   # what the team knows is coming (--forecast)
+    markers_required: bool = True       # no latency markers at the first step ends it
 
     def __post_init__(self) -> None:
         if self.state is None:
@@ -131,7 +132,8 @@ class Autoscaler:
         memory.name = reading.observation.job
         try:
             a = assess(number, reading, self.options, memory, self.rates,
-                       self.engine.markers, self.clock.wall(), self.shared)
+                       self.engine.markers, self.clock.wall(), self.shared,
+                       self.markers_required)
         except InputError as exc:  # the first reading's is bad input; later, a moment
             if not memory.read_once:  # (TaskManagers replaced while the job's details
                 raise                 # still name the old ones) that the next step outlives
@@ -216,7 +218,7 @@ class Autoscaler:
         that stops answering is given MISSED readings in a row, then exit 3."""
         if reading.unreachable is None:
             return
-        if not self.memory.read_once:
+        if not self.memory.read_once and not reading.reached:
             raise reading.unreachable
         self.memory.missed += 1
         if self.memory.missed >= MISSED:

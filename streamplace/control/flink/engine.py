@@ -47,6 +47,8 @@ class FlinkEngine(_Rest):
     """One running job: ``url`` is ``http://JOBMANAGER:8081/jobs/JOBID`` (or its page in
     the web UI)."""
 
+    _reached: bool = field(default=False, init=False)  # the JobManager answered once
+
     @property
     def address(self) -> str:
         """The job's REST address however it was written (a trailing slash, its web UI
@@ -57,12 +59,18 @@ class FlinkEngine(_Rest):
     def read(self, window: float) -> Reading | NoReading:
         """A job restarted or rescaled during the window, a counter Flink answered
         incomplete, a subtask not running, a job not RUNNING, or a JobManager that did not
-        answer gives no reading; an answer that is not a job's is bad input."""
+        answer gives no reading; an answer that is not a job's is bad input. Until the
+        JobManager has answered once, its configuration is asked first: a reset in the
+        middle of the first window is then a blip, not a wrong address."""
         try:
+            if not self._reached:
+                where = JobAddress.parse(self.url)
+                cluster_config(where.address, where.base)
+                self._reached = True
             snapshot, obs = read_job(self.url, window, {}, load=True, clock=self.clock,
                                      stop=self.stop)
         except Unreachable as exc:
-            return NoReading(f"no reading: {exc}", exc)
+            return NoReading(f"no reading: {exc}", exc, self._reached)
         except EngineError as exc:  # its message may say "no reading" already
             said = str(exc)
             return NoReading(said if said.startswith("no reading") else f"no reading: {said}")

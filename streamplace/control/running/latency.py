@@ -147,6 +147,12 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
         raise InputError.single(OFF[0], OFF[1], path="metrics.latency.interval")
     graph = build_graph(app)
     pairs = [(s, t) for s in graph.sources for t in graph.sinks if (s, t) in measured]
+    if not pairs:  # as good as none: a bound held on no path is held on nothing
+        raise InputError.single(
+            "the job's latency markers reach no sink it lists (a sink chained into another "
+            "vertex reports under an operator id that is not a vertex's)",
+            "keep the sink a vertex of its own (disableChaining()), so that its markers "
+            "are read", path="metrics.latency.interval")
     predicted = predicted_markers(app, infra, plan, timeout, pairs)
     return [PathLatency(predicted[pair], measured[pair], tolerance) for pair in pairs
             if pair in predicted]
