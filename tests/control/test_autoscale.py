@@ -11,9 +11,11 @@ import sys
 
 import yaml
 
+from streamplace.control.autoscale.handover import handed_over
+
 from ..conftest import run
 from ..support.fake_jobmanager import fake_jobmanager
-from ..support.loops import flink_decided
+from ..support.loops import flink_decided, flink_decisions
 from ..support.snapshots import observed_files
 
 HANG_GUARD = 120
@@ -134,3 +136,41 @@ def test_a_state_is_resumed_however_the_jobs_address_is_written(tmp_path):
         again = run("autoscale", page, "--state", str(state), "--until", "0", "--yes", "-q")
     assert first.exit_code == again.exit_code == 0, (first.output, again.output)
     assert json.loads(state.read_text())["job"] == jm.job_url
+
+
+def test_apply_force_json_says_what_it_forced(tmp_path):
+    doc, files = observed_files(tmp_path)
+    plan = doc["plan"]
+    node = next(iter(plan["placement"]["counter"]))
+    plan["placement"]["counter"] = {node: 1}
+    (tmp_path / "plan.yaml").write_text(yaml.safe_dump(plan))
+    with fake_jobmanager() as jm:
+        forced = run("apply", *files, jm.job_url, "--yes", "--force", "--json", "-q")
+    assert forced.exit_code == 0, forced.output
+    said = json.loads(forced.stdout)
+    assert said["applied"] and said["forced"] and "per replica" in said["forced"][0]
+
+
+def test_a_put_that_went_out_is_recorded_and_the_loop_goes_on():
+    """The PUT is answered 200, then the job never comes to run it: the decision says the
+    change was sent and what runs (the record holds it), and the next step goes on."""
+    with fake_jobmanager(busy={"counter": 0.99}) as jm:
+        jm.settle = False
+        lines = flink_decisions(jm.job_url, "--method", "ds2", "--wait", "2", steps=2)
+    assert lines[0]["decision"] == "rescale" and jm.puts
+    assert any(w.startswith("sent, but the job does not run the plan") for w in
+               lines[0]["why"]), lines[0]["why"]
+    assert lines[1]["step"] == 2
+
+
+def test_a_configuration_answered_as_a_mapping_is_read_as_one():
+    from streamplace.control.autoscale.handover import flink_configuration
+    from streamplace.control.flink.engine import FlinkEngine
+
+    from ..support.loops import FakeClock
+
+    with fake_jobmanager() as jm:
+        jm.config = {"job.autoscaler.metrics.busy-time.aggregator": "AVG"}  # type: ignore
+        engine = FlinkEngine(jm.job_url, FakeClock())
+        handed, _ = handed_over(flink_configuration("cluster", engine.configuration), "x")
+    assert handed == {"metrics_busy_time_aggregator": "AVG"}

@@ -537,3 +537,17 @@ def test_a_level_stopped_unproven_is_held_and_the_levels_below_still_optimised(s
     if any(lv.status != SolveStatus.OPTIMAL for lv in result.levels):
         assert result.status != SolveStatus.OPTIMAL
     assert _fits(joint, result.plans)
+
+
+def test_weights_too_large_to_add_up_are_ratios_still():
+    """1e308 on two applications: a plain sum overflows to infinity and both weights to 0
+    (F = 0 for every plan, called optimal); scaled by the largest first, they are halves."""
+    from streamplace.model.objective import Objective
+    from streamplace.solve.bundle.instance import BundleInstance
+
+    from ..conftest import make_app, make_infra
+
+    apps = tuple(make_app({"name": name, "weight": 1e308, "operators": [{"id": "s"}]})
+                 for name in ("a", "b"))
+    infra = make_infra({"name": "i", "nodes": [{"id": "n"}]})
+    assert BundleInstance(apps, infra, Objective()).weights == {"a": 0.5, "b": 0.5}

@@ -68,8 +68,9 @@ def apply_command(
         return
     change = prepare(job, opened.app, opened.infra, plan_, plan, lower_bound)
     warned = [f"forced: the plan breaks {b}" for b in broken]
+    forced = {"forced": broken} if broken else {}
     if not change.moves or dry_run:
-        emit(Emission(document=change.to_json(applied=False), warnings=warned,
+        emit(Emission(document={**change.to_json(applied=False), **forced}, warnings=warned,
                       show=lambda con: render_change(con, change),
                       verdict=["dry run: nothing was sent" if change.moves else
                                "the job already runs the plan: nothing to apply"]),
@@ -79,6 +80,7 @@ def apply_command(
         render_change(console(), change)
     confirm(yes)
     seconds = change.send(wait, SystemClock())  # an interrupt from here on says the change was sent
-    emit(Emission(document=change.to_json(applied=True, seconds=seconds), warnings=warned,
+    emit(Emission(document={**change.to_json(applied=True, seconds=seconds), **forced},
+                  warnings=warned,
                   verdict=[f"applied: the job runs the plan ({seconds:.1f} s)"]),
          json_=json_, quiet=quiet)

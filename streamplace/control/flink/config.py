@@ -5,16 +5,25 @@ from __future__ import annotations
 
 from streamplace.control.durations import duration
 from streamplace.control.running.latency import BUFFER_TIMEOUT
+from streamplace.errors import InputError
 from streamplace.io.http import Address, get_json
 
 BUFFER_KEYS = ("execution.buffer-timeout.interval", "execution.buffer-timeout")  # 2.x, 1.x
 
 
 def cluster_config(address: Address, base: str, label: str = "JOB") -> dict[str, str]:
-    """Every key the JobManager answers, and its value as text."""
+    """Every key the JobManager answers, and its value as text: Flink answers a list of
+    ``{"key", "value"}``; a proxy or another version that answers a mapping of keys to
+    values is read as one; anything else is no configuration, said (bad input)."""
     listed = get_json(address.at(f"{base}/jobmanager/config"), label)
+    if isinstance(listed, dict):
+        return {str(k): str(v) for k, v in listed.items() if not isinstance(v, dict | list)}
+    if not isinstance(listed, list):
+        raise InputError.single("GET /jobmanager/config answered no configuration (neither "
+                                "Flink's list of keys and values nor a mapping)",
+                                "give the JobManager's REST address", path=label)
     return {str(e["key"]): str(e["value"]) for e in listed if isinstance(e, dict)
-            and "key" in e and "value" in e} if isinstance(listed, list) else {}
+            and "key" in e and "value" in e}
 
 
 def buffer_timeout(config: dict[str, str]) -> float:

@@ -53,9 +53,11 @@ class BundleInstance:
 
     @property
     def weights(self) -> dict[str, float]:
-        """omega_a, summing to 1."""
-        total = sum(app.weight for app in self.apps)
-        return {app.name: app.weight / total for app in self.apps}
+        """omega_a, summing to 1; weights are ratios, scaled by the largest first so that
+        huge ones (1e308 twice) cannot overflow the sum to infinity and every weight to 0."""
+        largest = max((app.weight for app in self.apps), default=1.0)
+        total = sum(app.weight / largest for app in self.apps)
+        return {app.name: app.weight / largest / total for app in self.apps}
 
     def in_priority_order(self) -> list[Application]:
         """Higher priority first; ties keep the order given (sorted is stable)."""
