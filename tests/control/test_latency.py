@@ -139,3 +139,14 @@ def test_markers_that_reach_no_sink_are_as_none():
         jm.latency = {"counter": 80.0}
         with pytest.raises(InputError, match="reach no sink"):
             flink_decided(jm.job_url, "--max-response-time", "50ms")
+
+
+def test_a_marker_answered_infinity_is_no_measurement():
+    """Java prints an overflowed double as Infinity: such a histogram is no latency, never
+    an "inf" in a decision (which its schema refuses) nor a bound no plan can hold."""
+    from streamplace.errors import InputError
+
+    with fake_jobmanager(busy={"counter": 0.9}) as jm:
+        jm.latency = {"sink: Writer": float("inf")}
+        with pytest.raises(InputError, match="reports no latency markers"):
+            flink_decided(jm.job_url, "--max-response-time", "50ms")

@@ -5,11 +5,12 @@ each rescale of ``autoscale``)."""
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any
 
-from streamplace.control.clock import Clock
-from streamplace.control.engine import TooFewSlots
+from streamplace.control.clock import Clock, poll_until
+from streamplace.control.engine import TooFewSlots, WaitStopped
 from streamplace.control.flink.rescale import (
     JobAddress,
     check_cluster,
@@ -24,7 +25,7 @@ from streamplace.control.flink.rescale import (
 from streamplace.errors import InputError
 from streamplace.io.engines.common import ExportOptions
 from streamplace.io.engines.flink import export_flink
-from streamplace.io.http import get_json
+from streamplace.io.http import DEADLINE, get_json
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
@@ -66,9 +67,32 @@ class Change:
         the PUT goes out until the job runs them, the job is in the ledger of sent changes
         (:data:`~streamplace.control.flink.rescale.SENT`)."""
         started = clock.now()
-        put_parallelism(self.where, self.body)
+        if stop is None:
+            put_parallelism(self.where, self.body)
+        else:
+            self._put_seeing(stop, clock)
         wait_for(self.where, self.wanted, wait, clock, stop)
         return clock.now() - started
+
+    def _put_seeing(self, stop: StopRequest, clock: Clock) -> None:
+        """The PUT, with a stop request seen while the JobManager holds its answer: the
+        change is then said to be sent (it may be taken), at once, not when the answer's
+        deadline passes."""
+        outcome: list[BaseException | None] = []
+
+        def put() -> None:
+            try:
+                put_parallelism(self.where, self.body)
+                outcome.append(None)
+            except BaseException as exc:  # handed to the waiting thread, raised there
+                outcome.append(exc)
+
+        threading.Thread(target=put, daemon=True).start()
+        poll_until(lambda: True if outcome else None, DEADLINE + 5, clock, stop, 0.1)
+        if outcome and outcome[0] is not None:
+            raise outcome[0]
+        if not outcome:  # in the ledger of sent changes since the PUT went out
+            raise WaitStopped(self.where.at(self.where.job).shown())
 
     def to_json(self, applied: bool, seconds: float | None = None) -> dict[str, Any]:
         return {"command": "apply", "applied": applied, "job": self.where.jid,
