@@ -208,7 +208,8 @@ def _loaded(args: list[str]) -> set[str]:
         f"sys.argv = ['streamplace', *{args!r}]\n"
         "try:\n    main()\nexcept SystemExit as exit_:\n    assert not exit_.code, exit_.code\n"
         "print(sorted(m for m in sys.modules if m.startswith('streamplace') or m in\n"
-        "             ('networkx', 'matplotlib', 'pyspark', 'numpy', 'highspy', 'pydantic')))\n")
+        "             ('networkx', 'matplotlib', 'pyspark', 'numpy', 'highspy', 'pydantic',\n"
+        "              'statsmodels', 'pandas', 'scipy')))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
@@ -251,7 +252,7 @@ def test_solving_the_sample_loads_only_what_solve_needs(tmp_path):
         "streamplace.cli.commands.solve"}
     heavy = {"networkx", "matplotlib", "pyspark", "streamplace.draw", "streamplace.control",
              "streamplace.sweep", "streamplace.cli.bundle", "streamplace.solve.bundle",
-             "streamplace.io.http", *commands}
+             "streamplace.io.http", "statsmodels", "pandas", "scipy", *commands}
     assert sorted(loaded & heavy) == []
 
 
@@ -444,3 +445,19 @@ def test_the_autoscaler_reaches_an_engine_only_through_the_engine_protocol():
     reached = sorted((n, m) for n in neutral for m in graph.successors(n)
                      if m.startswith("streamplace.control.flink"))
     assert reached == []
+
+
+def test_the_forecasting_libraries_load_only_when_a_loop_plans_ahead():
+    """statsmodels (and the pandas and scipy it brings) are loaded by the forecast and the
+    capacity fit alone: autoscale's own modules, reactive, load none of them."""
+    script = ("import sys\n"
+              "import streamplace.control.autoscale.loop, streamplace.control.autoscale.cluster\n"
+              "import streamplace.cli.commands.autoscale, streamplace.cli.commands.report\n"
+              "print(sorted(m for m in ('statsmodels', 'pandas', 'scipy') if m in sys.modules))")
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
