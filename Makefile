@@ -40,9 +40,11 @@ test: $(STAMP)
 	wait $$e2e; tier=$$?; echo "== end-to-end tier (-m e2e)"; cat out/e2e.log; \
 	[ $$rest -eq 0 ] && [ $$tier -eq 0 ]
 
-## test-fast: the inner loop: everything but the engines and Spark (tests marked e2e or spark)
+## test-fast: the inner loop: everything but the engines, Spark and the installs into
+## environments of their own (tests marked e2e, spark or install)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests streamplace -m "not e2e and not spark" -n $(WORKERS) --durations=10
+	$(BIN)/python -m pytest tests streamplace -m "not e2e and not spark and not install" \
+		-n $(WORKERS) --durations=10
 
 ## lint: ruff and mypy strict on the package
 lint: $(STAMP)

@@ -108,6 +108,7 @@ def test_the_gitlab_template_passes_good_plans_and_fails_bad_ones(workspace):
     assert job["artifacts"]["reports"]["junit"] == "$STREAMPLACE_REPORTS/*.xml"
 
 
+@pytest.mark.install
 def test_the_pre_commit_hook_validates_the_plans_a_commit_changes(workspace, tmp_path_factory):
     """pre-commit installs the hook from this repository's HEAD, as a user's config would."""
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
