@@ -45,11 +45,13 @@ class Ahead:
                 reactive: Callable[[], Proposal]) -> tuple[Proposal, PlanAhead]:
         """What the plan ahead asks (or the reactive rule, where it cannot), no vertex past
         where its fitted capacity stops growing."""
-        proposal, ahead = self._propose(a, memory, now, stop, reactive)
-        return _capped(a, proposal, curves(a, memory), ahead), ahead
+        fitted = curves(a, memory)
+        proposal, ahead = self._propose(a, memory, now, stop, reactive, fitted)
+        return _capped(a, proposal, fitted, ahead), ahead
 
     def _propose(self, a: Assessment, memory: Memory, now: float, stop: StopRequest,
-                 reactive: Callable[[], Proposal]) -> tuple[Proposal, PlanAhead]:
+                 reactive: Callable[[], Proposal], fitted: dict[str, Curve],
+                 ) -> tuple[Proposal, PlanAhead]:
         o = self.options
         obs = a.reading.observation
         sources = [v.op for v in obs.vertices if v.source]
@@ -58,7 +60,6 @@ class Ahead:
         trust, record = trusted(memory, o.forecast_max_error)
         made = forecast(memory, sources, now, o.metrics_window, o.horizon + 1, o.season,
                         known)
-        fitted = curves(a, memory)
         capacity = [fitted[op].said(op) for op in sorted(fitted)]
         error = recent_error(memory)
         if isinstance(made, str):
