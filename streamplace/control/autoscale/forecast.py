@@ -26,7 +26,8 @@ LEAST = 8          # windows of history before a source is forecast at all
 MOST = 4000        # the most windows a model is fitted on
 BAND = 0.2         # two-sided: the upper band is the 90th percentile
 SEASONAL = 0.3     # the autocorrelation a season must show to be taken as one
-TRUSTED_OVER = 3   # windows the recent error is averaged over
+TRUSTED_OVER = 6   # windows the recent error is averaged over: a load that changes
+# unforeseen every few windows is forecast well between its changes, and not trusted
 HELD = 24          # forecasts held per source, each of a horizon's windows
 
 
