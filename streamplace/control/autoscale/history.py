@@ -6,6 +6,8 @@ subtasks), from which its capacity curve is fitted."""
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 from streamplace.control.running.observation import Observation
@@ -36,10 +38,12 @@ def remember(memory: Memory, obs: Observation, at: float, given: dict[str, float
     for op, rate in offered_rates(obs, given).items():
         points = memory.history.setdefault(op, [])
         points.append((at, float(f"{rate:.5g}")))
-        old = [p for p in points if p[0] < at - FINE_KEPT]
-        if old:
-            del points[:len(old)]
-            _fold(memory.coarse.setdefault(op, []), old)
+        # the points are in time order: the old ones lead (a scan of the whole list each
+        # window made a step cost as much as the history is long)
+        gone = bisect.bisect_left(points, at - FINE_KEPT, key=lambda p: p[0])
+        if gone:
+            _fold(memory.coarse.setdefault(op, []), points[:gone])
+            del points[:gone]
     for v in obs.vertices:
         if v.service_rate and v.busy is not None and v.busy >= BUSY_ENOUGH:
             seen = memory.capacity.setdefault(v.op, {})
