@@ -85,6 +85,11 @@ class Engine(Protocol):
     def address(self) -> str:
         """Where the job runs, as messages show it (no credentials)."""
 
+    def reach(self) -> None:
+        """Whether the job can be read at all, asked at once: an
+        :class:`~streamplace.errors.Unreachable` for an address that does not answer, an
+        :class:`~streamplace.errors.InputError` for one that is not a running job's."""
+
     def read(self, window: float) -> Reading | NoReading:
         """The job over ``window`` seconds from now; a stop request ends the wait
         (:class:`~streamplace.control.clock.Stopped`)."""

@@ -132,6 +132,10 @@ def test_what_ends_the_loop():
     clock = FakeClock()
     with pytest.raises(Unreachable):
         decisions(pipeline(clock, faults=["unreachable"]), clock, 3)
+    began = clock.now()
+    with pytest.raises(Unreachable):  # asked before the first stabilisation wait
+        decisions(pipeline(clock, faults=["down"]), clock, 3, stabilization_interval=3600.0)
+    assert clock.now() == began
     job = pipeline(clock, rate=50.0)
     job.faults = [""] + ["unreachable"] * 5
     with pytest.raises(EngineError, match="did not answer 5 readings in a row"):

@@ -116,7 +116,7 @@ class MemoryJob:
     markers_seen: dict[tuple[str, str], Measured] = field(default_factory=dict)
     config: dict[str, str] = field(default_factory=dict)
     memory: MemoryPressure = field(default_factory=MemoryPressure)
-    faults: list[str] = field(default_factory=list)   # unreachable | incomplete | moved
+    faults: list[str] = field(default_factory=list)   # unreachable | incomplete | moved | down
     change_faults: list[str] = field(default_factory=list)  # refused | unsettled
     ended: str | None = None          # why the job no longer runs
     ends: tuple[float, str] | None = None  # (when, its state then): the job ends then
@@ -147,6 +147,10 @@ class MemoryJob:
     @property
     def address(self) -> str:
         return f"memory://{self.name}"
+
+    def reach(self) -> None:
+        if self.faults[:1] == ["down"]:
+            raise Unreachable.single(f"cannot reach {self.address}", "check the address")
 
     def read(self, window: float) -> Reading | NoReading:
         fault = self.faults.pop(0) if self.faults else None

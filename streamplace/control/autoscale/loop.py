@@ -70,6 +70,8 @@ class Autoscaler:
     def run(self, say: Callable[[Decision], None]) -> None:
         """Step until ``max_steps``, ``until`` or a stop request (:func:`paced`), each
         decision to ``say``, recorded, and the state kept."""
+        if not self.memory.read_once:  # a wrong address said now, not after the first wait
+            self.engine.reach()
         paced(self.options, self.stop, self.clock, self.step, lambda d: self.record(d, say),
               lambda d: bool(d.from_), first=self.memory.steps + 1)
 

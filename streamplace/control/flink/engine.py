@@ -21,7 +21,7 @@ from streamplace.control.flink.rescale import JobAddress, free_slots
 from streamplace.control.running.latency import Measured
 from streamplace.control.running.offered import stalled_sources
 from streamplace.errors import EngineError, InputError, Unreachable
-from streamplace.io.http import Address, without_credentials
+from streamplace.io.http import Address, get_json, without_credentials
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
@@ -55,6 +55,19 @@ class FlinkEngine(_Rest):
         page): the one name its state file is kept under."""
         where = JobAddress.parse(self.url)
         return where.at(where.job).shown()
+
+    def reach(self) -> None:
+        """The JobManager's configuration and the job's details, asked once: a wrong
+        address is said in the time a refused connection takes, not after a window."""
+        where = JobAddress.parse(self.url)
+        try:
+            cluster_config(where.address, where.base)
+        except Unreachable as exc:
+            raise Unreachable.single(exc.problems[0].message, "check the JobManager's REST "
+                                     "address (rest.address, rest.port) and that it runs",
+                                     path=exc.problems[0].path) from None
+        self._reached = True
+        get_json(where.at(where.job), "JOB")
 
     def read(self, window: float) -> Reading | NoReading:
         """A job restarted or rescaled during the window, a counter Flink answered
