@@ -207,6 +207,6 @@ def split_job_url(url: str, label: str) -> tuple[Address, str, str]:
     found = JOB_PATH.fullmatch(address.path)
     if found is None:
         raise InputError.single(f"cannot read {address.shown()!r} as a Flink job address",
-                                "give http://JOBMANAGER:8081/jobs/JOBID (32 hex digits), or "
-                                "a saved JSON file", path=label)
+                                "give http://JOBMANAGER:8081/jobs/JOBID (32 hex digits): GET "
+                                "/jobs lists the running ones", path=label)
     return address, found.group(1), found.group(2)
