@@ -21,6 +21,7 @@ interrupted, the running ``validate`` stopped first.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import re
 import shlex
@@ -150,9 +151,19 @@ class _Runner:
             self.child = None
 
 
+def _help(argv: list[str]) -> bool:
+    """Whether ``--help`` (or ``-h``) is asked for before any ``--``: then the usage is
+    printed, and nothing is validated."""
+    return any(a in ("-h", "--help") for a in itertools.takewhile(lambda a: a != "--", argv))
+
+
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if _help(given):
+        print(__doc__.split("\n\n", 1)[1].strip().replace("``", ""))
+        return 0
     try:
-        args = parse(sys.argv[1:] if argv is None else argv, validate_option_arity())
+        args = parse(given, validate_option_arity())
         reports = Path(args.reports)
         reports.mkdir(parents=True, exist_ok=True)
     except Usage as exc:
@@ -231,6 +242,9 @@ def console_main() -> None:
 
 
 def env_main() -> None:
+    if _help(sys.argv[1:]):
+        print(__doc__.split("\n\n", 1)[1].strip().replace("``", ""))
+        sys.exit(0)
     try:
         argv = argv_from(os.environ)
     except Usage as exc:

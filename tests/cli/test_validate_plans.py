@@ -157,3 +157,16 @@ def test_a_plan_that_does_not_fit_beside_what_runs_fails_ci(repo):
                      "held.yaml", "plan.yaml")
     assert beside.returncode == 1, beside.stderr
     assert "held: ingest 2" in (repo / "reports" / "plan.xml").read_text()
+
+
+def test_every_console_script_answers_help(tmp_path):
+    """Each script pyproject.toml installs answers --help with its usage and exit 0, and
+    writes nothing."""
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert len(scripts) >= 3
+    for name in scripts:
+        done = wrapper(tmp_path, "--help", command=name)
+        assert done.returncode == 0 and "Usage" in done.stdout, (name, done.stderr)
+    assert not list(tmp_path.iterdir())
