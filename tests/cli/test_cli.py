@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from streamplace.io.schema import KINDS
+
 from ..conftest import DEBS, PLAN, ROOT, run, sample
 
 runner = CliRunner()
@@ -138,8 +140,7 @@ def test_plan_from_stdin():
     assert result.exit_code == 0 and json.loads(result.stdout)["passed"] is True
 
 
-@pytest.mark.parametrize("kind", ["application", "infrastructure", "plan", "objective",
-                                  "sweep", "catalog"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_schema_matches_the_golden_file(kind):
     result = run("schema", kind)
     assert result.exit_code == 0

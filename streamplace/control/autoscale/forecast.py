@@ -26,8 +26,9 @@ LEAST = 8          # windows of history before a source is forecast at all
 MOST = 4000        # the most windows a model is fitted on
 BAND = 0.2         # two-sided: the upper band is the 90th percentile
 SEASONAL = 0.3     # the autocorrelation a season must show to be taken as one
-TRUSTED_OVER = 6   # windows the recent error is averaged over: a load that changes
-# unforeseen every few windows is forecast well between its changes, and not trusted
+TRUSTED_OVER = 12  # windows the forecast's record is judged over, and the share of them
+OFF_ALLOWED = 1 / 6  # that may be off: a load that changes unforeseen every few windows is
+# forecast well between its changes, and not trusted; one noisy reading is outlived
 HELD = 24          # forecasts held per source, each of a horizon's windows
 
 
@@ -178,12 +179,15 @@ def recent_error(memory: Memory) -> float | None:
 
 
 def trusted(memory: Memory, most: float) -> tuple[bool, str]:
-    """Whether the forecast may be planned on, and what its record says."""
-    error = recent_error(memory)
-    if error is None:
+    """Whether the forecast may be planned on: no more than one in six of the last windows
+    read was forecast more than ``most`` off; and what its record says."""
+    last = memory.errors[-TRUSTED_OVER:]
+    if not last:
         return False, "no forecast of a window read yet: its error is not known"
-    said = (f"the last {min(TRUSTED_OVER, len(memory.errors))} window(s) were forecast "
-            f"{error:.0%} off (every forecast made of them)")
-    if math.isfinite(error) and error <= most:
+    off = sum(1 for e in last if not (math.isfinite(e) and e <= most))
+    mean = sum(last) / len(last)
+    said = (f"the last {len(last)} window(s) were forecast {mean:.0%} off (every forecast "
+            f"made of them), {off} of them more than --forecast-max-error {most:g}")
+    if off <= int(len(last) * OFF_ALLOWED):
         return True, said
-    return False, f"{said}, more than --forecast-max-error {most:g}"
+    return False, f"{said}: more than one in six"

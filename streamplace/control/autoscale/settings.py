@@ -154,9 +154,9 @@ SETTINGS: dict[str, Setting] = {s.field: s for s in (
     Setting("--max-rescales", "At most this many rescales an hour, or N/h, N/day, N/SECONDS: "
             "the horizon plan keeps within it where the load can be carried.",
             example="4/h"),
-    Setting("--forecast-max-error", "Plan ahead only while the last windows' forecasts were "
-            "off by at most this share of what was read (the reactive rule decides "
-            "otherwise).", None, 0.0, 10.0, low_open=True),
+    Setting("--forecast-max-error", "Plan ahead only while no more than one in six of the "
+            "last twelve windows' forecasts were off by more than this share of what was read "
+            "(the reactive rule decides otherwise).", None, 0.0, 10.0, low_open=True),
 )}
 
 
