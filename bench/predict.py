@@ -14,7 +14,8 @@ Loads (W the metrics window, 10 s by default):
 - ``step``: a flat rate that triples at 12 W, unannounced; on q1.
 
 Printed per run: rescales, reconfigurations per rate change, backlogged records (the share
-of those offered that joined the sources' lag, sampled every second), windows in which a
+of those offered that joined the sources' lag, sampled every second, from the first period's
+end: the ramp from parallelism 1 is in the saved runs' ``backlogged_all``), windows in which a
 source was back-pressured 10% or more and seconds back-pressured (from the first period's
 end), slot-seconds (sampled every second; from the first period's end), and the gap of the
 run's slot-seconds to its hindsight optimum (``report --optimum``, under the budget the
@@ -68,8 +69,10 @@ class Run:
     changes: int = 0
     rescales: int = 0
     per_change: float | None = None
-    backlogged: float = 0.0         # records that joined the lag
-    offered: float = 0.0
+    backlogged: float = 0.0         # records that joined the lag, after the first period
+    offered: float = 0.0            # (or level), as every other column
+    backlogged_all: float = 0.0     # the same from the start: the ramp from parallelism 1
+    offered_all: float = 0.0
     pressed_windows: int = 0        # after the first period (or the first level)
     pressed_s: float = 0.0
     slot_seconds: float = 0.0       # after the first period
@@ -162,7 +165,9 @@ def one(cluster: FlinkCluster, work: Path, job_name: str, load: str, method: str
         time.sleep(1.0)
         now = time.time() - began
         rate = next((r for t, r in reversed(steps) if t <= now), steps[0][1])
-        run.offered += rate * len(topics)
+        run.offered_all += rate * len(topics)
+        if now >= first:
+            run.offered += rate * len(topics)
         try:
             detail = _get(cluster, f"/jobs/{job}")
             width = max(v["parallelism"] for v in detail["vertices"])
@@ -182,7 +187,9 @@ def one(cluster: FlinkCluster, work: Path, job_name: str, load: str, method: str
                 run.pressed_s += (ms - seen if ms >= seen else ms) / 1000 / len(sources)
         counted.update(pressed)
         if last_lag is not None and lag > last_lag:
-            run.backlogged += lag - last_lag
+            run.backlogged_all += lag - last_lag
+            if now >= first:
+                run.backlogged += lag - last_lag
         last_lag = lag
     scaler.send_signal(signal.SIGTERM)
     scaler.wait(timeout=120)

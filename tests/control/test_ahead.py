@@ -161,7 +161,7 @@ def test_a_horizon_that_does_not_fit_the_time_limit_is_bad_input():
     nothing sent (the loop has no plan of the next windows to stand on)."""
     clock = FakeClock()
     job = pipeline(clock, rate=sine(60.0, 240.0, 600.0))
-    loop = autoscaler(job, clock, max_steps=40, method="odrp", horizon=1440,
+    loop = autoscaler(job, clock, max_steps=80, method="odrp", horizon=1440,
                       replan_time_limit=1e-9)
     with pytest.raises(InputError, match="found no plan within --replan-time-limit"):
         loop.run(lambda d: None)

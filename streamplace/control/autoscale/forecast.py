@@ -179,11 +179,13 @@ def recent_error(memory: Memory) -> float | None:
 
 
 def trusted(memory: Memory, most: float) -> tuple[bool, str]:
-    """Whether the forecast may be planned on: no more than one in six of the last windows
-    read was forecast more than ``most`` off; and what its record says."""
+    """Whether the forecast may be planned on: the last TRUSTED_OVER windows were read
+    against it, and no more than one in six of them was forecast more than ``most`` off;
+    and what its record says."""
     last = memory.errors[-TRUSTED_OVER:]
-    if not last:
-        return False, "no forecast of a window read yet: its error is not known"
+    if len(last) < TRUSTED_OVER:  # a record of a flat start says nothing of the changes
+        return False, (f"{len(last)} window(s) read against their forecast, {TRUSTED_OVER} "
+                       "needed before it is planned on")
     off = sum(1 for e in last if not (math.isfinite(e) and e <= most))
     mean = sum(last) / len(last)
     said = (f"the last {len(last)} window(s) were forecast {mean:.0%} off (every forecast "
