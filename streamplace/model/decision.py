@@ -96,6 +96,9 @@ class Decision(Record):
     F: Replan | None = Field(None, description="odrp's F before and after (odrp only)")
     seconds: float = Field(description="seconds since autoscale started")
     at: float | None = Field(None, description="Unix time of the step's end")
+    time: str | None = Field(None, description="the step's end, ISO 8601 in UTC")
+    job: str | None = Field(None, description="the job's name, once read")
+    job_id: str | None = Field(None, description="the job's id, once read")
     seconds_to_rescale: float | None = Field(None, description="seconds from the PUT until "
                                                                "every vertex ran the plan")
     latency: dict[str, float] = Field(default_factory=dict, description=(

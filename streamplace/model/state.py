@@ -57,6 +57,7 @@ class Memory(Record):
 
     steps: int = Field(0, ge=0, description="steps taken, over every run")
     name: str | None = Field(None, description="the job's name, once read")
+    job_id: str | None = Field(None, description="the job's id, once read")
     read_once: bool = Field(False, description="whether any reading came through")
     missed: int = Field(0, ge=0, description="readings in a row the engine did not answer")
     restarts: list[float] = Field(default_factory=list, description=(

@@ -5,6 +5,8 @@ the Flink engine's contract; these are the loop's."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from streamplace.control.autoscale.decide import FALLBACK
@@ -174,3 +176,18 @@ def test_taskmanagers_replaced_under_the_job_are_a_step_without_a_reading():
     assert moved.decision == "no change" and said(moved, "where the job's subtasks run is "
                                                          "not known")
     assert after.seen and after.step == 3
+
+
+def test_each_line_says_when_and_of_which_job():
+    """Every line carries the step's end in ISO 8601 (UTC, the same instant as ``at``) and
+    the job's name and id, as a log pipeline filters them."""
+    import datetime
+
+    clock = FakeClock()
+    job = pipeline(clock, rate=150.0)
+    for d in decisions(job, clock, 3):
+        line = json.loads(d.line())
+        when = datetime.datetime.fromisoformat(line["time"])
+        assert when.utcoffset() == datetime.timedelta(0)
+        assert abs(when.timestamp() - line["at"]) < 1e-3
+        assert (line["job"], line["job_id"]) == (job.name, job.jid)

@@ -89,6 +89,9 @@ class ClusterAutoscaler:
             parts[jid] = loop.decision(a, proposals[jid], verdicts[jid], outcomes[jid],
                                        started, planned[jid])
             loop.memory.steps = number
+        for jid, part in parts.items():  # a job not read yet: its id from the listing
+            self.loops[jid].named(part)
+            part.job_id = part.job_id or jid
         said = [d.decision for d in parts.values()]
         verdict = "rescale" if "rescale" in said else "dry run" if "dry run" in said \
             else "no change"

@@ -77,12 +77,17 @@ class Autoscaler:
 
     def record(self, decision: Decision, say: Callable[[Decision], None]) -> None:
         assert self.state is not None
+        self.named(decision)
         say(decision)
         if decision.step is not None:
             self.memory.steps = decision.step
             self.state.decisions.append(decision)
         if self.keep is not None:
             self.keep(self.state)
+
+    def named(self, decision: Decision) -> None:
+        """The job the line speaks of, by name and id, once it was read."""
+        decision.job, decision.job_id = self.memory.name, self.memory.job_id
 
     def step(self, number: int, started: float) -> Decision:
         a = self.assess(number, started)
@@ -131,7 +136,7 @@ class Autoscaler:
             return Decision(step=number, method=self.options.method, decision="no change",
                             why=[reading.why], seconds=self._since(started))
         memory.missed = 0
-        memory.name = reading.observation.job
+        memory.name, memory.job_id = reading.observation.job, reading.observation.job_id
         try:
             a = assess(number, reading, self.options, memory, self.rates,
                        self.engine.markers, self.clock.wall(), self.shared,

@@ -5,6 +5,7 @@ request is seen within a fraction of a second wherever the loop waits."""
 
 from __future__ import annotations
 
+import datetime
 import itertools
 from collections.abc import Callable
 
@@ -33,12 +34,22 @@ def paced(options: AutoscaleOptions, stop: StopRequest, clock: Clock,
             decision = step(number, started)
         except Stopped:
             break
-        decision.at = round(clock.wall(), 3)
+        stamp(decision, clock.wall())
         say(decision)
         if stop:
             break
         pause = options.stabilization_interval \
             if decision.decision == "rescale" or not read(decision) else 0.0
     if stop:
-        say(Decision(decision="stopped", why=[f"signal {stop.signum}"],
-                     seconds=round(clock.now() - started, 1), at=round(clock.wall(), 3)))
+        last = Decision(decision="stopped", why=[f"signal {stop.signum}"],
+                        seconds=round(clock.now() - started, 1))
+        stamp(last, clock.wall())
+        say(last)
+
+
+def stamp(decision: Decision, wall: float) -> None:
+    """When the step ended: Unix time, and the same in ISO 8601 (UTC) for a person or a log
+    pipeline reading the line."""
+    decision.at = round(wall, 3)
+    decision.time = datetime.datetime.fromtimestamp(wall, datetime.UTC).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")
