@@ -121,6 +121,10 @@ class Cluster(Protocol):
     @property
     def address(self) -> str: ...
 
+    def reach(self) -> None:
+        """Whether the cluster answers at all, asked at once (an
+        :class:`~streamplace.errors.Unreachable` where it does not)."""
+
     def listing(self) -> Listing:
         """The running jobs and the slots."""
 

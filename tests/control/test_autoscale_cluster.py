@@ -126,9 +126,10 @@ def test_a_reset_listing_a_failover_or_slots_that_do_not_add_up_are_outlived():
     goes on), a job RESTARTING when listed (kept, not let go: its memory stays), and a
     listing whose slots do not add up (no reading, nothing sent)."""
     with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
-        # a step asks /jobs/overview three times: its listing, and each job's reading of
-        # what the others hold; the fourth is the second step's listing
-        cluster.faults["=/jobs/overview"] = ["", "", "", "reset"]
+        # the address is checked by a listing before the first wait; a step asks
+        # /jobs/overview three times: its listing, and each job's reading of what the
+        # others hold; the fifth is the second step's listing
+        cluster.faults["=/jobs/overview"] = ["", "", "", "", "reset"]
         steps = flink_decisions(cluster.url, "--dry-run", steps=3)
     assert steps[1]["decision"] == "no change" and "could not be listed" in steps[1]["why"][0]
     assert steps[2]["jobs"], steps[2]

@@ -232,21 +232,21 @@ def test_a_jobmanager_that_never_answered_is_a_wrong_address(files):
     assert done.exit_code == 2 and "cannot reach" in done.output
 
 
-@pytest.mark.parametrize("wrong", ["port", "job"])
+@pytest.mark.parametrize("wrong", ["port", "job", "cluster"])
 def test_a_wrong_address_is_said_before_the_first_wait(wrong):
     """With an hour's stabilisation interval before the first reading, a JobManager that
     does not answer, or one that runs no job of that id, is said at once (exit 2), with
     advice that fits autoscale (it reads a live job: no saved file)."""
     with fake_jobmanager() as jm:
-        if wrong == "port":
+        if wrong in ("port", "cluster"):
             jm.fault("/", *["reset"] * 100)
-            url = jm.job_url
+            url = jm.job_url if wrong == "port" else jm.job_url.split("/jobs/")[0]
         else:
             url = jm.job_url[:-32] + "f" * 32
         code, lines, err = finished(streamplace(
             "autoscale", url, "--dry-run", "--stabilization-interval", "3600", "-q"))
     assert code == 2 and not lines, err
-    assert ("cannot reach" if wrong == "port" else "404") in err
+    assert ("404" if wrong == "job" else "cannot reach") in err
     assert "save the job" not in err
     assert not any(method == "PUT" for method, _ in jm.requests)
 

@@ -48,7 +48,7 @@ class ClusterAutoscaler:
 
     def run(self, say: Callable[[Decision], None]) -> None:
         """Step until ``max_steps``, ``until`` or a stop request, one line per step."""
-        self.cluster.listing()  # a wrong address said now, not after the first wait
+        self.cluster.reach()  # a wrong address said now, not after the first wait
         paced(self.options, self.stop, self.clock, self.step, say, lambda d: bool(d.jobs))
 
     def step(self, number: int, started: float) -> Decision:

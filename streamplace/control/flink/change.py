@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from streamplace.control.clock import Clock, poll_until
+from streamplace.control.clock import Clock
 from streamplace.control.engine import TooFewSlots, WaitStopped
 from streamplace.control.flink.rescale import (
     JobAddress,
@@ -25,7 +25,7 @@ from streamplace.control.flink.rescale import (
 from streamplace.errors import InputError
 from streamplace.io.engines.common import ExportOptions
 from streamplace.io.engines.flink import export_flink
-from streamplace.io.http import DEADLINE, get_json
+from streamplace.io.http import get_json
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
@@ -70,11 +70,11 @@ class Change:
         if stop is None:
             put_parallelism(self.where, self.body)
         else:
-            self._put_seeing(stop, clock)
+            self._put_seeing(stop)
         wait_for(self.where, self.wanted, wait, clock, stop)
         return clock.now() - started
 
-    def _put_seeing(self, stop: StopRequest, clock: Clock) -> None:
+    def _put_seeing(self, stop: StopRequest) -> None:
         """The PUT, with a stop request seen while the JobManager holds its answer: the
         change is then said to be sent (it may be taken), at once, not when the answer's
         deadline passes."""
@@ -87,8 +87,12 @@ class Change:
             except BaseException as exc:  # handed to the waiting thread, raised there
                 outcome.append(exc)
 
-        threading.Thread(target=put, daemon=True).start()
-        poll_until(lambda: True if outcome else None, DEADLINE + 5, clock, stop, 0.1)
+        sending = threading.Thread(target=put, daemon=True)
+        sending.start()
+        # the PUT is real I/O, bounded by its own deadline: waited for in real time, not on
+        # the loop's clock (a clock that moves when slept would give up on it at once)
+        while sending.is_alive() and not stop:
+            sending.join(0.1)
         if outcome and outcome[0] is not None:
             raise outcome[0]
         if not outcome:  # in the ledger of sent changes since the PUT went out

@@ -4,6 +4,7 @@ Every wait goes through the clock they are given."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -60,12 +61,7 @@ class FlinkEngine(_Rest):
         """The JobManager's configuration and the job's details, asked once: a wrong
         address is said in the time a refused connection takes, not after a window."""
         where = JobAddress.parse(self.url)
-        try:
-            cluster_config(where.address, where.base)
-        except Unreachable as exc:
-            raise Unreachable.single(exc.problems[0].message, "check the JobManager's REST "
-                                     "address (rest.address, rest.port) and that it runs",
-                                     path=exc.problems[0].path) from None
+        _answering(lambda: cluster_config(where.address, where.base))
         self._reached = True
         get_json(where.at(where.job), "JOB")
 
@@ -122,6 +118,10 @@ class FlinkEngine(_Rest):
 class FlinkCluster(_Rest):
     """A session cluster: ``url`` is its JobManager's REST address."""
 
+    def reach(self) -> None:
+        """The jobs listed once: a wrong address said at once."""
+        _answering(lambda: list_jobs(self.url))
+
     def listing(self) -> Listing:
         return list_jobs(self.url)
 
@@ -145,3 +145,14 @@ class FlinkCluster(_Rest):
 
     def configuration(self) -> dict[str, str]:
         return cluster_config(Address.parse(self.url, "JOBMANAGER"), cluster_path(self.url))
+
+
+def _answering(ask: Callable[[], object]) -> None:
+    """``ask()``, a JobManager that does not answer said with what a live loop can do
+    about it (no saved file stands in for a running job)."""
+    try:
+        ask()
+    except Unreachable as exc:
+        raise Unreachable.single(exc.problems[0].message, "check the JobManager's REST "
+                                 "address (rest.address, rest.port) and that it runs",
+                                 path=exc.problems[0].path) from None
