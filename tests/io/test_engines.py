@@ -384,3 +384,13 @@ def test_export_strict_refuses_a_plan_that_breaks_a_constraint(tmp_path):
     assert {v["constraint"] for v in document["violations"]} == {"stability"}
     kept = run("export", *DEBS, PLAN, "--to", "kubernetes", "-o", str(out), "--strict")
     assert kept.exit_code == 0 and out.exists()
+
+
+def test_the_rest_body_is_what_its_description_says():
+    """The in-place body: every vertex's upper bound the plan's parallelism and its lower
+    bound 1, as the artifact's description says."""
+    artifacts, document = export("--to", "flink", "--flink-job", JOB)
+    body = json.loads(artifacts["rest"])
+    said = next(a["description"] for a in document["artifacts"] if a["name"] == "rest")
+    assert "lower bound 1" in said and "upper bound the planned parallelism" in said
+    assert all(b["parallelism"]["lowerBound"] == 1 for b in body.values())

@@ -122,7 +122,8 @@ def export_flink(app: Application, infra: Infrastructure, plan: Plan,
         artifacts.append(Artifact(
             "rest", json.dumps(body, indent=2) + "\n",
             "the body of PUT /jobs/:jobid/resource-requirements (adaptive scheduler): every "
-            "vertex, lower bound = upper bound = the planned parallelism"))
+            "vertex, upper bound the planned parallelism, lower bound 1 (a job that cannot "
+            "get every slot runs on below the plan)"))
     if two and "rest" not in withheld:  # the one artifact that takes effect there
         artifacts.insert(0, artifacts.pop())
     elif two:
