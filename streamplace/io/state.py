@@ -43,6 +43,14 @@ def read_any_state(path: str) -> StateFile:
     return read_state(path, str(doc.get("job")))
 
 
+def runs_in(path: str) -> list[tuple[str, StateFile]]:
+    """Each run a state file holds, named: one job's, or each job's of a cluster's file."""
+    state = read_any_state(path)
+    if not state.jobs:
+        return [(path, state)]
+    return [(f"{path}: {kept.memory.name or jid}", kept) for jid, kept in state.jobs.items()]
+
+
 def read_state(path: str, job: str) -> StateFile:
     """The state in ``path`` (a new one where there is none); a damaged file, or one of
     another job, is bad input."""

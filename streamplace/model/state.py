@@ -23,6 +23,7 @@ FINE_KEPT = 14 * 86400.0
 window); older points are kept as hourly means, COARSE_KEPT of them (a year)."""
 COARSE = 3600.0
 COARSE_KEPT = 24 * 366
+JOBS_KEPT = 100  # jobs that ended whose state a cluster's file keeps
 ERRORS_KEPT = 30  # forecast errors kept, the last windows' first
 
 
@@ -115,3 +116,7 @@ class StateFile(Record):
     memory: Memory = Field(default_factory=Memory)
     decisions: list[Decision] = Field(default_factory=list, description=(
         f"the last {KEPT} decisions, oldest first"))
+    jobs: dict[str, StateFile] = Field(default_factory=dict, description=(
+        "autoscale over a session cluster: each job's state by its id (its memory, and its "
+        "part of each step); a job that ended is kept, the latest "
+        f"{JOBS_KEPT}, so that one submitted again under its name takes its memory back"))

@@ -7,6 +7,7 @@ code is the contract."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -157,14 +158,18 @@ def test_a_job_the_jobs_file_does_not_name_takes_its_default_said_once(tmp_path)
 
 
 @pytest.mark.parametrize("args, said", [
-    (("--state", "s.json"), "--state speaks of one job"),
     (("--source-rate", "x=1"), "--source-rate speaks of one job"),
+    (("--state", "JOBSTATE"), "it is the state of 'http://127.0.0.1:9/jobs/"),
     (("--jobs", "JOBS"), "jobs.yaml:3: jobs.a.weight: must be more than 0.0"),
 ])
 def test_bad_cluster_options_exit_2_with_nothing_sent(tmp_path, args, said):
     bad = tmp_path / "jobs.yaml"
     bad.write_text("jobs:\n  a:\n    weight: 0\n")
-    args = tuple(str(bad) if a == "JOBS" else a for a in args)
+    job_state = tmp_path / "job-state.json"  # one job's, given for the cluster
+    job_state.write_text(json.dumps({"schema": "streamplace/autoscale-state/v2",
+                                     "job": "http://127.0.0.1:9/jobs/" + "0" * 32}))
+    args = tuple(str(bad) if a == "JOBS" else str(job_state) if a == "JOBSTATE" else a
+                 for a in args)
     with fake_cluster("a", "b") as cluster:
         code, _line, output = step(cluster.url, *args)
         puts = [path for method, path in cluster.requests if method == "PUT"]
@@ -183,3 +188,27 @@ def test_a_password_holding_a_hash_or_a_question_mark_still_names_the_cluster():
         url = cluster.url.replace("http://", "http://ops:p#w?d@")
         _code, line, _ = loop_step(url, "--dry-run")
     assert set(line["jobs"]) == {"a", "b"}
+
+
+def test_a_restarted_cluster_autoscaler_resumes_from_its_state(tmp_path):
+    """``autoscale http://JM --jobs F --state S``, stopped and started again: one file,
+    the cluster's steps going on, each job's memory and its part of each step in it."""
+    jobs, state = tmp_path / "jobs.yaml", str(tmp_path / "cluster-state.json")
+    jobs.write_text("jobs:\n  hot: {priority: 1}\n")
+    with fake_cluster("hot", "cold", busy={"hot": HOT, "cold": COLD}, slots=4) as cluster:
+        for expected in (1, 2):
+            code, line, output = step(cluster.url, "--jobs", str(jobs), "--state", state,
+                                      "--dry-run")
+            assert code == 0 and line["step"] == expected, output
+        ids = {j.snapshot["job"]["name"]: j.jid for j in cluster.jobs}
+    doc = json.loads(Path(state).read_text())
+    assert doc["job"] == cluster.url.rstrip("/") and set(doc["jobs"]) == set(ids.values())
+    for name, jid in ids.items():
+        part = doc["jobs"][jid]
+        assert part["memory"]["name"] == name and part["memory"]["steps"] == 2
+        assert [d["step"] for d in part["decisions"]] == [1, 2]
+        assert all(d["job"] == name and d["time"] for d in part["decisions"])
+    done = run("report", "--optimum", state, "--json", "-q")
+    assert done.exit_code == 0, done.output
+    rows = json.loads(done.stdout)["optimum"]
+    assert sorted(r["state"].rsplit(": ", 1)[1] for r in rows) == ["cold", "hot"]

@@ -77,3 +77,43 @@ def test_a_job_without_latency_markers_is_still_scaled_in_a_cluster():
     loaded = first.jobs["loaded"]
     assert loaded.decision == "rescale" and loaded.to["work"] > 4, loaded.why
     assert any("the latency was not read" in w for w in loaded.warnings)
+
+
+def test_a_restarted_cluster_loop_resumes_each_jobs_memory(tmp_path):
+    """autoscale over the cluster with --state, stopped after a step and started again:
+    the steps go on, each job's delayed scale-down still counts from when it was first
+    recommended, each job's part of every step is in its own state (stamped, for report
+    --optimum), and a job submitted again under its name (a new id) takes its memory."""
+    from streamplace.io.state import read_state, write_state
+
+    path = str(tmp_path / "cluster.json")
+    clock = FakeClock()
+    cluster = _cluster(clock, 50.0, 150.0)
+    quiet = next(j for j in cluster.jobs.values() if j.name == "quiet")
+
+    def again(steps: int) -> list:  # type: ignore[type-arg]
+        kept = read_state(path, cluster.address)
+        return cluster_decisions(cluster, clock, steps, state=kept,
+                                 keep=lambda doc: write_state(path, doc),
+                                 scale_down_interval=3600.0)
+
+    first = again(1)
+    kept = read_state(path, cluster.address)
+    waiting = kept.jobs[quiet.jid].memory.pending["work"].first
+    assert said(first[0].jobs["quiet"], "waits")
+    second = again(1)
+    assert second[0].step == 2
+    kept = read_state(path, cluster.address)
+    assert kept.jobs[quiet.jid].memory.pending["work"].first == waiting
+    assert [d.step for d in kept.jobs[quiet.jid].decisions] == [1, 2]
+    assert all(d.at is not None and d.seen for d in kept.jobs[quiet.jid].decisions)
+    assert [d.step for d in kept.decisions] == [1, 2] and not kept.decisions[0].jobs
+    # quiet submitted again from a savepoint: a new id, its old one gone
+    del cluster.jobs[quiet.jid]
+    quiet.jid = "f" * 32
+    cluster.jobs[quiet.jid] = quiet
+    third = again(1)
+    assert said(third[0], f"quiet ({'f' * 32}) runs: taken in, the memory of its run as")
+    kept = read_state(path, cluster.address)
+    assert kept.jobs["f" * 32].memory.pending["work"].first == waiting
+    assert len(kept.jobs) == 2

@@ -4,6 +4,7 @@ a day of windows in milliseconds, no HTTP, no real seconds."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from streamplace.control.autoscale.cluster import ClusterAutoscaler
@@ -55,11 +56,13 @@ def decisions(job: MemoryJob, clock: FakeClock, steps: int, state: StateFile | N
 
 
 def cluster_decisions(cluster: MemoryCluster, clock: FakeClock, steps: int,
-                      terms: JobsFile | None = None, **given: Any) -> list[Decision]:
+                      terms: JobsFile | None = None, state: StateFile | None = None,
+                      keep: Callable[[StateFile], None] | None = None,
+                      **given: Any) -> list[Decision]:
     said: list[Decision] = []
     ClusterAutoscaler(cluster, options(max_steps=steps, **given),
-                      Objective(weights=AUTOSCALE_WEIGHTS), terms or JobsFile(), clock
-                      ).run(said.append)
+                      Objective(weights=AUTOSCALE_WEIGHTS), terms or JobsFile(), clock,
+                      state=state, keep=keep).run(said.append)
     return said
 
 

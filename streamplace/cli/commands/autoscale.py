@@ -4,6 +4,8 @@ Flink job, each decision one JSON line on standard output. This module parses th
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from dataclasses import fields
 from typing import Annotated, Any
 
@@ -146,23 +148,21 @@ def autoscale_command(
                                 "JobManager's address (http://JOBMANAGER:8081) as JOB, or "
                                 "drop --jobs", path="--jobs")
     if isinstance(engine, FlinkCluster):
-        _for_one_job_only(state=state, source_rate=source_rate, horizon=horizon)
+        _for_one_job_only(source_rate=source_rate, horizon=horizon)
         terms = read_document(JobsFile, jobs) if jobs else JobsFile()
     known = read_document(ForecastFile, forecast) if forecast else None
-    with stop_on_signals(stop):
+    with stop_on_signals(stop), state_lock(state) if state else contextlib.nullcontext():
+        kept = keep = None
+        if state is not None:
+            kept = read_state(state, engine.address)
+            write_state(state, kept)  # unwritable: said now, with nothing sent
+            keep = functools.partial(write_state, state)
         if isinstance(engine, FlinkCluster):
-            ClusterAutoscaler(engine, options, goal, terms, clock, bundle, stop).run(
-                lambda d: _say(d, quiet))
-        elif state is not None:
-            with state_lock(state):
-                kept = read_state(state, engine.address)
-                write_state(state, kept)  # unwritable: said now, with nothing sent
-                Autoscaler(engine, options, goal, clock, stop, rates, kept,
-                           lambda doc: write_state(state, doc), known=known).run(
-                    lambda d: _say(d, quiet))
+            ClusterAutoscaler(engine, options, goal, terms, clock, bundle, stop, state=kept,
+                              keep=keep).run(lambda d: _say(d, quiet))
         else:
-            Autoscaler(engine, options, goal, clock, stop, rates, known=known).run(
-                lambda d: _say(d, quiet))
+            Autoscaler(engine, options, goal, clock, stop, rates, kept, keep,
+                       known=known).run(lambda d: _say(d, quiet))
     if stop:
         raise typer.Exit(signal_exit_code(stop))
 

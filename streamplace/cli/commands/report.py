@@ -113,7 +113,7 @@ def _optimum(files: list[str], states: list[tuple[str, dict[str, Any]]],
     from streamplace.cli.views.optimum import render_optimum
     from streamplace.control.autoscale.hindsight import against_optimum
     from streamplace.control.autoscale.options import AutoscaleOptions
-    from streamplace.io.state import read_any_state
+    from streamplace.io.state import runs_in
 
     if max_rescales is not None:
         try:
@@ -121,14 +121,15 @@ def _optimum(files: list[str], states: list[tuple[str, dict[str, Any]]],
         except ValueError as exc:
             raise InputError.single(f"--max-rescales {max_rescales!r} {exc}", "give e.g. "
                                     "12/h or 20/day", path="--max-rescales") from None
-    rows = [against_optimum(path, read_any_state(path), time_limit or 60.0, max_rescales)
-            for path, _doc in states]
+    runs = [run for path, _doc in states for run in runs_in(path)]
+    rows = [against_optimum(name, state, time_limit or 60.0, max_rescales)
+            for name, state in runs]
     outputs = []
     if output is not None:
         check_outputs([output], [path for path, _ in states])
         from streamplace.draw.history import history_html
 
-        outputs.append(Output(output, history_html(states, title)))
+        outputs.append(Output(output, history_html(_documents(runs), title)))
     emit(Emission(document={"command": "report", "optimum": rows}, outputs=outputs,
                   show=lambda con: render_optimum(con, rows)), json_=json_, quiet=quiet)
 
@@ -141,8 +142,15 @@ def _history(states: list[tuple[str, dict[str, Any]]], others: list[str], output
                                 "own, and plans in another report", path=others[0])
     check_outputs([output], [path for path, _ in states])
     from streamplace.draw.history import history_html
+    from streamplace.io.state import runs_in
 
-    text = history_html(states, title)
+    text = history_html(_documents([run for path, _ in states for run in runs_in(path)]),
+                        title)
     emit(Emission(outputs=[Output(output, text)], notes=[
         f"report written to {output} ({len(text) / 1024:.0f} KiB, {len(states)} autoscale "
         "history(ies))"]), quiet=quiet)
+
+
+def _documents(runs: list[tuple[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Each run's state as the history page reads it (a cluster's file: each job's)."""
+    return [(name, state.model_dump(mode="json", by_alias=True)) for name, state in runs]

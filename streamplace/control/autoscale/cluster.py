@@ -12,7 +12,7 @@ here, so that the slots still add up. The error policy is the per-job loop's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from streamplace.control.autoscale.decide import propose
 from streamplace.control.autoscale.loop import MISSED, Autoscaler
@@ -28,6 +28,7 @@ from streamplace.model.bundle import BundleMode
 from streamplace.model.decision import Decision
 from streamplace.model.jobs import JobsFile
 from streamplace.model.objective import Objective
+from streamplace.model.state import JOBS_KEPT, KEPT, StateFile
 from streamplace.solve.budget import StopRequest
 
 
@@ -45,11 +46,45 @@ class ClusterAutoscaler:
     defaulted: set[str] = field(default_factory=set)  # names said to take the default terms
     listed: bool = False      # whether the cluster's jobs were ever listed
     missed: int = 0           # listings in a row the cluster did not answer
+    state: StateFile | None = None  # every job's memory, by id; a new one by default
+    keep: Callable[[StateFile], None] | None = None  # saves the state after each step
+    _parts: dict[str, Decision] = field(default_factory=dict)  # the step's, by job id
+
+    def __post_init__(self) -> None:
+        if self.state is None:
+            self.state = StateFile(job=self.cluster.address)
+        self.state.options = asdict(self.options)
 
     def run(self, say: Callable[[Decision], None]) -> None:
-        """Step until ``max_steps``, ``until`` or a stop request, one line per step."""
+        """Step until ``max_steps``, ``until`` or a stop request, one line per step, each
+        job's part recorded in its own state and the whole kept."""
         self.cluster.reach()  # a wrong address said now, not after the first wait
-        paced(self.options, self.stop, self.clock, self.step, say, lambda d: bool(d.jobs))
+        assert self.state is not None
+        paced(self.options, self.stop, self.clock, self.step,
+              lambda d: self.record(d, say), lambda d: bool(d.jobs),
+              first=self.state.memory.steps + 1)
+
+    def record(self, decision: Decision, say: Callable[[Decision], None]) -> None:
+        """The line said; each job's part (stamped as the step) into that job's state, the
+        step without the parts into the cluster's, and the whole kept."""
+        assert self.state is not None
+        say(decision)
+        for jid, part in self._parts.items():
+            part.at, part.time = decision.at, decision.time
+            if jid in self.loops:
+                kept = self.loops[jid].state
+                assert kept is not None
+                kept.decisions = [*kept.decisions, part][-KEPT:]
+        self._parts = {}
+        if decision.step is not None:
+            self.state.memory.steps = decision.step
+            self.state.decisions = [*self.state.decisions,
+                                    decision.model_copy(update={"jobs": {}})][-KEPT:]
+        for jid, loop in self.loops.items():
+            assert loop.state is not None
+            self.state.jobs[jid] = loop.state
+        if self.keep is not None:
+            self.keep(self.state)
 
     def step(self, number: int, started: float) -> Decision:
         o = self.options
@@ -92,6 +127,7 @@ class ClusterAutoscaler:
         for jid, part in parts.items():  # a job not read yet: its id from the listing
             self.loops[jid].named(part)
             part.job_id = part.job_id or jid
+        self._parts = parts
         said = [d.decision for d in parts.values()]
         verdict = "rescale" if "rescale" in said else "dry run" if "dry run" in said \
             else "no change"
@@ -121,18 +157,21 @@ class ClusterAutoscaler:
         why = list(listing.waiting.values())
         for jid in [j for j in self.loops if j not in listing.running
                     and j not in listing.waiting]:
-            why.append(f"{self.names.pop(jid)} ({jid}) no longer runs: let go")
+            why.append(f"{self.names.pop(jid)} ({jid}) no longer runs: let go, its memory "
+                       "kept")
             del self.loops[jid]
+        self._forget_oldest()
         shared = frozenset(listing.running)
         for jid, name in listing.running.items():
             if jid not in self.loops:
                 # a job without latency markers is scaled on the other triggers, said:
                 # one job's missing setting does not leave it drowning, nor end the loop
+                kept, said = self._kept(jid, name, listing)
                 self.loops[jid] = Autoscaler(self.cluster.job(jid), self.options,
                                              self.objective, self.clock, self.stop,
-                                             markers_required=False)
+                                             state=kept, markers_required=False)
                 self.names[jid] = name
-                why.append(f"{name} ({jid}) runs: taken in")
+                why.append(f"{name} ({jid}) runs: taken in{said}")
                 if name not in self.terms.jobs and name not in self.defaulted:
                     self.defaulted.add(name)
                     d = self.terms.default
@@ -140,6 +179,39 @@ class ClusterAutoscaler:
                                f"{d.priority} (the file's default)")
             self.loops[jid].shared = shared
         return why
+
+    def _forget_oldest(self) -> None:
+        """Of the jobs that ended, the latest JOBS_KEPT are kept: a cluster that runs
+        short jobs for months keeps a file of bounded size."""
+        assert self.state is not None
+        jobs = self.state.jobs
+
+        def last_seen(jid: str) -> float:
+            said = jobs[jid].decisions
+            return (said[-1].at or 0.0) if said else 0.0
+
+        ended = sorted((jid for jid in jobs if jid not in self.loops), key=last_seen)
+        for jid in ended[:max(0, len(ended) - JOBS_KEPT)]:
+            del jobs[jid]
+
+    def _kept(self, jid: str, name: str, listing: Listing) -> tuple[StateFile, str]:
+        """The state a job taken in resumes: its own, kept under its id (the loop restarted,
+        the JobManager failed over); else that of the last job of its name that no longer
+        runs (submitted again, from a savepoint: a new id, the same load); else a new one."""
+        assert self.state is not None
+        address = self.cluster.job(jid).address
+        own = self.state.jobs.get(jid)
+        if own is not None:
+            return own, f", its memory resumed ({own.memory.steps} steps)"
+        gone = [(k, s) for k, s in self.state.jobs.items() if s.memory.name == name
+                and k not in listing.running and k not in listing.waiting]
+        if not gone:
+            return StateFile(job=address), ""
+        old, found = max(gone, key=lambda item: item[1].memory.steps)
+        del self.state.jobs[old]
+        adopted = found.model_copy(update={"job": address})
+        adopted.memory.job_id = jid
+        return adopted, f", the memory of its run as {old} taken over"
 
     def _judge(self, number: int, started: float, jobs: list[str],
                ) -> tuple[dict[str, Assessment], dict[str, Decision]]:
