@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import Annotated, Any
 
@@ -116,6 +118,15 @@ def autoscale_command(
     bundle: Annotated[BundleMode, typer.Option(
         help="With a JobManager's address, how odrp places the jobs together: "
         f"{MODES_HELP}.")] = BundleMode.JOINT,
+    metrics_port: Annotated[int | None, typer.Option(
+        "--metrics-port", min=0, max=65535, help="Serve Prometheus metrics on this port "
+        "(/metrics; 0: any free port, said on stderr) and /healthz, which fails once the "
+        "readings stop.")] = None,
+    metrics_host: Annotated[str, typer.Option(
+        "--metrics-host", help="The address --metrics-port listens on.")] = "0.0.0.0",
+    events: Annotated[str | None, typer.Option(
+        "--events", help="Append each rescale (a dry run: its recommendation) to this file "
+        "as a JSON line in the shape of the Flink operator's ScalingReport event.")] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Autoscale: observe, re-plan and apply, step by step, on a running Flink job, or on
@@ -151,7 +162,8 @@ def autoscale_command(
         _for_one_job_only(source_rate=source_rate, horizon=horizon)
         terms = read_document(JobsFile, jobs) if jobs else JobsFile()
     known = read_document(ForecastFile, forecast) if forecast else None
-    with stop_on_signals(stop), state_lock(state) if state else contextlib.nullcontext():
+    with stop_on_signals(stop), state_lock(state) if state else contextlib.nullcontext(), \
+            _service(options, clock, metrics_port, metrics_host, events) as service:
         kept = keep = None
         if state is not None:
             kept = read_state(state, engine.address)
@@ -159,10 +171,10 @@ def autoscale_command(
             keep = functools.partial(write_state, state)
         if isinstance(engine, FlinkCluster):
             ClusterAutoscaler(engine, options, goal, terms, clock, bundle, stop, state=kept,
-                              keep=keep).run(lambda d: _say(d, quiet))
+                              keep=keep).run(lambda d: _say(d, quiet, service))
         else:
             Autoscaler(engine, options, goal, clock, stop, rates, kept, keep,
-                       known=known).run(lambda d: _say(d, quiet))
+                       known=known).run(lambda d: _say(d, quiet, service))
     if stop:
         raise typer.Exit(signal_exit_code(stop))
 
@@ -191,8 +203,47 @@ def _for_one_job_only(**given: Any) -> None:
                                     path=flag)
 
 
-def _say(decision: Decision, quiet: bool) -> None:
+@contextlib.contextmanager
+def _service(options: AutoscaleOptions, clock: SystemClock, port: int | None, host: str,
+             events: str | None) -> Iterator[list[Callable[[Decision], None]]]:
+    """What each line is handed to beside standard output: the metrics served on ``port``
+    and the events file; both opened before the loop reads anything (a port taken, a file
+    that cannot be written: bad input, nothing sent)."""
+    handed: list[Callable[[Decision], None]] = []
+    with contextlib.ExitStack() as stack:
+        if port is not None:
+            from streamplace.control.autoscale.loop import MISSED
+            from streamplace.control.service.metrics import LoopMetrics
+            from streamplace.control.service.server import serve
+
+            # a reading is due every window and stabilisation; a rescale may wait --wait
+            stale = (MISSED + 1) * (options.metrics_window + options.stabilization_interval) \
+                + options.wait
+            metrics = LoopMetrics(clock, stale)
+            server, address = serve(metrics, host, port)
+            stack.callback(server.shutdown)
+            # on stderr, flushed, whatever --quiet: the line a supervisor or a test waits for
+            print(f"serving metrics on {address}/metrics, health on {address}/healthz",
+                  file=sys.stderr, flush=True)
+            handed.append(metrics.observe)
+        if events is not None:
+            from streamplace.control.service.events import append_reports
+
+            try:
+                handle = stack.enter_context(open(events, "a", encoding="utf-8"))
+            except OSError as exc:
+                raise InputError.single(f"cannot write the events: {exc.strerror}",
+                                        "give --events a file autoscale may write",
+                                        file=events, path="--events") from None
+            handed.append(functools.partial(append_reports, handle))
+        yield handed
+
+
+def _say(decision: Decision, quiet: bool,
+         service: list[Callable[[Decision], None]] | None = None) -> None:
     print(decision.line(), flush=True)
+    for hand in service or []:
+        hand(decision)
     if not quiet and decision.jobs:
         console().print(f"step {decision.step or '-'}: [bold]{decision.decision}[/] "
                         f"({escape('; '.join(decision.why))})")
