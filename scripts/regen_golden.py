@@ -4,6 +4,7 @@ table of docs/cli.md (between its markers), from the code they describe."""
 from pathlib import Path
 
 from streamplace.cli.commands.listing import methods_markdown, statuses_markdown
+from streamplace.cli.synopsis import synopsis_markdown
 from streamplace.control.autoscale.options import settings_markdown
 from streamplace.io.outputs import write_output
 from streamplace.io.schema import KINDS, json_schema
@@ -26,6 +27,7 @@ for kind in KINDS:
     write_output(str(target), json_text(json_schema(kind)))
     print(f"wrote {target.relative_to(ROOT)}")
 
+between_markers(ROOT / "docs" / "cli.md", "synopsis", synopsis_markdown())
 between_markers(ROOT / "docs" / "cli.md", "methods", methods_markdown())
 between_markers(ROOT / "docs" / "models.md", "statuses", statuses_markdown())
 between_markers(ROOT / "docs" / "cli.md", "autoscale-options", settings_markdown())

@@ -10,6 +10,7 @@ import networkx as nx
 import pytest
 
 from streamplace.cli.commands.listing import methods_markdown, statuses_markdown
+from streamplace.cli.synopsis import synopsis_markdown
 from streamplace.control.autoscale.options import settings_markdown
 from streamplace.model.decision import keys_markdown
 from streamplace.solve.mip.outcome import StatusMeaning
@@ -151,7 +152,8 @@ def test_every_cbc_status_has_one_meaning():
 
 @pytest.mark.parametrize(("doc", "name", "body"), [
     ("cli.md", "methods", methods_markdown), ("models.md", "statuses", statuses_markdown),
-    ("cli.md", "autoscale-options", settings_markdown), ("cli.md", "decision", keys_markdown)])
+    ("cli.md", "autoscale-options", settings_markdown), ("cli.md", "decision", keys_markdown),
+    ("cli.md", "synopsis", synopsis_markdown)])
 def test_generated_tables_in_the_docs_are_current(doc, name, body):
     text = (ROOT / "docs" / doc).read_text()
     found = re.search(f"<!-- {name}:start -->\n(.*?)<!-- {name}:end -->", text, re.S)
