@@ -28,8 +28,28 @@ YesOpt = Annotated[bool, typer.Option(
     "--yes", "-y", help="Change the job without asking (needed off a terminal: CI).")]
 WaitOpt = Annotated[float, typer.Option("--wait", help=SETTINGS["wait"].help)]
 
-__all__ = ["WAIT", "JobArg", "SourceRateOpt", "WaitOpt", "WindowOpt", "YesOpt", "check_wait",
-           "confirm", "parse_rates"]
+CacertOpt = Annotated[str | None, typer.Option(
+    "--cacert", help="A CA bundle (PEM) to verify an https:// JobManager with (default: the "
+                     "system's).")]
+CertOpt = Annotated[str | None, typer.Option(
+    "--cert", help="A client certificate (PEM) for a JobManager that asks for one; its key "
+                   "inside, or in --key.")]
+KeyOpt = Annotated[str | None, typer.Option("--key", help="The client certificate's key "
+                                                          "(PEM).")]
+InsecureOpt = Annotated[bool, typer.Option(
+    "--insecure", help="https:// without verifying the JobManager's certificate.")]
+
+__all__ = ["WAIT", "CacertOpt", "CertOpt", "InsecureOpt", "JobArg", "KeyOpt", "SourceRateOpt",
+           "WaitOpt", "WindowOpt", "YesOpt", "check_wait", "confirm", "connect",
+           "parse_rates"]
+
+
+def connect(cacert: str | None, cert: str | None, key: str | None, insecure: bool) -> None:
+    """How this command connects to the JobManager (TLS; basic authentication comes from
+    the address, the environment or the netrc file), checked before anything is read."""
+    from streamplace.io.connecting import Connecting, configure
+
+    configure(Connecting(cacert, cert, key, insecure))
 
 
 def parse_rates(pairs: list[str] | None, label: str = "--source-rate") -> dict[str, float]:

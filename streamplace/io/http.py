@@ -8,7 +8,12 @@ What it promises, whatever the server does:
   stops at the cap instead of filling memory;
 - no redirect to another scheme, host or port, and at most :data:`MAX_REDIRECTS`;
 - ``http://user:password@host`` is basic authentication: the credentials go in a header
-  only, and no error, note or saved file ever shows them (:func:`Address.shown`);
+  only, and no error, note or saved file ever shows them (:func:`Address.shown`); without
+  them in the address, they come from ``STREAMPLACE_REST_USER`` and
+  ``STREAMPLACE_REST_PASSWORD``, else from the netrc file's entry for the host;
+- ``https://`` is verified against the system's certificate authorities, or the
+  ``--cacert`` file; a client certificate where the server asks for one; ``--insecure``
+  turns the verification off, and only when asked (:func:`configure`);
 - every way an answer can be wrong (cut short, not HTTP, headers too long or too many, a
   body that is not UTF-8 or is compressed unasked, JSON nested too deep or with numbers too
   long) is an :class:`~streamplace.errors.InputError` naming the address without the
@@ -22,6 +27,7 @@ import contextlib
 import http.client
 import json
 import socket
+import ssl
 import threading
 import time
 import urllib.parse
@@ -29,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamplace.errors import InputError, Unreachable
+from streamplace.io.connecting import credentials, tls_context
 
 DEADLINE = 30.0         # seconds for one whole answer
 READ_TIMEOUT = 10.0     # seconds a single read may wait
@@ -104,7 +111,9 @@ def get_json(address: Address, label: str, deadline: float | None = None) -> Any
             fix = ("check the job id: GET /jobs lists the running ones" if status == 404
                    else "check the JobManager's REST address and its log")
             if status == 401:
-                fix = "give the user and password as http://USER:PASSWORD@HOST:PORT/..."
+                fix = ("give the user and password: STREAMPLACE_REST_USER and "
+                       "STREAMPLACE_REST_PASSWORD, a netrc entry for the host, or "
+                       "http://USER:PASSWORD@HOST:PORT/...")
             raise InputError.single(f"GET {address.shown()} answered {status} {reason}", fix,
                                     path=label)
         return _json(body, headers, address, label)
@@ -128,15 +137,17 @@ def put_json(address: Address, document: Any, label: str) -> tuple[int, str, Any
 
 def _request(method: str, address: Address, label: str, ends: float, data: bytes | None = None,
              ) -> tuple[int, str, dict[str, str], bytes]:
-    connection_type = (http.client.HTTPSConnection if address.scheme == "https"
-                       else http.client.HTTPConnection)
-    connection = connection_type(address.host, address.port, timeout=_left(ends, address,
-                                                                             label))
+    timeout = _left(ends, address, label)
+    connection = http.client.HTTPSConnection(
+        address.host, address.port, timeout=timeout, context=tls_context()) \
+        if address.scheme == "https" else \
+        http.client.HTTPConnection(address.host, address.port, timeout=timeout)
     headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
     if data is not None:
         headers["Content-Type"] = "application/json"
-    if address.authorization:
-        headers["Authorization"] = address.authorization
+    authorization = address.authorization or credentials(address.host)
+    if authorization:
+        headers["Authorization"] = authorization
     # the status line, the headers and the body are read in many small reads, each under
     # the read timeout: at the deadline the socket is shut, so a dripping server ends there
     # too. The socket is held here: on a "Connection: close" answer http.client lets go
@@ -209,6 +220,16 @@ def _unreachable(address: Address, label: str, exc: Exception, ends: float,
             http.client.LineTooLong: "a line of the answer is too long",
             http.client.BadStatusLine: "the answer is not HTTP"}
     reason = next((text for kind, text in what.items() if isinstance(exc, kind)), None)
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return Unreachable.single(
+            f"cannot reach {address.shown()}: its certificate is not trusted "
+            f"({exc.verify_message})", "give --cacert the CA that signed the JobManager's "
+            "certificate (--insecure: no verification)", path=label)
+    if isinstance(exc, ssl.SSLError):
+        return Unreachable.single(
+            f"cannot reach {address.shown()}: TLS failed ({exc.reason or exc})", "check "
+            "https:// against the JobManager's REST SSL settings, and give --cert and --key "
+            "where it asks for a client certificate", path=label)
     if reason is None:
         reason = str(getattr(exc, "reason", exc)) or type(exc).__name__
     return Unreachable.single(f"cannot reach {address.shown()}: {reason}",

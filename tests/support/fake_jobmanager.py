@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import socket
+import ssl
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -47,6 +48,7 @@ class JobManager:
     config: list[dict[str, str]] = field(default_factory=lambda: [
         {"key": "jobmanager.scheduler", "value": "adaptive"}])  # GET /jobmanager/config
     settle: bool = True                    # whether the job takes up a PUT's parallelism
+    authorization: str | None = None       # the Authorization header it asks for, if any
     put_fault: str | None = None           # drop | hold | None
     faults: dict[str, list[str]] = field(default_factory=dict)  # path part: queued faults
     after_put: dict[str, list[str]] = field(default_factory=dict)  # queued once a PUT comes
@@ -246,6 +248,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         jm = self.server.jm
         jm.requests.append(("GET", self.path))
+        if jm.authorization is not None and \
+                self.headers.get("Authorization") != jm.authorization:
+            self._send(401, {"errors": ["Unauthorized"]})
+            return
         fault = self._fault()
         if self._act(fault):
             return
@@ -298,14 +304,18 @@ def sample_snapshot() -> dict[str, Any]:
 
 
 @contextmanager
-def serving(target: Any) -> Iterator[str]:
+def serving(target: Any, tls: ssl.SSLContext | None = None) -> Iterator[str]:
     """``target`` (a JobManager, or what answers as one) served on a free port of
-    127.0.0.1, its address yielded; its held answers released at the end."""
+    127.0.0.1 (over TLS with ``tls``), its address yielded; its held answers released at
+    the end."""
     server = _Server(("127.0.0.1", 0), _Handler)
     server.jm = target
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        scheme = "https" if tls is not None else "http"
+        yield f"{scheme}://127.0.0.1:{server.server_address[1]}"
     finally:
         target.released.set()
         server.shutdown()
@@ -314,9 +324,10 @@ def serving(target: Any) -> Iterator[str]:
 
 @contextmanager
 def fake_jobmanager(busy: dict[str, float | list[float]] | None = None,
-                    pressed: dict[str, float] | None = None) -> Iterator[JobManager]:
+                    pressed: dict[str, float] | None = None,
+                    tls: ssl.SSLContext | None = None) -> Iterator[JobManager]:
     """The fake on a free port of 127.0.0.1; ``busy`` and ``pressed`` per vertex name."""
     jm = JobManager(sample_snapshot(), busy or {}, pressed or {})
-    with serving(jm) as url:
+    with serving(jm, tls) as url:
         jm.url = url
         yield jm

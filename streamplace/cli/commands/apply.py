@@ -19,7 +19,19 @@ from streamplace.cli.args import (
 )
 from streamplace.cli.console import console, handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, emit
-from streamplace.cli.job_args import WAIT, JobArg, WaitOpt, YesOpt, check_wait, confirm
+from streamplace.cli.job_args import (
+    WAIT,
+    CacertOpt,
+    CertOpt,
+    InsecureOpt,
+    JobArg,
+    KeyOpt,
+    WaitOpt,
+    YesOpt,
+    check_wait,
+    confirm,
+    connect,
+)
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.rescale import render_change
 from streamplace.control.clock import SystemClock
@@ -47,11 +59,14 @@ def apply_command(
     ignore_names: IgnoreNamesOpt = False, target_utilization_: TargetUtilizationOpt = None,
     lower_bound: LowerBoundOpt = "keep", force: ForceOpt = False, json_: JsonOpt = False,
     quiet: QuietOpt = False,
+    cacert: CacertOpt = None, cert: CertOpt = None, key: KeyOpt = None,
+    insecure: InsecureOpt = False,
 ) -> None:
     """Apply PLAN to the running Flink job JOB (adaptive scheduler): show the change, send
     it, wait until every vertex runs it. Exit 1: the plan breaks a constraint (--force sends
     it all the same); 2: bad input or a job that cannot take it, nothing sent; 3: the job
     did not get there, or the change may have been sent."""
+    connect(cacert, cert, key, insecure)
     check_wait(wait)
     if lower_bound not in LOWER_BOUNDS:
         raise InputError.single(f"--lower-bound {lower_bound!r} is not one of "

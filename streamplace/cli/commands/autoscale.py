@@ -17,7 +17,17 @@ from rich.markup import escape
 from streamplace.cli import options as opts
 from streamplace.cli.args import MetricOpt, ObjectiveOpt, QuietOpt
 from streamplace.cli.console import console, handle_errors
-from streamplace.cli.job_args import SourceRateOpt, YesOpt, confirm, parse_rates
+from streamplace.cli.job_args import (
+    CacertOpt,
+    CertOpt,
+    InsecureOpt,
+    KeyOpt,
+    SourceRateOpt,
+    YesOpt,
+    confirm,
+    connect,
+    parse_rates,
+)
 from streamplace.cli.runtime import signal_exit_code, stop_on_signals
 from streamplace.control.autoscale.cluster import ClusterAutoscaler
 from streamplace.control.autoscale.handover import bounded, flink_configuration, handed_over
@@ -128,10 +138,13 @@ def autoscale_command(
         "--events", help="Append each rescale (a dry run: its recommendation) to this file "
         "as a JSON line in the shape of the Flink operator's ScalingReport event.")] = None,
     quiet: QuietOpt = False,
+    cacert: CacertOpt = None, cert: CertOpt = None, key: KeyOpt = None,
+    insecure: InsecureOpt = False,
 ) -> None:
     """Autoscale: observe, re-plan and apply, step by step, on a running Flink job, or on
     every job of a session cluster at once (JOB: http://JOBMANAGER:8081); one JSON line per
     decision."""
+    connect(cacert, cert, key, insecure)
     # every option is a parameter of the same name (options.py defines them once)
     chosen: dict[str, Any] = {f.name: ctx.params[f.name] for f in fields(AutoscaleOptions)}
     chosen["vertex_exclude_ids"] = tuple(vertex_exclude_ids or ())
@@ -241,9 +254,9 @@ def _service(options: AutoscaleOptions, clock: SystemClock, port: int | None, ho
 
 def _say(decision: Decision, quiet: bool,
          service: list[Callable[[Decision], None]] | None = None) -> None:
-    print(decision.line(), flush=True)
-    for hand in service or []:
+    for hand in service or []:  # first: a scrape after the line has counted it
         hand(decision)
+    print(decision.line(), flush=True)
     if not quiet and decision.jobs:
         console().print(f"step {decision.step or '-'}: [bold]{decision.decision}[/] "
                         f"({escape('; '.join(decision.why))})")

@@ -21,6 +21,7 @@ from streamplace.cli.args import (
 )
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
+from streamplace.cli.job_args import CacertOpt, CertOpt, InsecureOpt, KeyOpt, connect
 from streamplace.cli.opening import open_inputs
 from streamplace.cli.views.tables import table
 from streamplace.control.flink.job import fetch_job, saved_job
@@ -68,8 +69,11 @@ def export_command(
         "--strict", help="Refuse a plan that violates a constraint: exit 1, nothing "
                          "written (for CI).")] = False,
     json_: JsonOpt = False, quiet: QuietOpt = False,
+    cacert: CacertOpt = None, cert: CertOpt = None, key: KeyOpt = None,
+    insecure: InsecureOpt = False,
 ) -> None:
     """Write what TARGET takes to run PLAN: configuration, commands or manifests."""
+    connect(cacert, cert, key, insecure)
     live = flink_job if flink_job is not None and is_url(flink_job) else None
     check_outputs([output], [application, infrastructure, plan, None if live else flink_job,
                              flux], json_)

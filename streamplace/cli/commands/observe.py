@@ -14,7 +14,16 @@ from streamplace.cli import options as opts
 from streamplace.cli.args import FormatOpt, IgnoreNamesOpt, JsonOpt, OutputOpt, QuietOpt
 from streamplace.cli.console import handle_errors
 from streamplace.cli.emit import EXIT_NO, Emission, check_outputs, emit
-from streamplace.cli.job_args import SourceRateOpt, WindowOpt, parse_rates
+from streamplace.cli.job_args import (
+    CacertOpt,
+    CertOpt,
+    InsecureOpt,
+    KeyOpt,
+    SourceRateOpt,
+    WindowOpt,
+    connect,
+    parse_rates,
+)
 from streamplace.cli.opening import open_inputs
 from streamplace.control.flink.drift import TOLERANCE, Drift, drift
 from streamplace.control.flink.holdings import holdings
@@ -68,11 +77,14 @@ def observe_command(
     ] = None,
     ignore_names: IgnoreNamesOpt = False,
     format_: FormatOpt = None, json_: JsonOpt = False, quiet: QuietOpt = False,
+    cacert: CacertOpt = None, cert: CertOpt = None, key: KeyOpt = None,
+    insecure: InsecureOpt = False,
 ) -> None:
     """Observe: an application (and infrastructure skeleton, current plan) from a running
     Flink job; with --against, the plan's predictions held to what the job does."""
     from streamplace.cli.views.observe import render_drift, render_observation
 
+    connect(cacert, cert, key, insecure)
     live = is_url(job)
     check_outputs([output, infrastructure_out, plan_out, occupied_out, save],
                   [None if live else job, against, application, infrastructure], json_)
