@@ -1,7 +1,7 @@
 """The response time held to a real Flink 2.2.1 job: q1 (bids -> convert -> sink) on one
-convert subtask at 30 events/s. observe --against reads the job's latency markers and
-predicts their age nearer than the model's R alone, which misses the buffer timeouts
-(docs/benchmarks.md: how near, on a quiet machine). autoscale --max-response-time is tested
+convert subtask at 30 events/s. observe --against reads the job's latency markers: their
+mean lies in the band (L1) predicts, and the model's R alone, which misses the buffer
+timeouts, below it (docs/benchmarks.md: how near, on a quiet machine). autoscale --max-response-time is tested
 against the scripted JobManager (tests/control/test_latency.py): on real Flink the markers
 a step reads move with the machine's load by more than a limit's margin.
 
@@ -89,7 +89,7 @@ def _rate(job: Running, rate: float) -> None:
         schedule.write(f"{int(time.time() * 1000)} {rate}\n")
 
 
-def test_the_markers_age_is_predicted_nearer_than_the_response_time_alone(
+def test_the_markers_age_lies_in_the_predicted_band_and_the_response_time_below_it(
         flink_pool: ClusterPool, tmp_path: Path):
     cluster = flink_pool.get("2.2.1")
     files = {k: str(tmp_path / f"{k}.yaml") for k in ("app", "infra", "plan")}
@@ -101,6 +101,10 @@ def test_the_markers_age_is_predicted_nearer_than_the_response_time_alone(
         assert (path["source"], path["operator"], path["hops"]) == ("bids", "sink", 2)
         mean, marker, r = path["measured_mean"], path["predicted_marker"], path["predicted_r"]
         assert path["buffers"] == pytest.approx(0.1)  # two hops of the default 100 ms
-        # R alone misses the buffer timeouts; the markers' predicted age is nearer
-        assert r < 0.5 * mean and abs(marker - mean) < abs(r - mean), (mean, marker, r)
+        # each hop after the first adds the fixed offset between two flushers' ticks, uniform
+        # over the tasks' starts: per run the mean lies anywhere within (hops - 1) tau / 2
+        # of (L1), which is the centre; a quarter tau more for ten markers' spread. R alone,
+        # without the buffer timeouts, lies below what any run can show.
+        band = (path["hops"] - 1) * 0.1 / 2 + 0.1 / 4
+        assert abs(mean - marker) <= band and r < marker - band, (mean, marker, r)
 
