@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SAMPLE := samples/debs2015
 
-.PHONY: run test test-fast lint typecheck bench golden clean
+.PHONY: run test test-fast lint typecheck bench golden clean flink flink-rate flink-stop
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,19 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest tests streamplace -m "not e2e and not spark and not install" \
 		-n $(WORKERS) --durations=10
+
+## flink: a live Flink 2.2.1 session cluster on 127.0.0.1 running a Nexmark-shaped job (q1)
+## offered RATE events/s, its address in out/flink/job; flink-rate offers another RATE;
+## flink-stop stops it all (scripts/flink_local.py)
+RATE ?= 150
+flink: $(STAMP)
+	$(BIN)/python scripts/flink_local.py start --rate $(RATE)
+
+flink-rate: $(STAMP)
+	$(BIN)/python scripts/flink_local.py rate $(RATE)
+
+flink-stop: $(STAMP)
+	$(BIN)/python scripts/flink_local.py stop
 
 ## lint: ruff and mypy strict on the package
 lint: $(STAMP)

@@ -21,7 +21,8 @@ end), slot-seconds (sampled every second; from the first period's end), and the 
 run's slot-seconds to its hindsight optimum (``report --optimum``, under the budget the
 planned-ahead run was given). Then each goal of the issue, met or not.
 
-    python bench/predict.py                              # every load, four clusters
+    python bench/predict.py                   # q1 under protocol and sine, four clusters
+    python bench/predict.py --all --out runs.json        # every load on its jobs: ~3 h
     python bench/predict.py --loads sine --queries q1 --workers 2
     python bench/predict.py --table runs.json            # the table of a saved run again
 """
@@ -309,8 +310,10 @@ def _to_free(r: Run) -> int | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flink", default="2.2.1")
-    parser.add_argument("--loads", default="protocol,sine,square,step")
-    parser.add_argument("--queries", help="only these jobs (default: each load's)")
+    parser.add_argument("--loads", default="protocol,sine")
+    parser.add_argument("--queries", default="q1",
+                        help="only these jobs (default q1; 'all': each load's)")
+    parser.add_argument("--all", action="store_true", help="every load, each on its jobs")
     parser.add_argument("--methods", help="only these methods (default: each load's)")
     parser.add_argument("--window", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=4, help="clusters side by side")
@@ -324,19 +327,28 @@ def main() -> None:
         again = [Run(**r) for r in saved]
         print(table(again) + "\n\n" + "\n".join(goals(again)))
         return
+    if args.all:
+        args.loads, args.queries = ",".join(LOADS), "all"
     todo = []
     for load in args.loads.split(","):
         methods = args.methods.split(",") if args.methods else \
             (WAVE_METHODS if load in ("sine", "square") else OTHER_METHODS)
-        for job in (args.queries.split(",") if args.queries else LOADS[load]):
+        for job in (args.queries.split(",") if args.queries != "all" else LOADS[load]):
             todo += [(job, load, m) for m in methods]
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
     began = time.monotonic()
     runs: list[Run] = []
+    done: list[Run] = []
+    lock = threading.Lock()
+
     def go(cluster: FlinkCluster, item: tuple[str, str, str]) -> Run:
         run = one(cluster, work, *item, args.window, args.seed)
         print(table([run]).splitlines()[-1], flush=True)
+        with lock:  # each run kept as it ends: an interrupted bench keeps what finished
+            done.append(run)
+            if args.out:
+                _save(Path(args.out), done)
         return run
 
     runs = side_by_side(args.flink, work, args.workers, todo, go)
@@ -345,7 +357,13 @@ def main() -> None:
           f"{args.workers} clusters side by side in {took / 60:.0f} min\n")
     print(table(runs) + "\n\n" + "\n".join(goals(runs)))
     if args.out:
-        Path(args.out).write_text(json.dumps([asdict(r) for r in runs], indent=1))
+        _save(Path(args.out), runs)
+
+
+def _save(path: Path, runs: list[Run]) -> None:
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps([asdict(r) for r in runs], indent=1))
+    partial.replace(path)
 
 
 if __name__ == "__main__":

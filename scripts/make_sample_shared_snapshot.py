@@ -26,7 +26,7 @@ METERS_FILLED = 80  # seconds: Flink's meters average 60 s, fetched every few se
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from tests.flink_cluster import SETTINGS, flink_cluster
+    from tests.support.flink_cluster import SETTINGS, flink_cluster
 
     with tempfile.TemporaryDirectory() as work, \
             flink_cluster("2.2.1", Path(work), SETTINGS, taskmanagers=2) as cluster:

@@ -1,55 +1,24 @@
 """The README as a newcomer follows it: every shell block, run from a fresh copy of the
 samples with ``streamplace`` on the PATH, each command exiting as the README says (0, or
-the code a ``# exits N`` comment on its line gives). The set-up block (``make``) is what
-runs this suite, so it is left out."""
+the code a ``# exits N`` comment on its line gives). The set-up block (``make``, ``source``)
+is what runs this suite, so it is left out; the live Flink walk-through (``make flink``)
+runs in the end-to-end tier (tests/e2e/test_e2e_readme.py)."""
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from .conftest import ROOT
-
-EXPECTED = re.compile(r"#\s*exits (\d+)")
-
-
-def commands(block: str) -> list[tuple[str, int]]:
-    """(command, expected exit code) per command of a shell block: continued lines joined,
-    a here-document kept with its command, comment lines left out."""
-    out: list[tuple[str, int]] = []
-    lines = block.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        if not line.strip() or line.lstrip().startswith("#") or line.startswith("make "):
-            continue
-        while line.endswith("\\") and i < len(lines):
-            line = line[:-1] + " " + lines[i].strip()
-            i += 1
-        heredoc = re.search(r"<<'(\w+)'", line)
-        if heredoc:
-            body = []
-            while i < len(lines) and lines[i] != heredoc.group(1):
-                body.append(lines[i])
-                i += 1
-            line = "\n".join([line, *body, heredoc.group(1)])
-            i += 1
-        expected = EXPECTED.search(line)
-        out.append((line, int(expected.group(1)) if expected else 0))
-    return out
-
-
-def shell_blocks(text: str) -> list[str]:
-    return re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+from .support.readme import commands, live, shell_blocks
 
 
 def test_the_parser_reads_continuations_heredocs_and_expected_codes():
-    block = "S=x\nfoo a \\\n    b  # exits 1\n# a comment\ncat > f <<'Y'\nk: 1\nY\nmake run\n"
+    block = ("S=x\nfoo a \\\n    b  # exits 1\n# a comment\ncat > f <<'Y'\nk: 1\nY\nmake run\n"
+             "source .venv/bin/activate\n")
     assert commands(block) == [("S=x", 0), ("foo a  b  # exits 1", 1),
                                ("cat > f <<'Y'\nk: 1\nY", 0)]
 
@@ -58,7 +27,7 @@ def test_every_readme_command_runs_as_pasted(tmp_path: Path):
     shutil.copytree(ROOT / "samples", tmp_path / "samples")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
                                  f"{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
-    blocks = shell_blocks((ROOT / "README.md").read_text())
+    blocks = [b for b in shell_blocks((ROOT / "README.md").read_text()) if not live(b)]
     script = ["set -u"]
     ran = 0
     for block in blocks:
@@ -74,7 +43,10 @@ def test_every_readme_command_runs_as_pasted(tmp_path: Path):
     assert done.returncode == 0, done.stderr[-3000:]
     for written in ("plan.yaml", "plan-2x.yaml", "app-plan.yaml", "report.html",
                     "reports/placement.xml", "deployments.yaml", "results/results.csv"):
-        assert (tmp_path / written).stat().st_size > 0, written
+        assert (tmp_path / "out" / written).stat().st_size > 0, written
+    # everything the tour wrote is in out/, which git ignores
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "samples"]
+    assert "/out/" in (ROOT / ".gitignore").read_text().splitlines()
 
 
 def test_the_readme_is_a_guide_and_the_figures_live_in_the_benchmarks_page():

@@ -1,9 +1,10 @@
 """The response time held to a real Flink 2.2.1 job: q1 (bids -> convert -> sink) on one
 convert subtask at 30 events/s. observe --against reads the job's latency markers: their
 mean lies in the band (L1) predicts, and the model's R alone, which misses the buffer
-timeouts, below it (docs/benchmarks.md: how near, on a quiet machine). autoscale --max-response-time is tested
-against the scripted JobManager (tests/control/test_latency.py): on real Flink the markers
-a step reads move with the machine's load by more than a limit's margin.
+timeouts, below it (docs/benchmarks.md: how near, on a quiet machine).
+autoscale --max-response-time is tested against the scripted JobManager
+(tests/control/test_latency.py): on real Flink the markers a step reads move with the
+machine's load by more than a limit's margin.
 
 Waits are on conditions the cluster reports (a hang guard bounds them), never on time."""
 

@@ -172,7 +172,7 @@ class FlinkCluster:
         done = subprocess.run(
             [str(self.home / "bin" / "flink"), "run", "-m", self.rest.removeprefix("http://"),
              "-d", *flags, "-c", job, str(self.jar), *args],
-            env=_env(self.conf), capture_output=True, text=True, timeout=300)
+            env=flink_env(self.conf), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout.split("JobID")[-1].split()[0]
 
@@ -187,25 +187,25 @@ class FlinkCluster:
                 raise
 
 
-def _env(conf: Path) -> dict[str, str]:
+def flink_env(conf: Path) -> dict[str, str]:
     return {**os.environ, "FLINK_CONF_DIR": str(conf), "FLINK_LOG_DIR": str(conf.parent),
             "FLINK_PID_DIR": str(conf.parent)}
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def _write_conf(home: Path, conf: Path, settings: dict[str, str]) -> None:
+def write_conf(home: Path, conf: Path, settings: dict[str, str]) -> None:
     shutil.copytree(home / "conf", conf)
     java_opts = next(line.split("all:", 1)[1].strip()
                      for line in (home / "conf" / "config.yaml").read_text().splitlines()
                      if line.strip().startswith("all: --add"))
     base = {"jobmanager.rpc.address": "localhost", "jobmanager.bind-host": "localhost",
             # the TaskManager must be told this port; the others are picked by each daemon
-            "jobmanager.rpc.port": str(_free_port()),
+            "jobmanager.rpc.port": str(free_port()),
             "jobmanager.memory.process.size": "1024m", "taskmanager.bind-host": "localhost",
             "taskmanager.host": "localhost", "taskmanager.numberOfTaskSlots": "4",
             "taskmanager.memory.process.size": "1280m", "rest.address": "localhost",
@@ -217,7 +217,7 @@ def _write_conf(home: Path, conf: Path, settings: dict[str, str]) -> None:
 
 def _start(home: Path, conf: Path, script: str) -> Daemon:
     process = subprocess.Popen([str(home / "bin" / script), "start-foreground"],
-                               env=_env(conf), stdout=subprocess.PIPE,
+                               env=flink_env(conf), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     daemon = Daemon(process)
     daemon.start_reading()
@@ -230,7 +230,7 @@ def flink_cluster(version: str, work: Path, settings: dict[str, str] | None = No
     """A JobManager and ``taskmanagers`` 4-slot TaskManagers of Flink ``version``."""
     home = flink_home(version)
     conf = work / "conf"
-    _write_conf(home, conf, settings or {})
+    write_conf(home, conf, settings or {})
     jar = job_jar(home, work)
     daemons: list[Daemon] = []
     try:
