@@ -8,7 +8,7 @@ events/s) at a chosen rate, started at parallelism 1. Its files stay in one fold
     python scripts/flink_local.py rate 300                          # make flink-rate RATE=300
     python scripts/flink_local.py stop                              # make flink-stop
 
-Flink comes from PyPI (``apache-flink``, ``apache-flink-libraries``: about 230 MB, fetched
+Flink comes from PyPI (``apache-flink``, ``apache-flink-libraries``: about 300 MB, fetched
 once into ``~/.cache/streamplace-e2e`` or ``$STREAMPLACE_E2E_CACHE``); the job is compiled
 with the JDK's ``javac``. The daemons are started as an operator starts them
 (``bin/jobmanager.sh start``, ``bin/taskmanager.sh start``) and outlive this script;
