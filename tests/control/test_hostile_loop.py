@@ -183,11 +183,18 @@ def test_sigterm_during_the_metrics_window_ends_the_loop_at_once_with_a_last_lin
     assert [line["decision"] for line in lines] == ["stopped"]
 
 
-def test_sigterm_while_a_rescale_is_waited_for_says_it_was_sent_and_exits_143():
+@pytest.mark.parametrize("held", ["the wait for the job", "the PUT's answer"])
+def test_sigterm_while_a_rescale_is_in_flight_says_it_was_sent_and_exits_143(held):
+    """SIGTERM while the job never gets to the rescale, or while the JobManager holds the
+    PUT's answer: the loop does not wait either out; its last lines say the change was
+    sent, and it exits 143."""
     with fake_jobmanager(busy={"counter": 0.99}) as jm:
-        jm.settle = False  # the job never gets there: the wait is what the signal meets
-        loop = streamplace("autoscale", jm.job_url, "--method", "ds2", "--wait", "3600",
-                           *STEP)
+        extra: tuple[str, ...] = ()
+        if held == "the wait for the job":
+            jm.settle, extra = False, ("--wait", "3600")
+        else:
+            jm.put_fault = "hold"
+        loop = streamplace("autoscale", jm.job_url, "--method", "ds2", *extra, *STEP)
         when(lambda: bool(jm.puts), loop)
         loop.send_signal(signal.SIGTERM)
         code, lines, err = finished(loop)
@@ -353,17 +360,3 @@ def test_a_reset_in_the_first_window_is_a_blip_not_a_wrong_address():
         jm.faults[f"/vertices/{jm.vertex_id('counter')}"] = ["", "", "reset"]
         lines = flink_decisions(jm.job_url, "--dry-run", steps=2)
     assert "no reading" in lines[0]["why"][0] and lines[1]["seen"], lines
-
-
-def test_a_stop_while_the_jobmanager_holds_the_put_ends_at_once_saying_it_was_sent():
-    """SIGTERM while the PUT's answer is held: the loop does not wait out the answer's
-    deadline; its last lines say the change was sent, and it exits 143."""
-    with fake_jobmanager(busy={"counter": 0.99}) as jm:
-        jm.put_fault = "hold"
-        loop = streamplace("autoscale", jm.job_url, "--method", "ds2", *STEP)
-        when(lambda: bool(jm.puts), loop)
-        loop.send_signal(signal.SIGTERM)
-        code, lines, err = finished(loop)
-    assert code == 143, err
-    assert [line["decision"] for line in lines] == ["rescale", "stopped"]
-    assert any("the change was sent" in why for why in lines[0]["why"])
