@@ -51,8 +51,11 @@ def test_nothing_in_the_repository_points_outside_it():
     offenders = []
     for path in files:
         text = path.read_text(errors="replace")
+        # the README's commands write files into out/ (a sweep file), whose paths start there
+        bases = [path.parent, *([ROOT / "out"] if path.name == "README.md" else [])]
         escapes = [m for m in upward.findall(text)
-                   if not (path.parent / m).resolve().is_relative_to(ROOT.resolve())]
+                   if not any((base / m).resolve().is_relative_to(ROOT.resolve())
+                              for base in bases)]
         if escapes or numbered.search(text):
             offenders.append((str(path.relative_to(ROOT)), escapes[:3]))
     assert offenders == []

@@ -26,6 +26,7 @@ class Cluster:
     put_fault: str | None = None
     released: threading.Event = field(default_factory=threading.Event)
     url: str = ""
+    authorization: str | None = None  # the Authorization header it asks for, if any
 
     def job(self, name: str) -> JobManager:
         return next(jm for jm in self.jobs if jm.snapshot["job"]["name"] == name)
