@@ -141,12 +141,38 @@ def test_markers_that_reach_no_sink_are_as_none():
             flink_decided(jm.job_url, "--max-response-time", "50ms")
 
 
-def test_a_marker_answered_infinity_is_no_measurement():
-    """Java prints an overflowed double as Infinity: such a histogram is no latency, never
-    an "inf" in a decision (which its schema refuses) nor a bound no plan can hold."""
-    from streamplace.errors import InputError
-
+@pytest.mark.parametrize(("mean", "config", "said"), [
+    (float("inf"), {}, "sink are not a finite number of milliseconds"),
+    (float("nan"), {}, "sink hold no marker yet (NaN: the histograms are empty)"),
+    (-80.0, {}, "sink negative (-80 ms)"),
+    (80.0, {"execution.buffer-timeout.enabled": "false"}, "flushes its network buffers "
+     "only when full"),
+    (80.0, {"execution.buffer-timeout": "-1"}, "flushes its network buffers only when full"),
+])
+def test_markers_that_are_no_latency_are_said_with_why_and_nothing_is_sent(mean, config, said):
+    """Java prints an overflowed double as Infinity and an empty histogram's mean as NaN; a
+    negative age is two TaskManagers' clocks apart; buffers flushed only when full make a
+    marker's age the rate's: each is one line naming the path or the setting, exit 2,
+    nothing sent; never an "inf" in a decision, nor a latency read as none or as zero."""
     with fake_jobmanager(busy={"counter": 0.9}) as jm:
-        jm.latency = {"sink: Writer": float("inf")}
-        with pytest.raises(InputError, match="reports no latency markers"):
-            flink_decided(jm.job_url, "--max-response-time", "50ms")
+        jm.latency = {"sink: Writer": mean}
+        jm.config += [{"key": k, "value": v} for k, v in config.items()]
+        done = run("autoscale", jm.job_url, "--max-response-time", "50ms", *STEP)
+        puts = list(jm.puts)
+    assert done.exit_code == 2 and puts == [], done.output
+    assert said in " ".join(done.output.split()), done.output
+
+
+def test_a_path_without_markers_is_said_before_a_bound_is_held_on_the_others():
+    """Two sinks, markers read at one: a bound held there only would be said held on the
+    job; at the first step that is bad input naming the path without markers."""
+    from streamplace.control.running.latency import Measured, unmeasured
+
+    app = make_app({"name": "fork", "operators": [
+        {"id": "src", "service_rate": 100}, {"id": "a", "service_rate": 50},
+        {"id": "b", "service_rate": 50}],
+        "streams": [{"from": "src", "to": "a", "rate": 30},
+                    {"from": "src", "to": "b", "rate": 30}]})
+    read = {("src", "a"): Measured(0.1, 0.1, 0.2)}
+    assert unmeasured(read, app) == [("src", "b")]
+    assert unmeasured({**read, ("src", "b"): Measured(0.1, 0.1, 0.2)}, app) == []

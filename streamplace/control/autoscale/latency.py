@@ -8,7 +8,13 @@ import math
 from collections.abc import Callable
 
 from streamplace.control.autoscale.stages import LatencyHold, Observed
-from streamplace.control.running.latency import TOLERANCE, Measured, PathLatency, end_to_end
+from streamplace.control.running.latency import (
+    TOLERANCE,
+    Measured,
+    PathLatency,
+    end_to_end,
+    unmeasured,
+)
 from streamplace.control.running.observation import Observation
 from streamplace.errors import InputError
 
@@ -47,6 +53,14 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
     capacity) has no e to calibrate, and the re-plan's stability mends it first."""
     paths = end_to_end(markers, observed.app, observed.infra, observed.plan, timeout,
                        TOLERANCE)
+    missing = unmeasured(markers, observed.app)
+    if missing:  # a bound held on some paths only would be said held on all
+        raise InputError.single(
+            "no latency markers are read on " + ", ".join(f"{s} -> {t}" for s, t in missing)
+            + ": --max-response-time would not be held there", "keep every sink a vertex "
+            "of its own (disableChaining()) and its sources' markers on "
+            "(metrics.latency.interval), or hold the bound where it is read with observe "
+            "--against", path="metrics.latency.interval")
     measured = {_name(p): round(p.measured.mean, 4) for p in paths}
     broken = [f"{_name(p)} takes {p.measured.mean * 1000:.0f} ms on average (latency "
               f"markers), above --max-response-time {limit * 1000:.0f} ms by "

@@ -3,6 +3,8 @@ answers a list of ``{"key", "value"}`` (checked against 1.20.3 and 2.2.1)."""
 
 from __future__ import annotations
 
+import math
+
 from streamplace.control.durations import duration
 from streamplace.control.running.latency import BUFFER_TIMEOUT
 from streamplace.errors import InputError
@@ -28,13 +30,21 @@ def cluster_config(address: Address, base: str, label: str = "JOB") -> dict[str,
 
 def buffer_timeout(config: dict[str, str]) -> float:
     """The cluster's buffer timeout in seconds (a job may set its own: not visible here);
-    Flink's default where the cluster does not set it or sets what Flink would not read.
+    Flink's default where the cluster does not set it or sets what Flink would not read;
+    infinite where buffers are flushed only when full (``execution.buffer-timeout.enabled:
+    false``, or a negative timeout, the older API's -1), as 1.20 and 2.x both read them.
 
     >>> buffer_timeout({"execution.buffer-timeout.interval": "PT0.05S"})
     0.05
+    >>> buffer_timeout({"execution.buffer-timeout": "-1"})
+    inf
     """
+    if config.get("execution.buffer-timeout.enabled", "").strip().lower() == "false":
+        return math.inf
     for key in BUFFER_KEYS:
         if key in config:
+            if config[key].strip().startswith("-"):
+                return math.inf
             try:
                 return duration(config[key])
             except ValueError:

@@ -11,6 +11,7 @@ reporting subtask:
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from collections import defaultdict
@@ -19,6 +20,7 @@ from streamplace.control.flink.answers import as_number
 from streamplace.control.flink.config import buffer_timeout, cluster_config
 from streamplace.control.flink.rescale import JobAddress
 from streamplace.control.running.latency import Measured
+from streamplace.errors import InputError
 from streamplace.io.http import get_json
 
 MARKER = re.compile(r"^\d+\.latency\.source_id\.([0-9a-f]{32})(?:\.source_subtask_index\.\d+)?"
@@ -28,8 +30,11 @@ MARKER = re.compile(r"^\d+\.latency\.source_id\.([0-9a-f]{32})(?:\.source_subtas
 
 def fetch_markers(where: JobAddress, vertices: dict[str, str]) -> dict[tuple[str, str], Measured]:
     """(source operator, operator): its markers, from each vertex's metrics (``vertices``:
-    vertex id -> operator id). Empty where the job reports none."""
+    vertex id -> operator id). Empty where the job reports none. A pair whose statistics
+    are all NaN (empty histograms) or not finite, or any of them negative (clocks apart),
+    is bad input naming the pair and why: never a latency read as none, or as zero."""
     found: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    unread: dict[tuple[str, str], str] = {}  # a pair's first statistic that is no latency
     for vid in vertices:
         listed = get_json(where.at(f"{where.job}/vertices/{vid}/metrics"), "JOB")
         ids = [m.get("id") for m in listed if isinstance(m, dict)] \
@@ -40,14 +45,42 @@ def fetch_markers(where: JobAddress, vertices: dict[str, str]) -> dict[tuple[str
                                     + ",".join(wanted[chunk:chunk + 40])), "JOB")
             for m in got if isinstance(got, list) else []:
                 hit = MARKER.match(str(m.get("id")))
+                if not hit or hit.group(1) not in vertices or hit.group(2) not in vertices:
+                    continue
+                key = (vertices[hit.group(1)], vertices[hit.group(2)])
                 value = as_number(m.get("value"))
-                if hit and value is not None and value >= 0 and hit.group(1) in vertices \
-                        and hit.group(2) in vertices:
-                    key = (vertices[hit.group(1)], vertices[hit.group(2)])
+                if value is None or value < 0:
+                    unread.setdefault(key, _unread(m.get("value")))
+                else:
                     found[key][hit.group(3)].append(value / 1000)
-    return {key: Measured(statistics.fmean(s["mean"]), statistics.median(s["median"]),
+    read = {key: Measured(statistics.fmean(s["mean"]), statistics.median(s["median"]),
                           max(s["p99"]))
             for key, s in found.items() if s["mean"] and s["median"] and s["p99"]}
+    for (source, op), why in unread.items():
+        if (source, op) not in read or why.startswith("negative"):
+            raise InputError.single(f"the latency markers of {source} -> {op} {why}",
+                                    UNREAD_FIX[why.split()[0]], path="metrics.latency.interval")
+    return read
+
+
+UNREAD_FIX = {
+    "hold": "read again once markers have arrived (one every metrics.latency.interval; "
+            "the histogram keeps metrics.latency.history-size of them)",
+    "negative": "synchronise the TaskManagers' clocks (NTP): a marker carries the wall "
+                "clock of its source's TaskManager, and its age is read on another's",
+    "are": "read again: a histogram this large is no latency; check the TaskManagers' "
+           "clocks"}
+
+
+def _unread(value: object) -> str:
+    """Why a marker's statistic is no latency, in words (its first word keys the fix)."""
+    text = str(value).strip()
+    if text.lower() in ("nan", "none", ""):
+        return "hold no marker yet (NaN: the histograms are empty)"
+    number = as_number(value)
+    if number is not None and number < 0:
+        return f"negative ({number:.0f} ms)"
+    return f"are not a finite number of milliseconds ({text[:20]})"
 
 
 def job_markers(job: str, vertex_of: dict[str, str],
@@ -55,5 +88,12 @@ def job_markers(job: str, vertex_of: dict[str, str],
     """The markers of the running job ``job`` (``vertex_of``: operator -> vertex id), and
     the cluster's buffer timeout they crossed."""
     where = JobAddress.parse(job)
-    measured = fetch_markers(where, {vid: op for op, vid in vertex_of.items()})
-    return measured, buffer_timeout(cluster_config(where.address, where.base))
+    timeout = buffer_timeout(cluster_config(where.address, where.base))
+    if math.isinf(timeout):
+        raise InputError.single(
+            "the cluster flushes its network buffers only when full (execution.buffer-"
+            "timeout.enabled: false, or a negative buffer timeout): a marker's age then "
+            "rests on how fast each 32 KiB buffer fills, which no parallelism bounds",
+            "set execution.buffer-timeout.enabled: true and execution.buffer-timeout."
+            "interval (100 ms by default) to hold a latency", path="execution.buffer-timeout")
+    return fetch_markers(where, {vid: op for op, vid in vertex_of.items()}), timeout

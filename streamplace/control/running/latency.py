@@ -156,3 +156,21 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
     predicted = predicted_markers(app, infra, plan, timeout, pairs)
     return [PathLatency(predicted[pair], measured[pair], tolerance) for pair in pairs
             if pair in predicted]
+
+
+def unmeasured(measured: dict[tuple[str, str], Measured], app: Application,
+               ) -> list[tuple[str, str]]:
+    """The source-to-sink paths of the application that its markers do not report (a
+    source that reaches the sink, and no marker of it read there)."""
+    graph = build_graph(app)
+    missing = []
+    for source in graph.sources:
+        reached, todo = {source}, [source]
+        while todo:
+            for nxt in graph.succs[todo.pop()]:
+                if nxt not in reached:
+                    reached.add(nxt)
+                    todo.append(nxt)
+        missing += [(source, sink) for sink in graph.sinks
+                    if sink in reached and sink != source and (source, sink) not in measured]
+    return missing
