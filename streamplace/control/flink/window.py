@@ -51,8 +51,9 @@ def vertex_window(name: str, before: Any, after: Any) -> Window:
         if span <= 0:
             raise EngineError(f"Flink's counters of vertex {name!r} did not move over the "
                               "window: the JobManager fetches metrics every "
-                              "metrics.fetcher.update-interval (10 s by default); give a "
-                              "longer --window")
+                              "metrics.fetcher.update-interval (10 s by default); read "
+                              "over a longer window (observe --window, autoscale "
+                              "--metrics-window)")
         busy.append(min(1.0, max(0.0, deltas["accumulated-busy-time"] / span)))
         pressed.append(min(1.0, max(0.0, deltas["accumulated-backpressured-time"] / span)))
         spans.append(span)
