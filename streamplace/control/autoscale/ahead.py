@@ -140,29 +140,50 @@ class Ahead:
                        if e.sources else e for e in self.known.events]})
 
 
+CAPPED_FROM = 3
+"""Distinct parallelisms a capacity curve must be read at before it caps a vertex."""
+
+
 def _capped(a: Assessment, proposal: Proposal, fitted: dict[str, Curve],
             ahead: PlanAhead) -> Proposal:
-    """No vertex past where its fitted capacity stops growing (a curve read at two
-    parallelisms or more): a subtask more there only takes a slot. Said."""
+    """No vertex past where its fitted capacity stops growing (a curve read at CAPPED_FROM
+    parallelisms or more: two readings draw a line through any noise, and a cap drawn from
+    them would keep a job from the readings that could lift it): a subtask more there only
+    takes a slot. Said, also where the cap leaves the job as it runs."""
     if proposal.plan is None:
         return proposal
     counts = {op: sum(proposal.plan.replicas(op).values()) for op in a.observed.running}
     cut = {}
     for op, k in counts.items():
-        curve = fitted.get(op)
-        if curve is not None and curve.points >= 2 and not curve.linear \
-                and k > max(curve.useful, a.observed.running[op]):
-            cut[op] = max(curve.useful, a.observed.running[op])
+        most = cap(fitted.get(op), k, a.observed.running[op])
+        if most is not None:
+            cut[op] = most
     if not cut:
         return proposal
     said = [f"{op}: not scaled past {k}, where its fitted capacity stops growing "
             f"({fitted[op].at(k):.4g}/s)" for op, k in sorted(cut.items())]
     ahead.said.extend(said)
     counts.update(cut)
-    if counts == a.observed.running:
-        return Proposal(None, [], proposal.replan)
+    if counts == a.observed.running:  # the triggers stay said: the job is left as it is
+        return Proposal(None, [*proposal.why, *said], proposal.replan)
     return Proposal(spread(a.observed.app, a.observed.infra, counts), [*proposal.why, *said],
                     proposal.replan)
+
+
+def cap(curve: Curve | None, asked: int, running: int) -> int | None:
+    """The parallelism ``asked`` is cut to, where ``curve`` stops growing below it (never
+    below what runs), or None where it stands.
+
+    >>> noisy = fit({1: (3, 98.0), 2: (2, 70.0)})  # two parallelisms: no cap drawn
+    >>> cap(noisy, 6, 2) is None
+    True
+    >>> cap(fit({2: (5, 200.0), 4: (2, 390.0), 8: (1, 400.0)}), 9, 4)
+    6
+    """
+    if curve is None or curve.points < CAPPED_FROM or curve.linear:
+        return None
+    most = max(curve.useful, running)
+    return most if asked > most else None
 
 
 def _catching_up(a: Assessment) -> bool:
