@@ -26,6 +26,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,10 +146,10 @@ def _statuses(cluster: FlinkCluster, job: str) -> set[str]:
             for s in cluster.get(f"/jobs/{job}/vertices/{v['id']}")["subtasks"]}
 
 
-def _until(ready: object, what: str, folder: Path) -> None:
+def _until(ready: Callable[[], bool], what: str, folder: Path) -> None:
     """Poll ``ready`` until it holds, for READY seconds at most (then the logs' folder is
-    named)."""
-    assert callable(ready)
+    named). Unlike the suite's ``until``, a daemon not answering yet is waited for, and
+    a wait that ends unmet ends the script."""
     ends = time.monotonic() + READY
     while time.monotonic() < ends:
         try:
