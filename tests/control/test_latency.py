@@ -91,7 +91,7 @@ def test_a_path_above_max_response_time_is_repaired_by_a_replan_held_below_it(tm
         held = run("observe", jm.job_url, "--window", "5", "--against", plan,
                    "--application", app, "--infrastructure", infra, "--json", "-q")
         path = json.loads(held.stdout)["drift"]["latency"][0]
-        marker = path["predicted_marker"] * 1000
+        marker = path["l1_marker"] * 1000  # the sensitivity the re-plan calibrates, (L1)
         jm.latency = {"sink: Writer": marker + 20}
         line = flink_decided(jm.job_url, "--max-response-time", f"{marker - 30:.3f}ms")
         stuck = flink_decided(jm.job_url, "--max-response-time", "150ms")

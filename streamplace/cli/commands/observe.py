@@ -25,13 +25,16 @@ from streamplace.cli.job_args import (
     parse_rates,
 )
 from streamplace.cli.opening import open_inputs
+from streamplace.control.flink.config import cluster_config, network_buffer
 from streamplace.control.flink.drift import TOLERANCE, Drift, drift
 from streamplace.control.flink.holdings import holdings
 from streamplace.control.flink.markers import job_markers
 from streamplace.control.flink.read import read_job
+from streamplace.control.flink.rescale import JobAddress
 from streamplace.control.running.documents import documents
 from streamplace.control.running.latency import TOLERANCE as LATENCY_TOLERANCE
 from streamplace.control.running.latency import end_to_end
+from streamplace.control.running.observation import Observation
 from streamplace.errors import InputError
 from streamplace.io.http import is_url
 from streamplace.io.outputs import STDOUT, Output
@@ -100,7 +103,7 @@ def observe_command(
     if held is not None:
         found = drift(obs, *held, against or "--against", tolerance)
         if live:
-            _latency(found, job, held)
+            _latency(found, job, held, obs)
         report["drift"] = found.to_json()
 
     def show(con: Console) -> None:
@@ -129,12 +132,19 @@ def observe_command(
     emit(emission, json_=json_, quiet=quiet)
 
 
-def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Plan]) -> None:
+def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Plan],
+             obs: Observation) -> None:
     """Each source-to-sink path's predicted response time against the job's latency
-    markers; where the job reports none, a note says which setting turns them on."""
+    markers; where the job reports none, a note says which setting turns them on. The
+    service's variability is what the window measured, where it did."""
     try:
-        measured, timeout = job_markers(job, found.vertex_of)
-        found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE)
+        where = JobAddress.parse(job)
+        config = cluster_config(where.address, where.base)
+        measured, timeout = job_markers(job, found.vertex_of, config)
+        variability = {v.op: v.window.variability for v in obs.vertices
+                       if v.window is not None and v.window.variability is not None}
+        found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE, variability,
+                                   network_buffer(config))
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

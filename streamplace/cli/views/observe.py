@@ -54,14 +54,19 @@ def render_drift(con: Console, drift: Drift) -> None:
               f"sink {_rate(drift.sink_rate)} (plan {_rate(drift.predicted_sink_rate)})")
     if drift.latency:
         paths = table(con, "Response time against the latency markers (ms)", "path",
-                      "R (model)", "marker (model)", "waiting", "buffers", "delays",
-                      "mean", "median", "p99")
+                      "R (model)", "mean (model)", "p99 (model)", "promised", "mean",
+                      "median", "p99")
         for p in drift.latency:
-            pr, m = p.predicted, p.measured
+            pr, m, e = p.predicted, p.measured, p.predicted.expected
             paths.add_row(f"{pr.source} -> {pr.op}", *(f"{x * 1000:.1f}" for x in (
-                pr.response_time, pr.marker, pr.waiting, pr.buffers, pr.network, m.mean,
-                m.median, m.p99)))
+                pr.response_time, e.mean, e.p99, e.promise, m.mean, m.median, m.p99)))
         con.print(paths)
+        for p in drift.latency:
+            e = p.predicted.expected
+            con.print(f"{p.predicted.source} -> {p.predicted.op}: mostly "
+                      f"{e.dominant(p.predicted.path)}; one run's mean lies within "
+                      f"{e.band * 1000:.0f} ms of the model's mean (each task flushes on "
+                      "its own timer)")
     for r in drift.rows:
         for why in r.off:
             con.print(f"[yellow]off:[/] {r.op}: {escape(why)}")

@@ -6,11 +6,16 @@ from __future__ import annotations
 import math
 
 from streamplace.control.durations import duration
+from streamplace.control.running.hops import SEGMENT
 from streamplace.control.running.latency import BUFFER_TIMEOUT
 from streamplace.errors import InputError
 from streamplace.io.http import Address, get_json
 
 BUFFER_KEYS = ("execution.buffer-timeout.interval", "execution.buffer-timeout")  # 2.x, 1.x
+SEGMENT_KEY = "taskmanager.memory.segment-size"
+SIZES = {"": 1, "b": 1, "bytes": 1, "k": 1 << 10, "kb": 1 << 10, "kibibytes": 1 << 10,
+         "m": 1 << 20, "mb": 1 << 20, "mebibytes": 1 << 20, "g": 1 << 30, "gb": 1 << 30,
+         "gibibytes": 1 << 30}  # Flink's MemorySize units: powers of 1024
 
 
 def cluster_config(address: Address, base: str, label: str = "JOB") -> dict[str, str]:
@@ -50,3 +55,22 @@ def buffer_timeout(config: dict[str, str]) -> float:
             except ValueError:
                 return BUFFER_TIMEOUT
     return BUFFER_TIMEOUT
+
+
+def network_buffer(config: dict[str, str]) -> float:
+    """The bytes of one network buffer (``taskmanager.memory.segment-size``), Flink's
+    32 KiB where the cluster does not set it or sets what Flink would not read.
+
+    >>> network_buffer({"taskmanager.memory.segment-size": "4 kb"})
+    4096.0
+    >>> network_buffer({})
+    32768.0
+    """
+    text = config.get(SEGMENT_KEY, "32kb").strip().lower()
+    number = text.rstrip("abcdefghijklmnopqrstuvwxyz ").strip()
+    unit = text[len(number):].strip()
+    try:
+        size = float(number) * SIZES[unit]
+    except (KeyError, ValueError):
+        return float(SEGMENT)
+    return size if size > 0 else float(SEGMENT)

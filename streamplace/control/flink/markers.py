@@ -83,12 +83,15 @@ def _unread(value: object) -> str:
     return f"are not a finite number of milliseconds ({text[:20]})"
 
 
-def job_markers(job: str, vertex_of: dict[str, str],
+def job_markers(job: str, vertex_of: dict[str, str], config: dict[str, str] | None = None,
                 ) -> tuple[dict[tuple[str, str], Measured], float]:
     """The markers of the running job ``job`` (``vertex_of``: operator -> vertex id), and
-    the cluster's buffer timeout they crossed."""
+    the cluster's buffer timeout they crossed (``config``: the cluster's, read if not
+    given)."""
     where = JobAddress.parse(job)
-    timeout = buffer_timeout(cluster_config(where.address, where.base))
+    if config is None:
+        config = cluster_config(where.address, where.base)
+    timeout = buffer_timeout(config)
     if math.isinf(timeout):
         raise InputError.single(
             "the cluster flushes its network buffers only when full (execution.buffer-"

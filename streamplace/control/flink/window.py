@@ -36,7 +36,7 @@ def vertex_window(name: str, before: Any, after: Any) -> Window:
         raise EngineError(f"vertex {name!r} ran {len(first)} subtasks at the window's start "
                           f"and {len(second)} at its end: the job was rescaled during the "
                           "window; observe again once it has settled")
-    busy, pressed, spans, busy_ms = [], [], [], 0.0
+    busy, pressed, spans, busy_ms, served = [], [], [], 0.0, []
     counts = dict.fromkeys(COUNTS, 0.0)
     for index, end in second.items():
         start = first[index]
@@ -58,9 +58,35 @@ def vertex_window(name: str, before: Any, after: Any) -> Window:
         pressed.append(min(1.0, max(0.0, deltas["accumulated-backpressured-time"] / span)))
         spans.append(span)
         busy_ms += max(0.0, deltas["accumulated-busy-time"])
+        served.append((max(0.0, deltas["accumulated-busy-time"]) / 1000,
+                       deltas["read-records"]))
         for k in COUNTS:
             counts[k] += deltas[k]
-    return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms)
+    return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms,
+                  service_variability(served))
+
+
+def service_variability(served: list[tuple[float, float]]) -> float | None:
+    """The squared coefficient of variation c_s^2 of one record's service, from each
+    subtask's (busy seconds, records read) over a window: a subtask's busy time less the
+    mean service times its records is the sum of its records' deviations, of variance n
+    sigma^2 whatever the keys sent it. None with fewer than two subtasks that read records
+    (one subtask's busy time says nothing of the spread).
+
+    >>> service_variability([(1.0, 100), (1.0, 100)])
+    0.0
+    >>> service_variability([(1.0, 100)]) is None
+    True
+    """
+    read = [(b, n) for b, n in served if n > 0]
+    records = sum(n for _, n in read)
+    if len(read) < 2 or records <= 0:
+        return None
+    mean = sum(b for b, _ in read) / records
+    if mean <= 0:
+        return None
+    spread = sum((b - mean * n) ** 2 for b, n in read) / records * len(read) / (len(read) - 1)
+    return spread / mean ** 2
 
 
 def windows(vertices: dict[str, str], before: dict[str, Any],

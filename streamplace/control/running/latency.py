@@ -13,14 +13,27 @@ So the model predicts a marker's mean age from the source to an operator as
     one service) + sum over the streams of (delay + buffer-timeout / 2)
 
 where R_path, the response time the model prints, counts one service at every operator
-and no buffer. Both are given side by side (docs/models.md, "Response time against
-latency markers").
+and no buffer: (L1), the sensitivity ``--max-response-time`` re-plans with. The prediction
+held to the markers is (L3), hop by hop (``hops.py``): the flush at the timeout or when a
+buffer fills, the records flushed with the marker, a queue of the service's measured
+variability; its mean, its p99 and what no run exceeds. Both are given side by side
+(docs/models.md, "Response time against latency markers").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
+from itertools import pairwise
 
+from streamplace.control.running.hops import (
+    ASSUMED_VARIABILITY,
+    SEGMENT,
+    Distribution,
+    Hop,
+    channel_flush,
+    distribution,
+)
 from streamplace.errors import InputError
 from streamplace.model.application import Application
 from streamplace.model.evaluate import evaluate
@@ -55,16 +68,25 @@ class Predicted:
     buffers: float         # hops x buffer-timeout / 2
     hops: int
     service: float = 0.0   # sum of 1/mu_i over the path, its source included
+    path: tuple[Hop, ...] = field(default=())  # (L3)'s terms, hop by hop
 
     @property
     def marker(self) -> float:
+        """(L1): the M/M/1 waits, the network and half a timeout per hop."""
         return self.waiting + self.network + self.buffers
+
+    @property
+    def expected(self) -> Distribution:
+        """(L3): the marker's age hop by hop, its mean, p99 and promise."""
+        return distribution(self.path)
 
 
 def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeout: float,
-                      pairs: list[tuple[str, str]]) -> dict[tuple[str, str], Predicted]:
+                      pairs: list[tuple[str, str]], variability: dict[str, float] | None = None,
+                      segment: float = SEGMENT) -> dict[tuple[str, str], Predicted]:
     """The model's R and marker age along the longest path from each pair's source to its
-    operator (pairs the graph does not join are left out)."""
+    operator (pairs the graph does not join are left out); ``variability``: the service's
+    c_s^2 of the operators it was measured for, ``segment`` the network buffer's bytes."""
     ev = evaluate(app, infra, plan)
     if ev.odrp is None:
         raise InputError.single("the plan does not place every operator", "give a "
@@ -73,13 +95,31 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
     r = {m.id: m.latency for m in ev.odrp.operators}
     mu = {op.id: op.service_rate for op in app.operators}
     delay = {(s.source, s.target): s.delay for s in ev.odrp.streams}
+    measured = variability or {}
+    metrics = {m.id: m for m in ev.odrp.operators}
+    streams = {(s.source, s.target): s for s in ev.odrp.streams}
+
+    def hop(p: str, k: str) -> Hop:
+        m, s = metrics[k], streams[(p, k)]
+        rate = mu.get(k) or math.inf
+        channels = max(1, metrics[p].count)
+        flush, filled = channel_flush(timeout, s.rate / (channels * max(1, m.count)),
+                                      s.bytes_per_s / s.rate if s.rate > 0 else 0.0, segment)
+        return Hop((p, k), flush, filled, m.load_per_replica / rate, channels, 1 / rate,
+                   measured.get(k, ASSUMED_VARIABILITY), k in measured, delay.get((p, k), 0.0))
+
     out: dict[tuple[str, str], Predicted] = {}
     for source, op in pairs:
-        best = _longest(graph.topological_order(), graph.preds, source, r, delay, mu, timeout)
+        best, via = _longest(graph.topological_order(), graph.preds, source, r, delay, mu,
+                             timeout)
         if op in best:
             total, waiting, network, buffers, hops, service = best[op]
+            walk = [op]
+            while walk[-1] in via:
+                walk.append(via[walk[-1]])
+            path = tuple(hop(p, k) for k, p in pairwise(walk))[::-1]
             out[(source, op)] = Predicted(source, op, total, waiting, network, buffers, hops,
-                                          service)
+                                          service, path)
     return out
 
 
@@ -89,23 +129,27 @@ Step = tuple[float, float, float, float, int, float]
 
 def _longest(order: list[str], preds: dict[str, list[str]], source: str,
              r: dict[str, float], delay: dict[tuple[str, str], float],
-             mu: dict[str, float | None], timeout: float) -> dict[str, Step]:
+             mu: dict[str, float | None], timeout: float,
+             ) -> tuple[dict[str, Step], dict[str, str]]:
+    """The longest path's terms to each operator, and the predecessor it came by."""
     def served(op: str) -> float:
         rate = mu.get(op)
         return 1 / rate if rate else 0.0
 
     best: dict[str, Step] = {source: (r[source], 0.0, 0.0, 0.0, 0, served(source))}
+    via: dict[str, str] = {}
     for op in order:
         if op == source:
             continue
-        into = [(best[p], delay.get((p, op), 0.0)) for p in preds.get(op, []) if p in best]
+        into = [(best[p], delay.get((p, op), 0.0), p) for p in preds.get(op, []) if p in best]
         if not into:
             continue
-        (total, waiting, network, buffers, hops, service), d = max(
+        (total, waiting, network, buffers, hops, service), d, came = max(
             into, key=lambda x: x[0][0] + x[1])
         best[op] = (total + d + r[op], waiting + max(0.0, r[op] - served(op)), network + d,
                     buffers + timeout / 2, hops + 1, service + served(op))
-    return best
+        via[op] = came
+    return best, via
 
 
 @dataclass(frozen=True)
@@ -121,25 +165,33 @@ class PathLatency:
         """Where the marker's predicted age is off the measured mean by more than the
         tolerance (a share of the measured mean, and at least one buffer-timeout's tenth)."""
         p, m = self.predicted, self.measured
-        gap = p.marker - m.mean
+        gap = p.expected.mean - m.mean
         if abs(gap) <= max(self.tolerance * m.mean, 0.01):
             return None
         return (f"{p.source} -> {p.op}: markers {m.mean * 1000:.0f} ms on average, the model "
-                f"{p.marker * 1000:.0f} ms ({'above' if gap > 0 else 'below'} by "
+                f"{p.expected.mean * 1000:.0f} ms ({'above' if gap > 0 else 'below'} by "
                 f"{abs(gap) * 1000:.0f} ms)")
 
     def to_json(self) -> dict[str, object]:
-        p, m = self.predicted, self.measured
+        p, m, e = self.predicted, self.measured, self.predicted.expected
         return {"source": p.source, "operator": p.op, "predicted_r": p.response_time,
-                "predicted_marker": p.marker, "waiting": p.waiting, "delays": p.network,
-                "buffers": p.buffers, "hops": p.hops, "service": p.service,
-                "measured_mean": m.mean,
-                "measured_median": m.median, "measured_p99": m.p99, "off": self.off}
+                "predicted_marker": e.mean, "predicted_p99": e.p99, "promised": e.promise,
+                "phase_band": e.band, "dominant": e.dominant(p.path),
+                "waiting": p.waiting, "delays": p.network, "buffers": p.buffers,
+                "hops": p.hops, "service": p.service, "l1_marker": p.marker,
+                "per_hop": [{"stream": list(h.stream), "flush": h.flush, "filled": h.filled,
+                             "busy": h.busy, "channels": h.channels,
+                             "buffer": h.buffer, "batch": h.batch, "queue": h.queue,
+                             "variability": h.variability, "measured": h.measured}
+                            for h in p.path],
+                "measured_mean": m.mean, "measured_median": m.median, "measured_p99": m.p99,
+                "off": self.off}
 
 
 def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
-               infra: Infrastructure, plan: Plan, timeout: float,
-               tolerance: float) -> list[PathLatency]:
+               infra: Infrastructure, plan: Plan, timeout: float, tolerance: float,
+               variability: dict[str, float] | None = None,
+               segment: float = SEGMENT) -> list[PathLatency]:
     """Every source-to-sink path of the running job whose markers were ``measured`` ((source
     operator, operator): its markers): the model's prediction against them. InputError
     (exit 2) with the setting that turns them on where the job reports none."""
@@ -153,7 +205,7 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
             "vertex reports under an operator id that is not a vertex's)",
             "keep the sink a vertex of its own (disableChaining()), so that its markers "
             "are read", path="metrics.latency.interval")
-    predicted = predicted_markers(app, infra, plan, timeout, pairs)
+    predicted = predicted_markers(app, infra, plan, timeout, pairs, variability, segment)
     return [PathLatency(predicted[pair], measured[pair], tolerance) for pair in pairs
             if pair in predicted]
 

@@ -21,6 +21,7 @@ class Window:
     pressed: tuple[float, ...]    # per subtask, share of time back-pressured
     counts: dict[str, float]      # read-records, write-records, read-bytes, write-bytes
     busy_ms: float                # over all subtasks
+    variability: float | None = None  # the service's c_s^2, where its subtasks measure it
 
     def rate(self, count: str) -> float:
         return self.counts.get(count, 0.0) / self.seconds

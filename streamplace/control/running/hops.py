@@ -1,0 +1,150 @@
+"""A latency marker's age, hop by hop (docs/models.md, (L3)): the wait in each output buffer
+until it is flushed, the records flushed with it that the next subtask serves first, and
+the queue a varying service leaves, plus each stream's delay. Its mean, its 99th
+percentile, and what every run stays under, whatever phase its flushers' timers took.
+
+A producer's output channel is flushed every buffer timeout tau, or sooner when its buffer
+(``taskmanager.memory.segment-size``, 32 KiB) fills: T = min(tau, B / (lambda_c b)) for a
+channel carrying lambda_c records/s of b bytes. A marker written u after a flush waits
+T - u in the buffer; the lambda_c u records written before it arrive with it, and the next
+subtask serves them first, (rho / c) u of work with c channels into it (rho its busy
+share). So the two together are uniform on [rho T / c, T]: T (1 + rho / c) / 2 on average.
+The other c - 1 channels' batches, at their own phases, leave (c - 1) rho^2 T / (2 c^2)
+behind on average. What is left of the queue is Kingman's, with the arrivals' own
+variability taken out by the flushes (c_a^2 = 0) and the service's c_s^2 measured where
+the subtasks' busy time and records give it:
+
+    W_var = rho / (1 - rho) * c_s^2 / 2 * 1/mu
+
+(M/M/1's W_q at c_s^2 = 2: a sleep for work has c_s^2 near 0).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+SEGMENT = 32 * 1024        # bytes: taskmanager.memory.segment-size's default, one buffer
+ASSUMED_VARIABILITY = 1.0  # c_s^2 where no spread over subtasks measures it
+GRID = 4096                # points of the distribution's grid: a quantile within 1/4096
+TAIL = 12.0                # an exponential queue is cut where e^-12 of it is left
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One stream a marker crosses, and the subtask it reaches."""
+
+    stream: tuple[str, str]
+    flush: float        # T, seconds between two flushes of one channel
+    filled: bool        # the buffer fills before the timeout: T is the fill time
+    busy: float         # rho, the consumer subtask's busy share
+    channels: int       # c, producer subtasks into one consumer subtask
+    service: float      # 1/mu of the consumer, seconds
+    variability: float  # c_s^2 of the consumer's service
+    measured: bool      # c_s^2 measured (else ASSUMED_VARIABILITY)
+    delay: float        # the stream's network delay (eq. 4)
+
+    @property
+    def buffer(self) -> float:
+        """The mean wait in the output buffer, T / 2."""
+        return self.flush / 2
+
+    @property
+    def batch(self) -> float:
+        """The mean work found ahead that was flushed with the marker or just before it."""
+        rho, c, t = min(self.busy, 1.0), self.channels, self.flush
+        return rho * t / (2 * c) + (c - 1) * rho * rho * t / (2 * c * c)
+
+    @property
+    def queue(self) -> float:
+        """Kingman's wait for a service of variability c_s^2, arrivals flushed in batches."""
+        if self.busy >= 1:
+            return math.inf
+        return self.busy / (1 - self.busy) * self.variability / 2 * self.service
+
+    @property
+    def mean(self) -> float:
+        return self.buffer + self.batch + self.queue + self.delay
+
+
+def channel_flush(timeout: float, rate: float, tuple_size: float, segment: float) -> tuple[
+        float, bool]:
+    """T for one channel carrying ``rate`` records/s of ``tuple_size`` bytes, and whether the
+    buffer fills first."""
+    fill = segment / (rate * tuple_size) if rate > 0 and tuple_size > 0 else math.inf
+    return (fill, True) if fill < timeout else (timeout, False)
+
+
+@dataclass(frozen=True)
+class Distribution:
+    mean: float
+    p99: float
+    promise: float   # every hop at its worst phase (a whole T), the queues at their p99
+    band: float      # one run's mean lies within this of ``mean``: the timers' offsets
+
+    def dominant(self, hops: tuple[Hop, ...]) -> str:
+        """The term that makes most of the mean, in words."""
+        terms = {"the buffer timeouts": sum(h.buffer for h in hops if not h.filled),
+                 "the buffers' fill": sum(h.buffer for h in hops if h.filled),
+                 "the records flushed with it": sum(h.batch for h in hops),
+                 "the queues": sum(h.queue for h in hops),
+                 "the network": sum(h.delay for h in hops)}
+        return max(terms, key=lambda k: terms[k])
+
+
+def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
+    """The marker's age over the hops, each hop's phase drawn afresh (the mean over the
+    tasks' starts), by convolution on a grid; infinite where a queue is."""
+    mean = sum(h.mean for h in hops)
+    band = sum(h.flush for h in hops[1:]) / 2
+    if not hops or not math.isfinite(mean):
+        return Distribution(mean, mean, mean, band)
+    # the other channels' batches and the network, taken at their means
+    fixed = sum(h.delay + h.batch - min(h.busy, 1.0) * h.flush / (2 * h.channels) for h in hops)
+    tails = [h.queue / h.busy * TAIL if h.busy > 0 and h.queue > 0 else 0.0 for h in hops]
+    top = sum(h.flush for h in hops) + sum(tails)
+    if top <= 0:
+        return Distribution(mean, mean, mean, band)
+    step = top / (GRID - 1)
+    x = np.arange(GRID) * step
+    total = np.fft.rfft(_point(0.0, step))
+    queues = np.fft.rfft(_point(0.0, step))
+    for h in hops:
+        low = min(h.busy, 1.0) * h.flush / h.channels
+        total *= np.fft.rfft(_uniform(low, h.flush, step))
+        if h.queue > 0:
+            q = np.fft.rfft(_queue(h.busy, h.queue / h.busy, step))
+            total, queues = total * q, queues * q
+    p = _quantile(np.fft.irfft(total, GRID), x, quantile)
+    worst = sum(h.flush for h in hops) + _quantile(np.fft.irfft(queues, GRID), x, quantile)
+    return Distribution(mean, p + fixed, worst + fixed, band)
+
+
+def _point(at: float, step: float) -> np.ndarray:
+    pmf = np.zeros(GRID)
+    pmf[min(GRID - 1, round(at / step))] = 1.0
+    return pmf
+
+
+def _uniform(low: float, high: float, step: float) -> np.ndarray:
+    """Uniform on [low, high], each grid point holding the mass within half a step of it."""
+    if high - low < step:
+        return _point((low + high) / 2, step)
+    edges = (np.arange(GRID + 1) - 0.5) * step
+    cdf = np.clip((edges - low) / (high - low), 0.0, 1.0)
+    return np.diff(cdf)
+
+
+def _queue(busy: float, scale: float, step: float) -> np.ndarray:
+    """No wait with probability 1 - rho, else exponential of mean ``scale``."""
+    edges = np.maximum((np.arange(GRID + 1) - 0.5) * step, 0.0)
+    pmf: np.ndarray = busy * np.diff(1.0 - np.exp(-edges / scale))
+    pmf[0] += 1.0 - busy
+    return pmf
+
+
+def _quantile(pmf: np.ndarray, x: np.ndarray, q: float) -> float:
+    cdf = np.cumsum(np.clip(pmf, 0.0, None))
+    return float(x[min(len(x) - 1, int(np.searchsorted(cdf, q * cdf[-1])))])

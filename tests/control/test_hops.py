@@ -1,0 +1,98 @@
+"""(L3): a marker's age hop by hop. The grid's convolution against a simulation of the
+same hops (a fixed seed, many markers), the flush at the timeout or at a full buffer, and
+the service's variability measured from the subtasks' busy time and records."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from streamplace.control.flink.window import service_variability
+from streamplace.control.running.hops import Hop, channel_flush, distribution
+from streamplace.control.running.latency import predicted_markers
+
+from ..conftest import make_app, make_infra, make_plan
+
+
+def _simulated(hops: tuple[Hop, ...], markers: int = 400_000) -> np.ndarray:
+    """Each marker drawn hop by hop as (L3) says it waits: written u after a flush, it
+    waits T - u, then (rho / c) u of the records flushed with it, then the queue."""
+    rng = np.random.default_rng(7)
+    age = np.zeros(markers)
+    for h in hops:
+        u = rng.uniform(0, h.flush, markers)
+        age += h.flush - u + h.busy / h.channels * u
+        waits = rng.random(markers) < h.busy
+        age += np.where(waits, rng.exponential(h.queue / h.busy, markers), 0.0) \
+            if h.queue > 0 else 0.0
+        age += h.batch - h.busy * h.flush / (2 * h.channels) + h.delay
+    return age
+
+
+HOPS = (Hop(("src", "work"), 0.1, False, 0.6, 1, 0.01, 1.0, True, 0.002),
+        Hop(("work", "agg"), 0.1, False, 0.8, 2, 0.004, 0.3, True, 0.0),
+        Hop(("agg", "sink"), 0.01, True, 0.05, 2, 0.001, 1.0, False, 0.001))
+
+
+@pytest.mark.parametrize("hops", [HOPS[:1], HOPS[:2], HOPS])
+def test_the_grid_gives_the_simulated_mean_and_p99(hops):
+    got, drawn = distribution(hops), _simulated(hops)
+    assert got.mean == pytest.approx(float(drawn.mean()), rel=0.01)
+    assert got.p99 == pytest.approx(float(np.quantile(drawn, 0.99)), rel=0.02)
+    # every hop at its worst phase waits a whole T: no marker drawn lies above the promise
+    assert float(np.quantile(drawn, 0.99)) <= got.promise
+    assert got.band == pytest.approx(sum(h.flush for h in hops[1:]) / 2)
+
+
+def test_a_busy_subtask_lengthens_the_wait_behind_the_records_flushed_with_the_marker():
+    quiet, busy = (Hop(("a", "b"), 0.1, False, rho, 1, 0.01, 0.0, True, 0.0)
+                   for rho in (0.1, 0.9))
+    # a deterministic service leaves no queue: what grows is the batch, uniform on [rho T, T]
+    assert quiet.queue == busy.queue == 0
+    assert distribution((quiet,)).mean == pytest.approx(0.1 * 1.1 / 2)
+    assert distribution((busy,)).mean == pytest.approx(0.1 * 1.9 / 2)
+    assert distribution((busy,)).p99 == pytest.approx(0.09 + 0.01 * 0.99, abs=1e-4)
+    saturated = Hop(("a", "b"), 0.1, False, 1.0, 1, 0.01, 1.0, True, 0.0)
+    assert distribution((saturated,)).mean == float("inf")
+
+
+def test_a_buffer_filled_before_the_timeout_is_flushed_full():
+    # 32 KiB of 100-byte records at 3277 records/s fills in 0.1 s: a faster channel flushes
+    # sooner, a slower one at the timeout
+    assert channel_flush(0.1, 6553.6, 100.0, 32768.0) == pytest.approx((0.05, True))
+    assert channel_flush(0.1, 100.0, 100.0, 32768.0) == (0.1, False)
+    assert channel_flush(0.1, 0.0, 100.0, 32768.0) == (0.1, False)
+
+
+def test_the_service_variability_is_read_from_the_subtasks_busy_time_and_records():
+    rng = np.random.default_rng(3)
+
+    def subtasks(draw) -> list[tuple[float, float]]:
+        counts = rng.integers(500, 1500, 60)  # skewed keys: the records differ per subtask
+        return [(float(draw(n).sum()), float(n)) for n in counts]
+
+    exponential = service_variability(subtasks(lambda n: rng.exponential(0.002, n)))
+    constant = service_variability(subtasks(lambda n: np.full(n, 0.002)))
+    assert exponential == pytest.approx(1.0, rel=0.35)
+    assert constant == pytest.approx(0.0, abs=1e-9)
+    assert service_variability([(1.0, 100.0), (0.5, 0.0)]) is None  # one subtask read
+
+
+def test_each_hop_takes_its_consumers_busy_share_and_channels_from_the_plan():
+    app = make_app({"name": "chain", "operators": [
+        {"id": "src", "service_rate": 1000}, {"id": "work", "service_rate": 50},
+        {"id": "sink", "service_rate": 1000}],
+        "streams": [{"from": "src", "to": "work", "rate": 60, "tuple_size": 200},
+                    {"from": "work", "to": "sink", "rate": 60, "tuple_size": 200}]})
+    infra = make_infra({"name": "one", "nodes": [{"id": "n", "resources": 8}]})
+    plan = make_plan({"placement": {"src": ["n"], "work": ["n", "n"], "sink": ["n"]}},
+                     app, infra)
+    got = predicted_markers(app, infra, plan, 0.1, [("src", "sink")], {"work": 0.2},
+                            segment=32768)[("src", "sink")]
+    into_work, into_sink = got.path
+    assert into_work.stream == ("src", "work") and into_sink.stream == ("work", "sink")
+    assert into_work.busy == pytest.approx(0.6) and into_work.channels == 1
+    assert into_work.variability == 0.2 and into_work.measured
+    assert into_sink.channels == 2 and not into_sink.measured
+    assert not into_work.filled  # 30 records/s a channel of 200 B fill 32 KiB in 5 s
+    assert got.expected.mean == pytest.approx(into_work.mean + into_sink.mean)
