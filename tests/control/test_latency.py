@@ -56,9 +56,11 @@ def test_marker_ids_are_read_at_both_granularities_and_single_is_not():
     assert MARKER.match(single) is None
 
 
-def test_observe_against_compares_each_path_with_its_markers(tmp_path):
+@pytest.mark.parametrize("in_job", [False, True], ids=["2.x per vertex", "1.20 in the job"])
+def test_observe_against_compares_each_path_with_its_markers(tmp_path, in_job):
     _doc, (app, infra, plan) = observed_files(tmp_path)
     with fake_jobmanager() as jm:
+        jm.markers_in_job = in_job
         jm.latency = {"sink: Writer": 240.0}
         done = run("observe", jm.job_url, "--against", plan, "--application", app,
                    "--infrastructure", infra, "--json", "-q")
@@ -71,6 +73,11 @@ def test_observe_against_compares_each_path_with_its_markers(tmp_path):
     assert path["measured_median"] == pytest.approx(0.216)
     assert path["measured_p99"] == pytest.approx(0.48)
     assert path["hops"] == 3 and path["buffers"] == pytest.approx(0.15)  # 100 ms default
+    # (L3) hop by hop: each hop's terms add up to the mean, and no run exceeds the promise
+    assert [h["stream"][1] for h in path["per_hop"]][-1] == "sink"
+    assert path["predicted_marker"] == pytest.approx(sum(
+        h["buffer"] + h["batch"] + h["queue"] for h in path["per_hop"]) + path["delays"])
+    assert path["predicted_marker"] < path["predicted_p99"] < path["promised"]
     notes = json.loads(without.stdout)["drift"]["notes"]
     assert any("latency not compared: the job reports no latency markers" in n
                and "metrics.latency.interval" in n for n in notes), notes

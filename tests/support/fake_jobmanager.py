@@ -45,6 +45,8 @@ class JobManager:
     latency: dict[str, float] = field(default_factory=dict)
     """vertex name: the mean age in ms of the source's latency markers there (the median
     is 0.9 of it, the p99 twice it), as each vertex's metrics list them."""
+    markers_in_job: bool = False
+    """The markers listed in the job's metrics, as Flink 1.20 lists them (else per vertex)."""
     config: list[dict[str, str]] = field(default_factory=lambda: [
         {"key": "jobmanager.scheduler", "value": "adaptive"}])  # GET /jobmanager/config
     settle: bool = True                    # whether the job takes up a PUT's parallelism
@@ -110,6 +112,10 @@ class JobManager:
             return self.snapshot["taskmanagers"]
         if path.startswith("/taskmanagers/"):
             return self._taskmanager(path.removeprefix("/taskmanagers/"))
+        if path.startswith(f"/jobs/{jid}/metrics"):  # Flink 1.20 lists the markers here
+            rest = path.removeprefix(f"/jobs/{jid}/")
+            return [] if not self.markers_in_job else [
+                m for vid in self.snapshot["vertices"] for m in self._markers(vid, rest, "")]
         prefix = f"/jobs/{jid}/vertices/"
         if path.startswith(prefix):
             vid, _, rest = path.removeprefix(prefix).partition("/")
@@ -140,14 +146,16 @@ class JobManager:
         if self.on_put is not None:  # the job as it runs after the change
             self.on_put()
 
-    def _markers(self, vid: str, rest: str) -> list[dict[str, Any]]:
+    def _markers(self, vid: str, rest: str, subtask: str = "0.") -> list[dict[str, Any]]:
         """The source's latency markers at ``vid``, listed (``metrics``) or valued
-        (``metrics?get=``), for its one subtask 0."""
+        (``metrics?get=``), for its one subtask 0: in the vertex's metrics as 2.x lists
+        them, or (``markers_in_job``) without the subtask in the job's, as 1.20 does."""
         mean = self.latency.get(self._name(vid))
-        if mean is None:
+        if mean is None or (self.markers_in_job and subtask):
             return []
         source = self.snapshot["job"]["vertices"][0]["id"]
-        stem = f"0.latency.source_id.{source}.operator_id.{vid}.operator_subtask_index.0.latency"
+        stem = (f"{subtask}latency.source_id.{source}.operator_id.{vid}."
+                "operator_subtask_index.0.latency")
         values = {f"{stem}_mean": mean, f"{stem}_median": 0.9 * mean, f"{stem}_p99": 2 * mean,
                   f"{stem}_p75": 1.1 * mean}
         if "?get=" not in rest:

@@ -6,7 +6,10 @@ reporting subtask:
 ``<subtask>.latency.source_id.<vertex>[.source_subtask_index.<k>].operator_id.<vertex>
 .operator_subtask_index.<k>.latency_<stat>``, ``stat`` one of ``mean``, ``median``,
 ``p99`` ... in milliseconds (``metrics.latency.granularity``: ``operator`` by default,
-``subtask`` adds the source's subtask; ``single`` names no source and is not read).
+``subtask`` adds the source's subtask; ``single`` names no source and is not read). Flink
+1.20 registers them in the job's group on each TaskManager instead, listed among the job's
+metrics (``GET /jobs/:jid/metrics``) without the subtask in front: read there where no
+vertex lists any.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from streamplace.control.running.latency import Measured
 from streamplace.errors import InputError
 from streamplace.io.http import get_json
 
-MARKER = re.compile(r"^\d+\.latency\.source_id\.([0-9a-f]{32})(?:\.source_subtask_index\.\d+)?"
-                    r"\.operator_id\.([0-9a-f]{32})\.operator_subtask_index\.\d+\."
+MARKER = re.compile(r"^(?:\d+\.)?latency\.source_id\.([0-9a-f]{32})"
+                    r"(?:\.source_subtask_index\.\d+)?\.operator_id\.([0-9a-f]{32})\.operator_subtask_index\.\d+\."
                     r"latency_(mean|median|p99)$")
 
 
@@ -35,14 +38,17 @@ def fetch_markers(where: JobAddress, vertices: dict[str, str]) -> dict[tuple[str
     is bad input naming the pair and why: never a latency read as none, or as zero."""
     found: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     unread: dict[tuple[str, str], str] = {}  # a pair's first statistic that is no latency
-    for vid in vertices:
-        listed = get_json(where.at(f"{where.job}/vertices/{vid}/metrics"), "JOB")
+    groups = [f"{where.job}/vertices/{vid}/metrics" for vid in vertices]
+    for group in [*groups, f"{where.job}/metrics"]:
+        if group == f"{where.job}/metrics" and found:
+            break  # 2.x lists them per vertex; 1.20 in the job's group
+        listed = get_json(where.at(group), "JOB")
         ids = [m.get("id") for m in listed if isinstance(m, dict)] \
             if isinstance(listed, list) else []
         wanted = [i for i in ids if isinstance(i, str) and MARKER.match(i)]
         for chunk in range(0, len(wanted), 40):  # a URL of reasonable length
-            got = get_json(where.at(f"{where.job}/vertices/{vid}/metrics?get="
-                                    + ",".join(wanted[chunk:chunk + 40])), "JOB")
+            got = get_json(where.at(f"{group}?get=" + ",".join(wanted[chunk:chunk + 40])),
+                           "JOB")
             for m in got if isinstance(got, list) else []:
                 hit = MARKER.match(str(m.get("id")))
                 if not hit or hit.group(1) not in vertices or hit.group(2) not in vertices:
