@@ -61,6 +61,7 @@ def test_observe_against_compares_each_path_with_its_markers(tmp_path, in_job):
     _doc, (app, infra, plan) = observed_files(tmp_path)
     with fake_jobmanager() as jm:
         jm.markers_in_job = in_job
+        jm.config += [{"key": "metrics.latency.interval", "value": "1000"}]
         jm.latency = {"sink: Writer": 240.0}
         done = run("observe", jm.job_url, "--against", plan, "--application", app,
                    "--infrastructure", infra, "--json", "-q")
@@ -72,6 +73,9 @@ def test_observe_against_compares_each_path_with_its_markers(tmp_path, in_job):
     assert path["operator"] == "sink" and path["measured_mean"] == pytest.approx(0.24)
     assert path["measured_median"] == pytest.approx(0.216)
     assert path["measured_p99"] == pytest.approx(0.48)
+    # no count in Flink's answer: the sink ran 80.8 s, a marker a second from each of its
+    # two source subtasks, spread over its two subtasks
+    assert path["measured_markers"] == pytest.approx(80.8, abs=0.1)
     assert path["hops"] == 3 and path["buffers"] == pytest.approx(0.15)  # 100 ms default
     # (L3) hop by hop: each hop's terms add up to the mean, and no run exceeds the promise
     assert [h["stream"][1] for h in path["per_hop"]][-1] == "sink"
@@ -155,12 +159,18 @@ def test_markers_that_reach_no_sink_are_as_none():
     (80.0, {"execution.buffer-timeout.enabled": "false"}, "flushes its network buffers "
      "only when full"),
     (80.0, {"execution.buffer-timeout": "-1"}, "flushes its network buffers only when full"),
+    # the sample job's sink has run 80.8 s: at a marker a minute, one in its histogram
+    (80.0, {"metrics.latency.interval": "60000"}, "rest on about 1 markers"),
+    (80.0, {"metrics.latency.interval": "60000"}, "read again in 520 s"),
+    (80.0, {"metrics.latency.interval": "1000", "metrics.latency.history-size": "5"},
+     "set metrics.latency.history-size to at least 10"),
 ])
 def test_markers_that_are_no_latency_are_said_with_why_and_nothing_is_sent(mean, config, said):
     """Java prints an overflowed double as Infinity and an empty histogram's mean as NaN; a
     negative age is two TaskManagers' clocks apart; buffers flushed only when full make a
-    marker's age the rate's: each is one line naming the path or the setting, exit 2,
-    nothing sent; never an "inf" in a decision, nor a latency read as none or as zero."""
+    marker's age the rate's; a histogram of too few markers is no mean: each is one line
+    naming the path or the setting, exit 2, nothing sent; never an "inf" in a decision, nor
+    a latency read as none or as zero."""
     with fake_jobmanager(busy={"counter": 0.9}) as jm:
         jm.latency = {"sink: Writer": mean}
         jm.config += [{"key": k, "value": v} for k, v in config.items()]

@@ -18,10 +18,12 @@ import math
 import re
 import statistics
 from collections import defaultdict
+from dataclasses import replace
 
 from streamplace.control.flink.answers import as_number
 from streamplace.control.flink.config import buffer_timeout, cluster_config
 from streamplace.control.flink.rescale import JobAddress
+from streamplace.control.flink.samples import check_held
 from streamplace.control.running.latency import Measured
 from streamplace.errors import InputError
 from streamplace.io.http import get_json
@@ -105,4 +107,10 @@ def job_markers(job: str, vertex_of: dict[str, str], config: dict[str, str] | No
             "rests on how fast each 32 KiB buffer fills, which no parallelism bounds",
             "set execution.buffer-timeout.enabled: true and execution.buffer-timeout."
             "interval (100 ms by default) to hold a latency", path="execution.buffer-timeout")
-    return fetch_markers(where, {vid: op for op, vid in vertex_of.items()}), timeout
+    read = fetch_markers(where, {vid: op for op, vid in vertex_of.items()})
+    if not read:
+        return read, timeout
+    counts = check_held(config, get_json(where.at(where.job), "JOB"), {
+        pair: (vertex_of[pair[0]], vertex_of[pair[1]]) for pair in read
+        if pair[0] in vertex_of and pair[1] in vertex_of})
+    return {pair: replace(m, markers=counts.get(pair)) for pair, m in read.items()}, timeout

@@ -56,6 +56,7 @@ class Measured:
     mean: float     # the mean of the subtasks' means
     median: float   # the median of their medians
     p99: float      # the largest of their 99th percentiles
+    markers: float | None = None  # how many a subtask's histogram holds, where known
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ class PathLatency:
                              "variability": h.variability, "measured": h.measured}
                             for h in p.path],
                 "measured_mean": m.mean, "measured_median": m.median, "measured_p99": m.p99,
+                "measured_markers": m.markers,
                 "off": self.off}
 
 

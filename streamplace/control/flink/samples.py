@@ -1,0 +1,83 @@
+"""How many markers a latency histogram holds. Flink's REST answers a histogram's
+statistics but not its count, so the count is what the job can have sent it: each source
+subtask emits a marker every ``metrics.latency.interval``, each marker goes on to one
+subtask of the next vertex at random, and a histogram keeps the last
+``metrics.latency.history-size`` (128 by default). A vertex that has run for t seconds holds
+
+    min(history, t / interval * p_source / p_operator)
+
+markers at each of its subtasks. A mean of fewer than MIN_MARKERS is no latency to hold a
+bound to; a p99 of fewer than a hundred is the largest of them."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from streamplace.control.durations import duration
+from streamplace.control.flink.answers import as_number
+from streamplace.errors import InputError
+
+HISTORY = 128       # metrics.latency.history-size's default
+MIN_MARKERS = 10    # fewer, and one GC pause is a tenth of the mean
+
+
+def interval(config: dict[str, str]) -> float | None:
+    """The cluster's marker interval in seconds; None where the cluster does not set it (a
+    job may: its count is then not known here) or turns markers off."""
+    text = config.get("metrics.latency.interval", "").strip()
+    try:
+        seconds = duration(text) if text else 0.0
+    except ValueError:
+        return None
+    return seconds if seconds > 0 else None
+
+
+def history(config: dict[str, str]) -> int:
+    number = as_number(config.get("metrics.latency.history-size", ""))
+    return int(number) if number is not None and number >= 1 else HISTORY
+
+
+def held(config: dict[str, str], job: Any, source: str, op: str,
+         ) -> tuple[float, float] | None:
+    """The markers each subtask of vertex ``op`` holds from vertex ``source`` (ids), and
+    how many more a second it receives, from the job's details; None where the interval or
+    a vertex's running time is not known."""
+    every = interval(config)
+    vertices = {v.get("id"): v for v in job.get("vertices", []) if isinstance(v, dict)} \
+        if isinstance(job, dict) else {}
+    if every is None or source not in vertices or op not in vertices:
+        return None
+    ran = as_number(vertices[op].get("duration"))
+    p_source = as_number(vertices[source].get("parallelism"))
+    p_op = as_number(vertices[op].get("parallelism"))
+    if ran is None or ran < 0 or not p_source or not p_op:
+        return None
+    arriving = p_source / p_op / every
+    return min(float(history(config)), ran / 1000 * arriving), arriving
+
+
+def check_held(config: dict[str, str], job: Any, pairs: dict[tuple[str, str], tuple[str, str]],
+               ) -> dict[tuple[str, str], float]:
+    """Each pair's markers held (``pairs``: (source, operator) -> their vertex ids); bad
+    input naming the first pair with fewer than MIN_MARKERS, and when to read again."""
+    counts = {}
+    for pair, (source, op) in pairs.items():
+        found = held(config, job, source, op)
+        if found is None:
+            continue
+        count, arriving = found
+        counts[pair] = count
+        if count < MIN_MARKERS:
+            every = interval(config) or 1.0
+            short = history(config) < MIN_MARKERS
+            raise InputError.single(
+                f"the latency markers of {pair[0]} -> {pair[1]} rest on about "
+                f"{math.floor(count)} markers (a histogram keeps "
+                f"metrics.latency.history-size {history(config)}; the vertex receives one "
+                f"every {every * 1000:g} ms per source subtask): too few for a mean",
+                f"set metrics.latency.history-size to at least {MIN_MARKERS}" if short else
+                f"read again in {math.ceil((MIN_MARKERS - count) / arriving):d} s, "
+                "or lower metrics.latency.interval", path="metrics.latency.history-size"
+                if short else "metrics.latency.interval")
+    return counts
