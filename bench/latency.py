@@ -93,13 +93,14 @@ def one(cluster: FlinkCluster, work: Path, query: str, busy: float, p: int,
 def verdict(row: dict) -> str:  # type: ignore[type-arg]
     """Within, or the miss and its cause."""
     mean, p99 = row["measured_mean"], row["measured_p99"]
-    off_mean = row["predicted_marker"] / mean - 1
-    off_p99 = row["predicted_p99"] / p99 - 1
+    predicted, predicted_p99 = float(row["predicted_marker"]), float(row["predicted_p99"])
+    off_mean = predicted / mean - 1
+    off_p99 = predicted_p99 / p99 - 1
     if abs(off_mean) <= MEAN_WITHIN and abs(off_p99) <= P99_WITHIN:
         return "within"
     causes = []
     if abs(off_mean) > MEAN_WITHIN:
-        phase = abs(row["predicted_marker"] - mean) <= row["phase_band"]
+        phase = abs(predicted - mean) <= row["phase_band"]
         causes.append(f"mean {off_mean:+.0%}" + (" (in the phase band)" if phase else ""))
     if abs(off_p99) > P99_WITHIN:
         causes.append(f"p99 {off_p99:+.0%}")
@@ -111,8 +112,9 @@ def table(rows: list[dict]) -> str:  # type: ignore[type-arg]
            "p99 (model) | p99 | promised | mostly | verdict |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        ms = {k: r[k] * 1000 for k in ("predicted_r", "predicted_marker", "measured_mean",
-                                        "predicted_p99", "measured_p99", "promised")}
+        ms = {k: float(r[k]) * 1000 for k in (  # a JSON "inf" is a path at its capacity
+            "predicted_r", "predicted_marker", "measured_mean", "predicted_p99",
+            "measured_p99", "promised")}
         out.append(f"| {r['flink']} | {r['taskmanagers']} | {r['timeout']} | {r['job']} | "
                    f"{r['busy']:g} | {r['rate']:g} | {ms['predicted_r']:.0f} | "
                    f"{ms['predicted_marker']:.0f} | {ms['measured_mean']:.0f} | "
@@ -121,7 +123,7 @@ def table(rows: list[dict]) -> str:  # type: ignore[type-arg]
     within = sum(verdict(r) == "within" for r in rows)
     out.append(f"\n{within} of {len(rows)} cases within (mean {MEAN_WITHIN:.0%}, p99 "
                f"{P99_WITHIN:.0%}); above the promise: "
-               f"{sum(r['measured_p99'] > r['promised'] for r in rows)}")
+               f"{sum(r['measured_p99'] > float(r['promised']) for r in rows)}")
     return "\n".join(out)
 
 

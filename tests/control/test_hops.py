@@ -96,3 +96,27 @@ def test_each_hop_takes_its_consumers_busy_share_and_channels_from_the_plan():
     assert into_sink.channels == 2 and not into_sink.measured
     assert not into_work.filled  # 30 records/s a channel of 200 B fill 32 KiB in 5 s
     assert got.expected.mean == pytest.approx(into_work.mean + into_sink.mean)
+
+
+def _details(readings: list[tuple[float, float]]) -> list[dict]:
+    """A one-subtask vertex's details at each reading: (busy ms, records read) so far."""
+    return [{"subtasks": [{"subtask": 0, "status": "RUNNING", "metrics": {
+        "accumulated-busy-time": busy, "accumulated-idle-time": 1000.0 * i,
+        "accumulated-backpressured-time": 0.0, "read-records": records,
+        "write-records": records, "read-bytes": 0.0, "write-bytes": 0.0}}]}
+        for i, (busy, records) in enumerate(readings)]
+
+
+def test_a_lone_subtask_s_variability_is_read_from_the_window_s_slices():
+    from streamplace.control.flink.window import vertex_window
+
+    steady = _details([(0, 0), (900, 90), (1800, 180), (2700, 270), (3600, 360)])
+    uneven = _details([(0, 0), (900, 90), (900, 90), (2200, 180), (2400, 270)])
+    assert vertex_window("v", steady[0], steady[-1], steady[1:-1]).variability == 0.0
+    # the third reading repeats the second (the JobManager's cache): one slice, not two
+    got = vertex_window("v", uneven[0], uneven[-1], uneven[1:-1]).variability
+    mean = 2.4 / 270
+    slices = [(0.9, 90), (1.3, 90), (0.2, 90)]
+    spread = sum((b - mean * n) ** 2 for b, n in slices) / 270 * 3 / 2
+    assert got == pytest.approx(spread / mean ** 2)
+    assert vertex_window("v", steady[0], steady[-1]).variability is None  # ends only

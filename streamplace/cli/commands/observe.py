@@ -43,6 +43,8 @@ from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
 
+SLICES = 5  # readings of a window held to latency markers
+
 
 @handle_errors
 def observe_command(
@@ -94,7 +96,9 @@ def observe_command(
     rates = parse_rates(source_rate)
     held = _against(against, application, infrastructure, tolerance, ignore_names)
     tolerance = TOLERANCE if tolerance is None else tolerance
-    snapshot, obs = read_job(job, window, rates, load=occupied_out is not None)
+    # held to markers, the window is read in slices: a lone subtask's service variability
+    snapshot, obs = read_job(job, window, rates, load=occupied_out is not None,
+                             slices=SLICES if against and live else 1)
     docs = documents(obs, holdings(snapshot.get("load"), obs.address) if occupied_out
                      else None)
     requested = format_.value if format_ else None

@@ -99,7 +99,9 @@ def observe(snapshot: Any, file: str) -> Observation:
                             "operator all of them; lower its slots.* to what each may use")
     before = snapshot.get("before")
     if isinstance(before, dict):
-        found = windows({v.id: v.name for v in vertices}, before, details)
+        between = snapshot.get("between")
+        found = windows({v.id: v.name for v in vertices}, before, details,
+                        between if isinstance(between, list) else None)
         for v in vertices:  # the rest of the reading is the same as from the meters
             v.meters, v.totals, v.window = found[v.id].meters(), found[v.id].totals(), \
                 found[v.id]

@@ -27,12 +27,12 @@ def check_window(window: float | None, label: str = "--window") -> None:
 
 
 def read_job(job: str, window: float | None, rates: dict[str, float], load: bool = False,
-             clock: Clock | None = None, stop: StopRequest | None = None,
+             clock: Clock | None = None, stop: StopRequest | None = None, slices: int = 1,
              ) -> tuple[Any, Observation]:
     """The snapshot (live, or a file saved earlier) and its observation, at the offered
     load where ``rates`` give it; with ``load``, a live snapshot holds what every job of the
     cluster holds too (``fetch_load``), and its TaskManagers' memory pressure
-    (``fetch_memory``)."""
+    (``fetch_memory``); ``slices``: readings that slice the window (``fetch_window``)."""
     check_window(window)
     if window is not None and not is_url(job):
         raise InputError.single("--window reads a live job over time", "give the job's "
@@ -42,7 +42,7 @@ def read_job(job: str, window: float | None, rates: dict[str, float], load: bool
     elif window is None:
         snapshot = fetch_snapshot(job)
     else:
-        snapshot = fetch_window(job, window, clock or SystemClock(), stop)
+        snapshot = fetch_window(job, window, clock or SystemClock(), stop, slices=slices)
     if load and is_url(job):
         snapshot["load"] = fetch_load(job, snapshot.get("taskmanagers"))
         snapshot["memory"] = fetch_memory(job)

@@ -12,6 +12,7 @@ JobManager's metric cache (up to ``metrics.fetcher.update-interval`` stale) cann
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from streamplace.control.clock import Clock, nap, poll_until
@@ -26,9 +27,12 @@ TIMES = ("accumulated-busy-time", "accumulated-idle-time", "accumulated-backpres
 COUNTS = ("read-records", "write-records", "read-bytes", "write-bytes")
 
 
-def vertex_window(name: str, before: Any, after: Any) -> Window:
-    """The window of one vertex from its details at the two ends; a vertex that restarted
-    or was rescaled in between is an :class:`EngineError` (observe again)."""
+def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None = None,
+                  ) -> Window:
+    """The window of one vertex from its details at the two ends (and ``between``, readings
+    inside it, which slice each subtask's busy time for the service's variability); a
+    vertex that restarted or was rescaled in between is an :class:`EngineError` (observe
+    again)."""
     for which, state in (("start", before), ("end", after)):
         _complete(name, which, state)
     first, second = _subtasks(before), _subtasks(after)
@@ -58,12 +62,32 @@ def vertex_window(name: str, before: Any, after: Any) -> Window:
         pressed.append(min(1.0, max(0.0, deltas["accumulated-backpressured-time"] / span)))
         spans.append(span)
         busy_ms += max(0.0, deltas["accumulated-busy-time"])
-        served.append((max(0.0, deltas["accumulated-busy-time"]) / 1000,
-                       deltas["read-records"]))
+        served += _slices(start, [_subtasks(d).get(index) for d in between or []], end)
         for k in COUNTS:
             counts[k] += deltas[k]
     return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms,
                   service_variability(served))
+
+
+def _slices(start: dict[str, float], middle: list[dict[str, float] | None],
+            end: dict[str, float]) -> list[tuple[float, float]]:
+    """One subtask's (busy seconds, records read) over each slice of the window, its ends
+    and the readings between them that moved on from the last (a JobManager answering from
+    its cache repeats a reading: the slice then runs on to the next)."""
+    marks, out = [start], []
+    for reading in [*middle, end]:
+        if reading is None:
+            continue
+        if reading.get("read-records", 0.0) < marks[-1].get("read-records", 0.0):
+            return []  # went back: the window's own check says why
+        if reading.get("read-records", 0.0) > marks[-1].get("read-records", 0.0) \
+                or reading is end:
+            marks.append(reading)
+    for a, b in pairwise(marks):
+        out.append((max(0.0, b.get("accumulated-busy-time", 0.0)
+                        - a.get("accumulated-busy-time", 0.0)) / 1000,
+                    b.get("read-records", 0.0) - a.get("read-records", 0.0)))
+    return out
 
 
 def service_variability(served: list[tuple[float, float]]) -> float | None:
@@ -90,12 +114,14 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
 
 
 def windows(vertices: dict[str, str], before: dict[str, Any],
-            details: dict[str, Any]) -> dict[str, Window]:
+            details: dict[str, Any], between: list[Any] | None = None) -> dict[str, Window]:
     """Each vertex's window (``vertices``: id to name) from the snapshot taken at the
-    window's start (``before``) and the details at its end."""
+    window's start (``before``), the details at its end, and those read ``between``."""
     earlier = before.get("vertices")
     earlier = earlier if isinstance(earlier, dict) else {}
-    return {vid: vertex_window(name, earlier.get(vid), details.get(vid))
+    inside = [b for b in between or [] if isinstance(b, dict)]
+    return {vid: vertex_window(name, earlier.get(vid), details.get(vid),
+                               [b.get(vid) for b in inside])
             for vid, name in vertices.items()}
 
 
@@ -134,7 +160,7 @@ STALE_POLL = 0.5  # seconds between two readings of an end that has not moved ye
 
 
 def fetch_window(url: str, seconds: float, clock: Clock, stop: StopRequest | None = None,
-                 label: str = "JOB") -> dict[str, Any]:
+                 label: str = "JOB", slices: int = 1) -> dict[str, Any]:
     """Two snapshots about ``seconds`` apart, the first under ``before``: the accumulated
     counters differenced over the window are exact, where Flink's 60 s meters read a
     stretched window on a loaded machine.
@@ -142,12 +168,20 @@ def fetch_window(url: str, seconds: float, clock: Clock, stop: StopRequest | Non
     The JobManager answers from a metric cache that a request refreshes in the background
     (at most every ``metrics.fetcher.update-interval``): each end of the window is read
     again until its counters have moved, so that it holds what the subtasks counted after
-    that end began, for at most STALE_SECONDS each. A stop request ends the wait
-    (:class:`~streamplace.control.clock.Stopped`)."""
+    that end began, for at most STALE_SECONDS each. With ``slices`` above one, the vertices
+    are read that many times less one between the ends too (``between``): each subtask's
+    busy time per slice gives its service's variability where one subtask is all a vertex
+    has. A stop request ends the wait (:class:`~streamplace.control.clock.Stopped`)."""
     first = _fresh(url, label, clock, stop)
-    nap(seconds, clock, stop)
+    between = []
+    for _ in range(slices - 1):
+        nap(seconds / slices, clock, stop)
+        between.append(fetch_snapshot(url, label).get("vertices"))
+    nap(seconds / slices, clock, stop)
     second = _fresh(url, label, clock, stop)
     second["before"] = {k: first.get(k) for k in ("taken", "job", "vertices", "pending")}
+    if between:
+        second["between"] = between
     return second
 
 
