@@ -34,9 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.flink_cluster import SETTINGS, FlinkCluster, flink_cluster
 
 PARTITIONS, WORK = 4, 10_000
-CAPACITY = {"q1": 100.0, "qc": 100.0, "q2": 100.0, "q5": 500.0, "q8": 50.0, "q11": 100.0}
+CAPACITY = {"q1": 100.0, "qc": 100.0, "q2": 100.0, "q5": 100.0, "q8": 50.0, "q11": 100.0}
 """Events/s of one topic that keep one subtask of the work vertex busy: WORK us an event
-(q5's count a fifth of it; q8's join takes both its topics, each at this rate)."""
+(q5 counts a fifth of it in each of the five sliding windows an event falls in; q8's join
+takes both its topics, each at this rate)."""
 TOPICS = {"q8": ("people", "auctions")}
 TIMEOUTS = {"10": {"execution.buffer-timeout.interval": "10 ms"},
             "100": {"execution.buffer-timeout.interval": "100 ms"},

@@ -166,3 +166,40 @@ def test_a_horizon_that_does_not_fit_the_time_limit_is_bad_input():
     with pytest.raises(InputError, match="found no plan within --replan-time-limit"):
         loop.run(lambda d: None)
 
+
+
+def _queued(job: MemoryJob) -> dict:  # type: ignore[type-arg]
+    """Markers as a queue before ``work`` makes them: two hops of half a 100 ms timeout, the
+    records flushed with the marker and an exponential service's wait at work's busy share
+    now (a job whose queue grows as (L3) says, so the bound is held only if planned)."""
+    from streamplace.control.running.latency import Measured
+
+    work = job._by["work"]
+    rho = min(0.99, job._by["source"].offered(job.clock.now()) / (work.parallelism * 100.0))
+    age = 0.1 + rho * 0.05 + rho / (1 - rho) * 0.5 / 100.0
+    return {("source", "sink"): Measured(age, age, 2 * age)}
+
+
+def test_a_scale_up_for_latency_leads_the_rise_as_one_for_capacity_does():
+    """The sale of the test above, and --max-response-time 130 ms: what no count shortens
+    is the buffers' 100 ms, so work's queue must stay within 30 ms, which asks 6 subtasks
+    at the sale's 300/s where the load alone asks 5. The plan has them before it begins."""
+    clock = FakeClock()
+    start = clock.wall() + 2400.0
+    sale = datetime.datetime.fromtimestamp(start, datetime.UTC).isoformat()
+    known = ForecastFile.model_validate({"events": [
+        {"name": "the sale", "at": sale, "duration": "10 min", "factor": 3}]})
+    job = pipeline(clock, rate=steps((0.0, 100.0), (2400.0, 300.0), (3000.0, 100.0)),
+                   latency=_queued)
+    loop = autoscaler(job, clock, until=3300.0, max_steps=1000, method="odrp", horizon=10,
+                      max_response_time=0.13)
+    loop.known = known
+    said_: list = []  # type: ignore[type-arg]
+    loop.run(said_.append)
+    ups = [t for t, counts in job.rescales if counts["work"] >= 6]
+    assert ups and ups[0] < 2400.0, job.rescales
+    during = [d for d in said_ if 2400.0 + 120 <= d.seconds <= 3000.0 and d.latency]
+    assert during and all(v <= 0.13 for d in during for v in d.latency.values()), \
+        [d.latency for d in during]
+    assert any("--max-response-time held in every window planned" in s
+               for d in said_ if d.ahead for s in d.ahead.said)

@@ -114,6 +114,8 @@ class MemoryJob:
     others: dict[str, tuple[str, dict[str, int]]] = field(default_factory=dict)
     """another job's id: its name and the slots it holds per TaskManager."""
     markers_seen: dict[tuple[str, str], Measured] = field(default_factory=dict)
+    latency: Callable[[MemoryJob], dict[tuple[str, str], Measured]] | None = None
+    """The markers as the job runs now, where they move with it (else ``markers_seen``)."""
     config: dict[str, str] = field(default_factory=dict)
     memory: MemoryPressure = field(default_factory=MemoryPressure)
     faults: list[str] = field(default_factory=list)   # unreachable | incomplete | moved | down
@@ -183,7 +185,7 @@ class MemoryJob:
 
     def markers(self, vertex_of: dict[str, str],
                 ) -> tuple[dict[tuple[str, str], Measured], float]:
-        return dict(self.markers_seen), 0.1
+        return (self.latency(self) if self.latency else dict(self.markers_seen)), 0.1
 
     def free_slots(self, held: int) -> int | None:
         if self.relink is not None:  # what the cluster's other jobs hold now

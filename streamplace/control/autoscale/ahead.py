@@ -30,6 +30,7 @@ from streamplace.model.decision import PlanAhead
 from streamplace.model.forecast import ForecastFile
 from streamplace.model.state import Memory
 from streamplace.solve.budget import StopRequest
+from streamplace.solve.horizon.instance import LatencyPath
 from streamplace.solve.horizon.program import solve_horizon
 
 
@@ -75,9 +76,12 @@ class Ahead:
         lag = dict(a.backlog.lag) if a.backlog else {}
         rates = {op: (f.mean, f.upper) for op, f in made.sources.items()}
         slots = sum(t.slots for t in obs.taskmanagers) - sum(a.observed.occupied().values())
+        held = (a.latency.paths, o.max_response_time) \
+            if a.latency and a.latency.paths and o.max_response_time else None
         program, said = instance(facts(a, fitted), demand(rates, shape_of(obs), lag), Setting(
-            o, o.horizon, slots, restart, tuple(memory.rescaled_at), now))
+            o, o.horizon, slots, restart, tuple(memory.rescaled_at), now), held)
         plan = solve_horizon(program, o.replan_time_limit, stop)
+        said += _latency_said(program.paths, plan.late)
         if plan.over_budget:
             said.append(f"the rescale budget (--max-rescales {o.max_rescales}) cannot carry "
                         f"the load: {plan.over_budget} rescale(s) over it (capacity first, "
@@ -138,6 +142,20 @@ class Ahead:
             "rates": {names[s]: r for s, r in self.known.rates.items()},
             "events": [e.model_copy(update={"sources": [names[s] for s in e.sources]})
                        if e.sources else e for e in self.known.events]})
+
+
+def _latency_said(paths: tuple[LatencyPath, ...], late: list[float] | None) -> list[str]:
+    """Whether the plan holds --max-response-time in every window it planned."""
+    if not paths or late is None:
+        return []
+    names = ", ".join(p.name for p in paths)
+    over = [t for t, s in enumerate(late) if s > 1e-6]
+    if not over:
+        return [f"--max-response-time held in every window planned on {names} (the "
+                f"queues within {min(p.room for p in paths) * 1000:.0f} ms)"]
+    return [f"--max-response-time not held in {len(over)} of the {len(late)} windows "
+            f"planned, by up to {max(late) * 1000:.0f} ms on {names}: no count the slots "
+            "hold keeps the queues within it"]
 
 
 CAPPED_FROM = 3

@@ -70,7 +70,8 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
     if not calibrated:
         return LatencyHold(broken, None, measured, [
             "no path's latency could be predicted (an operator at its capacity): the re-plan "
-            "holds stability first"] if paths else ["no source-to-sink path reports markers"])
+            "holds stability first"] if paths else ["no source-to-sink path reports markers"],
+            paths)
     bounds = {_name(p): limit - (p.measured.mean - p.predicted.marker) - p.predicted.buffers
               + p.predicted.service for p in calibrated}
     fixed = {_name(p): p.measured.mean - p.predicted.waiting for p in calibrated}
@@ -79,11 +80,11 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
         return LatencyHold(broken, None, measured, [
             f"on {name}, what no parallelism shortens (buffer timeouts, the network, and "
             f"what the model does not see: {fixed[name] * 1000:.0f} ms) already exceeds the "
-            "limit: no plan can hold it (lower execution.buffer-timeout.interval)"])
+            "limit: no plan can hold it (lower execution.buffer-timeout.interval)"], paths)
     return LatencyHold(broken, bounds[name], measured, [
         f"the re-plan holds the model's response time below {bounds[name] * 1000:.0f} ms "
         f"(calibrated on {name}: the markers {fixed[name] * 1000:.0f} ms above the model's "
-        "queueing)"])
+        "queueing)"], paths)
 
 
 def _name(p: PathLatency) -> str:

@@ -23,9 +23,16 @@ from dataclasses import dataclass, field
 from graphlib import CycleError, TopologicalSorter
 
 from streamplace.control.autoscale.capacity import Curve
+from streamplace.control.autoscale.latency_ahead import latency_paths
 from streamplace.control.autoscale.options import AutoscaleOptions
+from streamplace.control.running.latency import PathLatency
 from streamplace.control.running.observation import Observation
-from streamplace.solve.horizon.instance import Budget, HorizonInstance, HorizonVertex
+from streamplace.solve.horizon.instance import (
+    Budget,
+    HorizonInstance,
+    HorizonVertex,
+    LatencyPath,
+)
 
 
 @dataclass(frozen=True)
@@ -136,12 +143,16 @@ class Setting:
 
 
 def instance(facts: list[VertexFacts], need: Demand, setting: Setting,
+             latency: tuple[list[PathLatency], float] | None = None,
              ) -> tuple[HorizonInstance, list[str]]:
     """The horizon program, and what it had to give up (a load no parallelism carries is
-    planned at the most the vertex may run)."""
+    planned at the most the vertex may run); with ``latency`` (the paths beside their
+    markers, and ``--max-response-time``), each path held below it in every window (H7),
+    every count a vertex on it may run a column."""
     o, windows = setting.options, setting.windows
     said: list[str] = []
     vertices = []
+    on_paths = {h.stream[1] for p in latency[0] for h in p.predicted.path} if latency else set()
     for f in facts:
         mean = need.mean.get(f.op) or [0.0] * (windows + 1)
         upper = need.upper.get(f.op) or [0.0] * (windows + 1)
@@ -155,7 +166,7 @@ def instance(facts: list[VertexFacts], need: Demand, setting: Setting,
         extra = [m * setting.restart / o.catch_up_duration if o.catch_up_duration > 0
                  else 0.0 for m in mean[:windows]]
         restarted = [a + b for a, b in zip(floor, extra, strict=True)]
-        counts = _counts(f, max(restarted, default=0.0), o)
+        counts = _counts(f, max(restarted, default=0.0), o, f.op in on_paths)
         if f.curve is None:  # no capacity known (it never took time): nothing to hold
             vertices.append(HorizonVertex(f.op, tuple(counts), (0.0,) * len(counts),
                                           f.running, f.group, (0.0,) * windows,
@@ -174,9 +185,16 @@ def instance(facts: list[VertexFacts], need: Demand, setting: Setting,
     held = _slots({f.op: f.running for f in facts}, {f.op: f.group for f in facts})
     busy_work = sum(need.mean[f.op][0] / f.curve.at(1) for f in facts
                     if f.curve and f.curve.at(1) > 0 and need.mean.get(f.op))
+    paths: tuple[LatencyPath, ...] = ()
+    if latency:
+        paths, left = latency_paths(
+            latency[0], latency[1], {v.op: list(v.counts) for v in vertices},
+            {op: list(m) for op, m in need.mean.items()},
+            {f.op: f.curve for f in facts}, windows)
+        said += left
     return HorizonInstance(o.metrics_window, tuple(vertices), max(setting.slots, held),
                            setting.restart * (held + busy_work), _budgets(setting),
-                           setting.durations), said
+                           setting.durations, paths), said
 
 
 def _slots(counts: dict[str, int], groups: dict[str, str]) -> int:
@@ -186,17 +204,18 @@ def _slots(counts: dict[str, int], groups: dict[str, str]) -> int:
     return sum(widest.values())
 
 
-def _counts(f: VertexFacts, most_needed: float, o: AutoscaleOptions) -> list[int]:
+def _counts(f: VertexFacts, most_needed: float, o: AutoscaleOptions,
+            every: bool = False) -> list[int]:
     """The parallelisms worth a column: those it may run, within the vertex limits and its
-    useful capacity, up to the first that carries the most any window needs; and the one
-    it runs."""
+    useful capacity, up to the first that carries the most any window needs (``every``:
+    all of them, a latency bound may ask more than the load does); and the one it runs."""
     useful = f.curve.useful if f.curve else max(f.allowed, default=f.running)
     out = []
     for k in sorted(f.allowed):
         if k < o.vertex_min_parallelism or k > min(o.vertex_max_parallelism, useful):
             continue
         out.append(k)
-        if f.curve is None or f.curve.at(k) >= most_needed:
+        if not every and (f.curve is None or f.curve.at(k) >= most_needed):
             break
     return sorted({*out, f.running})
 

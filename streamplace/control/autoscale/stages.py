@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from streamplace.control.engine import Reading
+from streamplace.control.running.latency import PathLatency
 from streamplace.control.running.observation import slots_taken
 from streamplace.control.running.offered import Backlog
 from streamplace.model.application import Application
@@ -54,6 +55,7 @@ class LatencyHold:
     model_limit: float | None      # the re-plan's bound on the model's response time
     measured: dict[str, float] = field(default_factory=dict)  # "source -> sink": mean, s
     said: list[str] = field(default_factory=list)
+    paths: list[PathLatency] = field(default_factory=list)  # the model beside the markers
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,19 @@ class Budget:
 
 
 @dataclass(frozen=True)
+class LatencyPath:
+    """A source-to-sink path held to ``--max-response-time``: what the queueing at each of
+    its vertices adds to a marker's age, per window and per count (seconds; infinite where
+    the count does not carry the window's load), and ``room``, what the limit leaves them
+    once the buffers, the network and what the model misses are taken (docs/models.md,
+    (H7))."""
+
+    name: str
+    room: float
+    adds: dict[str, tuple[tuple[float, ...], ...]]  # op -> window -> count index -> seconds
+
+
+@dataclass(frozen=True)
 class HorizonInstance:
     step: float                        # seconds a window
     vertices: tuple[HorizonVertex, ...]
@@ -40,6 +53,7 @@ class HorizonInstance:
     rescale_cost: float                # slot-seconds a rescale costs (its restart)
     budgets: tuple[Budget, ...] = ()
     durations: tuple[float, ...] = ()  # seconds each window lasts, where not all ``step``
+    paths: tuple[LatencyPath, ...] = ()  # held below --max-response-time
 
     def seconds(self, t: int) -> float:
         return self.durations[t] if t < len(self.durations) else self.step

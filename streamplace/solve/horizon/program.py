@@ -8,12 +8,15 @@ solved exactly:
          sum_j C_v(k_j) y[v,t,j] >= floor[v,t] + (restarted[v,t] - floor[v,t]) r[t]  (H5)
          r[t] >= y[v,t,j] - y[v,t-1,j],  r[0] >= 1 - y[v,0,running]    a change is a rescale
          sum of r over any `period` windows - over[t] <= most - spent  the budget   (H6)
+         sum_(v on p) sum_j a[p,v,t,j] y[v,t,j] - late[p,t] <= room[p]  the latency   (H7)
 
 y and r are binary, s continuous (the objective holds it at the widest count). The
 capacities C_v(k) need not be linear: each count is a column of its own. The budget is kept
 before the cost but after the capacity: a rescale over it (``over``) costs more than any
 plan within it, so a plan goes over only where no plan within carries the load, and then by
-as few rescales as it can.
+as few rescales as it can. The latency bound comes before the budget: a millisecond late
+(``late``) costs as much as LATE_COST rescales over it, so a plan runs late only where no
+count that the slots hold keeps the path under its limit, and then as little as it can.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from dataclasses import dataclass
 
 from streamplace.solve.budget import StopRequest
 from streamplace.solve.horizon.instance import HorizonInstance
-from streamplace.solve.mip.model import LinearModel
+from streamplace.solve.mip.model import INF, LinearModel
 from streamplace.solve.mip.solve import solve_mip
 from streamplace.solve.result import SolveOptions, SolveStatus
+
+LATE_COST = 1000.0  # rescales over the budget a second late costs (one a millisecond)
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,7 @@ class HorizonPlan:
     seconds: float
     message: str = ""
     over_budget: int = 0                   # rescales beyond the budget (capacity first)
+    late: list[float] | None = None        # per window: seconds the latest path is over
 
     @property
     def first(self) -> dict[str, int] | None:
@@ -51,6 +57,7 @@ class _Columns:
     s: dict[tuple[str, int], int]        # (group, window)
     r: list[int]
     over: list[int]                      # rescales over the budget, per budget row
+    late: dict[tuple[int, int], int]     # (path, window): seconds over its limit
 
 
 def build(instance: HorizonInstance, budget: bool = True) -> tuple[LinearModel, _Columns]:
@@ -104,7 +111,19 @@ def build(instance: HorizonInstance, budget: bool = True) -> tuple[LinearModel, 
                 over.append(m.var(f"over[{b.period},{t}]", 0.0, float(windows), beyond))
                 m.row([*r[first:t + 1], over[-1]], [1.0] * (t + 1 - first) + [-1.0],
                       hi=float(b.most - spent))
-    return m, _Columns(y, s, r, over)
+    late: dict[tuple[int, int], int] = {}
+    for i, path in enumerate(instance.paths):
+        with m.family("H7 latency"):
+            for t in range(windows):
+                late[(i, t)] = m.var(f"late[{path.name},{t}]", 0.0, INF, LATE_COST * beyond)
+                cols, coefs = [late[(i, t)]], [-1.0]
+                for v in instance.vertices:
+                    for j, add in enumerate(path.adds[v.op][t] if v.op in path.adds else ()):
+                        cols.append(y[(v.op, t, j)])
+                        # a count that cannot carry the load is a second late at least
+                        coefs.append(add if add <= path.room + 1 else path.room + 1)
+                m.row(cols, coefs, hi=path.room)
+    return m, _Columns(y, s, r, over, late)
 
 
 def over_cost(instance: HorizonInstance) -> float:
@@ -130,5 +149,8 @@ def solve_horizon(instance: HorizonInstance, time_limit: float | None,
              for c in counts]
     rescales = [x[cols.r[t]] > 0.5 for t in range(instance.windows)]
     over = round(max((x[c] for c in cols.over), default=0.0))
+    late = [max((x[c] for (_, w), c in cols.late.items() if w == t), default=0.0)
+            for t in range(instance.windows)] if cols.late else None
     return HorizonPlan(outcome.status, counts, slots, rescales, outcome.objective,
-                       outcome.bound, outcome.gap, outcome.seconds, outcome.message, over)
+                       outcome.bound, outcome.gap, outcome.seconds, outcome.message, over,
+                       late)
