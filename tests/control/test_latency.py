@@ -91,7 +91,8 @@ def test_a_path_above_max_response_time_is_repaired_by_a_replan_held_below_it(tm
     """counter busy 0.9: its queue is most of the markers' age. The markers 20 ms above the
     model's prediction of them, the limit 50 ms below the markers: the re-plan's bound on R
     comes from the calibration, and more counter subtasks meet it. A limit below what no
-    parallelism shortens (three buffer timeouts) is said to be out of reach."""
+    parallelism shortens with what the model misses is said to be out of reach; one below
+    the three hops' half-flushes alone is bad input."""
     with fake_jobmanager(busy={"counter": 0.9}) as jm:
         jm.latency = {"sink: Writer": 100.0}
         predicted = flink_decided(jm.job_url, "--max-response-time", "10s")
@@ -105,7 +106,9 @@ def test_a_path_above_max_response_time_is_repaired_by_a_replan_held_below_it(tm
         marker = path["l1_marker"] * 1000  # the sensitivity the re-plan calibrates, (L1)
         jm.latency = {"sink: Writer": marker + 20}
         line = flink_decided(jm.job_url, "--max-response-time", f"{marker - 30:.3f}ms")
-        stuck = flink_decided(jm.job_url, "--max-response-time", "150ms")
+        stuck = flink_decided(jm.job_url, "--max-response-time", "165ms")
+        below = run("autoscale", jm.job_url, "--max-response-time", "150ms", *STEP)
+        puts = list(jm.puts)
     assert predicted["decision"] in ("dry run", "no change")
     assert path["waiting"] > 0.05 and path["buffers"] == pytest.approx(0.15)
     source = next(iter(line["seen"]))
@@ -118,8 +121,13 @@ def test_a_path_above_max_response_time_is_repaired_by_a_replan_held_below_it(tm
                for why in line["why"]), line["why"]
     assert line["decision"] == "dry run", line["why"]
     assert line["to"]["counter"] > line["from"]["counter"]
+    # 165 ms: above the buffers' 150 ms, below them with what the model misses (20 ms)
     assert any("already exceeds the limit: no plan can hold it" in why
                for why in stuck["why"]), stuck["why"]
+    # 150 ms: the three hops' half-flushes alone, whatever the parallelism: bad input
+    assert below.exit_code == 2 and puts == [], below.output
+    assert "below what numbers-pace -> sink takes whatever its parallelism: 150 ms" in \
+        " ".join(below.output.split())
 
 
 def test_max_response_time_on_a_job_without_markers_is_bad_input_with_the_setting():

@@ -61,6 +61,7 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
             "of its own (disableChaining()) and its sources' markers on "
             "(metrics.latency.interval), or hold the bound where it is read with observe "
             "--against", path="metrics.latency.interval")
+    _reachable(paths, limit, timeout)
     measured = {_name(p): round(p.measured.mean, 4) for p in paths}
     broken = [f"{_name(p)} takes {p.measured.mean * 1000:.0f} ms on average (latency "
               f"markers), above --max-response-time {limit * 1000:.0f} ms by "
@@ -85,6 +86,22 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
         f"the re-plan holds the model's response time below {bounds[name] * 1000:.0f} ms "
         f"(calibrated on {name}: the markers {fixed[name] * 1000:.0f} ms above the model's "
         "queueing)"], paths)
+
+
+def _reachable(paths: list[PathLatency], limit: float, timeout: float) -> None:
+    """Bad input where the buffers and the network alone hold a path's markers above
+    ``limit``: half a flush per hop, over the tasks' starts, which no parallelism shortens
+    (a lucky run's timers may meet it; the next restart draws them again)."""
+    for p in paths:
+        floor = sum(h.buffer + h.delay for h in p.predicted.path)
+        if floor >= limit:
+            raise InputError.single(
+                f"--max-response-time {limit * 1000:g} ms is below what {_name(p)} takes "
+                f"whatever its parallelism: {floor * 1000:.0f} ms on average over its "
+                f"{len(p.predicted.path)} hops (half a flush each, execution.buffer-timeout."
+                f"interval {timeout * 1000:g} ms or a full buffer sooner, and the network)",
+                "give a bound above it, or lower execution.buffer-timeout.interval",
+                path="--max-response-time")
 
 
 def _name(p: PathLatency) -> str:
