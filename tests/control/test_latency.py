@@ -62,6 +62,7 @@ def test_observe_against_compares_each_path_with_its_markers(tmp_path, in_job):
     with fake_jobmanager() as jm:
         jm.markers_in_job = in_job
         jm.config += [{"key": "metrics.latency.interval", "value": "1000"}]
+        jm.checkpoints = {"mode": "exactly_once", "interval": 1000, "timeout": 600000}
         jm.latency = {"sink: Writer": 240.0}
         done = run("observe", jm.job_url, "--against", plan, "--application", app,
                    "--infrastructure", infra, "--json", "-q")
@@ -82,6 +83,8 @@ def test_observe_against_compares_each_path_with_its_markers(tmp_path, in_job):
     assert path["predicted_marker"] == pytest.approx(sum(
         h["buffer"] + h["batch"] + h["queue"] for h in path["per_hop"]) + path["delays"])
     assert path["predicted_marker"] < path["predicted_p99"] < path["promised"]
+    # a checkpoint a second: its barriers flush every buffer too
+    assert {h["barrier"] for h in path["per_hop"]} == {1.0}
     notes = json.loads(without.stdout)["drift"]["notes"]
     assert any("latency not compared: the job reports no latency markers" in n
                and "metrics.latency.interval" in n for n in notes), notes

@@ -47,6 +47,8 @@ class JobManager:
     is 0.9 of it, the p99 twice it), as each vertex's metrics list them."""
     markers_in_job: bool = False
     """The markers listed in the job's metrics, as Flink 1.20 lists them (else per vertex)."""
+    checkpoints: dict[str, Any] | None = None
+    """GET /jobs/:jid/checkpoints/config's answer (None: checkpointing off, a 404)."""
     config: list[dict[str, str]] = field(default_factory=lambda: [
         {"key": "jobmanager.scheduler", "value": "adaptive"}])  # GET /jobmanager/config
     settle: bool = True                    # whether the job takes up a PUT's parallelism
@@ -112,6 +114,8 @@ class JobManager:
             return self.snapshot["taskmanagers"]
         if path.startswith("/taskmanagers/"):
             return self._taskmanager(path.removeprefix("/taskmanagers/"))
+        if path == f"/jobs/{jid}/checkpoints/config":
+            return self.checkpoints
         if path.startswith(f"/jobs/{jid}/metrics"):  # Flink 1.20 lists the markers here
             rest = path.removeprefix(f"/jobs/{jid}/")
             return [] if not self.markers_in_job else [

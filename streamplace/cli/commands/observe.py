@@ -28,7 +28,7 @@ from streamplace.cli.opening import open_inputs
 from streamplace.control.flink.config import cluster_config, network_buffer
 from streamplace.control.flink.drift import TOLERANCE, Drift, drift
 from streamplace.control.flink.holdings import holdings
-from streamplace.control.flink.markers import job_markers
+from streamplace.control.flink.markers import checkpoint_interval, job_markers
 from streamplace.control.flink.read import read_job
 from streamplace.control.flink.rescale import JobAddress
 from streamplace.control.running.documents import documents
@@ -148,7 +148,7 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
         variability = {v.op: v.window.variability for v in obs.vertices
                        if v.window is not None and v.window.variability is not None}
         found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE, variability,
-                                   network_buffer(config))
+                                   network_buffer(config), checkpoint_interval(job))
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

@@ -10,9 +10,9 @@ what the queueing may add. The queueing at a vertex at count k, carrying lambda_
 per second with capacity C(k) from its fitted curve, is
 
     rho = lambda_t / C(k),   S = k / C(k)
-    rho T / (2 c) + (c - 1) rho^2 T / (2 c^2) + rho / (1 - rho) c_s^2 / 2 S
 
-with T, c and c_s^2 those of the hop into it on the running job (the producers' count c is
+in (L3)'s batch and queue terms, with T, c, c_s^2 and the barriers those of the hop into it
+on the running job (the producers' count c is
 taken as it runs: the term it enters is the smaller one). A window's load is the larger of
 its own and the next's, as the capacity's floor takes it: the bound is held from the
 window a rescale takes effect in.
@@ -21,6 +21,7 @@ window a rescale takes effect in.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from streamplace.control.autoscale.capacity import Curve
 from streamplace.control.running.hops import Hop
@@ -33,10 +34,8 @@ def queueing(hop: Hop, load: float, count: int, capacity: float) -> float:
     per second in all, carrying ``load``: infinite where it does not carry it."""
     if capacity <= 0 or load >= capacity:
         return math.inf
-    rho, c, t = load / capacity, hop.channels, hop.flush
-    service = count / capacity
-    return (rho * t / (2 * c) + (c - 1) * rho * rho * t / (2 * c * c)
-            + rho / (1 - rho) * hop.variability / 2 * service)
+    there = replace(hop, busy=load / capacity, service=count / capacity)
+    return there.batch + there.queue
 
 
 def latency_paths(paths: list[PathLatency], limit: float, counts: dict[str, list[int]],

@@ -25,7 +25,7 @@ from streamplace.control.flink.config import buffer_timeout, cluster_config
 from streamplace.control.flink.rescale import JobAddress
 from streamplace.control.flink.samples import check_held
 from streamplace.control.running.latency import Measured
-from streamplace.errors import InputError
+from streamplace.errors import EngineError, InputError
 from streamplace.io.http import get_json
 
 MARKER = re.compile(r"^(?:\d+\.)?latency\.source_id\.([0-9a-f]{32})"
@@ -114,3 +114,19 @@ def job_markers(job: str, vertex_of: dict[str, str], config: dict[str, str] | No
         pair: (vertex_of[pair[0]], vertex_of[pair[1]]) for pair in read
         if pair[0] in vertex_of and pair[1] in vertex_of})
     return {pair: replace(m, markers=counts.get(pair)) for pair, m in read.items()}, timeout
+
+
+NO_PERIODIC = 10 ** 15  # ms: Flink's interval where periodic checkpoints are off (Long.MAX)
+
+
+def checkpoint_interval(job: str) -> float:
+    """Seconds between the job's checkpoints (``GET /jobs/:jid/checkpoints/config``'s
+    ``interval``, in ms): each barrier flushes every output buffer it passes. Infinite
+    where checkpointing is off (Flink answers 404) or not periodic."""
+    where = JobAddress.parse(job)
+    try:
+        answer = get_json(where.at(f"{where.job}/checkpoints/config"), "JOB")
+    except (InputError, EngineError):
+        return math.inf
+    interval = as_number(answer.get("interval")) if isinstance(answer, dict) else None
+    return interval / 1000 if interval and 0 < interval < NO_PERIODIC else math.inf

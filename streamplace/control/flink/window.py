@@ -12,6 +12,7 @@ JobManager's metric cache (up to ``metrics.fetcher.update-interval`` stale) cann
 
 from __future__ import annotations
 
+import statistics
 from itertools import pairwise
 from typing import Any
 
@@ -90,12 +91,16 @@ def _slices(start: dict[str, float], middle: list[dict[str, float] | None],
     return out
 
 
+CHI2_MEDIAN = 0.4549  # the median of a chi-squared variable of one degree of freedom
+
+
 def service_variability(served: list[tuple[float, float]]) -> float | None:
-    """The squared coefficient of variation c_s^2 of one record's service, from each
-    subtask's (busy seconds, records read) over a window: a subtask's busy time less the
-    mean service times its records is the sum of its records' deviations, of variance n
-    sigma^2 whatever the keys sent it. None with fewer than two subtasks that read records
-    (one subtask's busy time says nothing of the spread).
+    """The squared coefficient of variation c_s^2 of one record's service, from (busy
+    seconds, records read) of each subtask, or each slice of a window: busy time less the
+    typical service times the records is the sum of those records' deviations, of variance
+    n sigma^2 whatever the keys sent them. Medians, not means: a slice that holds a
+    window's firing (work no record read in it brought, and rare) would otherwise count as
+    every record's variability. None with fewer than two readings of records.
 
     >>> service_variability([(1.0, 100), (1.0, 100)])
     0.0
@@ -103,14 +108,13 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     True
     """
     read = [(b, n) for b, n in served if n > 0]
-    records = sum(n for _, n in read)
-    if len(read) < 2 or records <= 0:
+    if len(read) < 2:
         return None
-    mean = sum(b for b, _ in read) / records
-    if mean <= 0:
+    typical = statistics.median(b / n for b, n in read)
+    if typical <= 0:
         return None
-    spread = sum((b - mean * n) ** 2 for b, n in read) / records * len(read) / (len(read) - 1)
-    return spread / mean ** 2
+    spread = statistics.median((b - typical * n) ** 2 / n for b, n in read) / CHI2_MEDIAN
+    return spread / typical ** 2
 
 
 def windows(vertices: dict[str, str], before: dict[str, Any],

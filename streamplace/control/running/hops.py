@@ -45,17 +45,22 @@ class Hop:
     variability: float  # c_s^2 of the consumer's service
     measured: bool      # c_s^2 measured (else ASSUMED_VARIABILITY)
     delay: float        # the stream's network delay (eq. 4)
+    barrier: float = math.inf  # seconds between two checkpoint barriers, which flush too
 
     @property
     def buffer(self) -> float:
-        """The mean wait in the output buffer, T / 2."""
-        return self.flush / 2
+        """The mean wait in the output buffer until the next flush: T / 2, less where a
+        barrier, at its own phase, flushes first (E[min] of two uniform residuals)."""
+        short, long = sorted((self.flush, self.barrier))
+        return short / 2 - short * short / (6 * long) if math.isfinite(long) else short / 2
 
     @property
     def batch(self) -> float:
-        """The mean work found ahead that was flushed with the marker or just before it."""
-        rho, c, t = min(self.busy, 1.0), self.channels, self.flush
-        return rho * t / (2 * c) + (c - 1) * rho * rho * t / (2 * c * c)
+        """The mean work found ahead that was flushed with the marker or just before it:
+        the records written since the last flush (as long, on average, as the wait until
+        the next), and the other channels' batches."""
+        rho, c, gap = min(self.busy, 1.0), self.channels, 2 * self.buffer
+        return rho * self.buffer / c + (c - 1) * rho * rho * gap / (2 * c * c)
 
     @property
     def queue(self) -> float:
@@ -102,7 +107,7 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     if not hops or not math.isfinite(mean):
         return Distribution(mean, mean, mean, band)
     # the other channels' batches and the network, taken at their means
-    fixed = sum(h.delay + h.batch - min(h.busy, 1.0) * h.flush / (2 * h.channels) for h in hops)
+    fixed = sum(h.delay + h.batch - min(h.busy, 1.0) * h.buffer / h.channels for h in hops)
     tails = [h.queue / h.busy * TAIL if h.busy > 0 and h.queue > 0 else 0.0 for h in hops]
     top = sum(h.flush for h in hops) + sum(tails)
     if top <= 0:
@@ -112,8 +117,7 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     total = np.fft.rfft(_point(0.0, step))
     queues = np.fft.rfft(_point(0.0, step))
     for h in hops:
-        low = min(h.busy, 1.0) * h.flush / h.channels
-        total *= np.fft.rfft(_uniform(low, h.flush, step))
+        total *= np.fft.rfft(_flushed(h, step))
         if h.queue > 0:
             q = np.fft.rfft(_queue(h.busy, h.queue / h.busy, step))
             total, queues = total * q, queues * q
@@ -125,6 +129,25 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
 def _point(at: float, step: float) -> np.ndarray:
     pmf = np.zeros(GRID)
     pmf[min(GRID - 1, round(at / step))] = 1.0
+    return pmf
+
+
+BARRIER_GRID = 128  # phases of the timer and of the barriers, each
+
+
+def _flushed(h: Hop, step: float) -> np.ndarray:
+    """The wait until the next flush plus the work written since the last, r + (rho/c) a:
+    uniform on [rho T / c, T] with the timer alone; with barriers at their own phase, over
+    a grid of both phases."""
+    k = min(h.busy, 1.0) / h.channels
+    if not math.isfinite(h.barrier):
+        return _uniform(k * h.flush, h.flush, step)
+    timer = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * h.flush
+    barrier = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * h.barrier
+    since, until = np.meshgrid(timer, barrier)
+    waits = np.minimum(h.flush - since, h.barrier - until) + k * np.minimum(since, until)
+    points = np.clip(np.rint(waits / step).astype(int), 0, GRID - 1)
+    pmf: np.ndarray = np.bincount(points.ravel(), minlength=GRID) / points.size
     return pmf
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import pairwise
 
 from streamplace.control.running.hops import (
@@ -76,7 +77,7 @@ class Predicted:
         """(L1): the M/M/1 waits, the network and half a timeout per hop."""
         return self.waiting + self.network + self.buffers
 
-    @property
+    @cached_property
     def expected(self) -> Distribution:
         """(L3): the marker's age hop by hop, its mean, p99 and promise."""
         return distribution(self.path)
@@ -84,10 +85,12 @@ class Predicted:
 
 def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeout: float,
                       pairs: list[tuple[str, str]], variability: dict[str, float] | None = None,
-                      segment: float = SEGMENT) -> dict[tuple[str, str], Predicted]:
+                      segment: float = SEGMENT, barrier: float = math.inf,
+                      ) -> dict[tuple[str, str], Predicted]:
     """The model's R and marker age along the longest path from each pair's source to its
     operator (pairs the graph does not join are left out); ``variability``: the service's
-    c_s^2 of the operators it was measured for, ``segment`` the network buffer's bytes."""
+    c_s^2 of the operators it was measured for, ``segment`` the network buffer's bytes,
+    ``barrier`` the seconds between two checkpoints (their barriers flush every buffer)."""
     ev = evaluate(app, infra, plan)
     if ev.odrp is None:
         raise InputError.single("the plan does not place every operator", "give a "
@@ -102,12 +105,13 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
 
     def hop(p: str, k: str) -> Hop:
         m, s = metrics[k], streams[(p, k)]
-        rate = mu.get(k) or math.inf
+        served = mu.get(k) or math.inf  # a subtask's records per second of busy time
         channels = max(1, metrics[p].count)
         flush, filled = channel_flush(timeout, s.rate / (channels * max(1, m.count)),
                                       s.bytes_per_s / s.rate if s.rate > 0 else 0.0, segment)
-        return Hop((p, k), flush, filled, m.load_per_replica / rate, channels, 1 / rate,
-                   measured.get(k, ASSUMED_VARIABILITY), k in measured, delay.get((p, k), 0.0))
+        return Hop((p, k), flush, filled, m.load_per_replica / served, channels, 1 / served,
+                   measured.get(k, ASSUMED_VARIABILITY), k in measured, delay.get((p, k), 0.0),
+                   barrier)
 
     out: dict[tuple[str, str], Predicted] = {}
     for source, op in pairs:
@@ -181,7 +185,8 @@ class PathLatency:
                 "waiting": p.waiting, "delays": p.network, "buffers": p.buffers,
                 "hops": p.hops, "service": p.service, "l1_marker": p.marker,
                 "per_hop": [{"stream": list(h.stream), "flush": h.flush, "filled": h.filled,
-                             "busy": h.busy, "channels": h.channels,
+                             "busy": h.busy, "channels": h.channels, "service": h.service,
+                             "delay": h.delay, "barrier": h.barrier,
                              "buffer": h.buffer, "batch": h.batch, "queue": h.queue,
                              "variability": h.variability, "measured": h.measured}
                             for h in p.path],
@@ -193,7 +198,7 @@ class PathLatency:
 def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
                infra: Infrastructure, plan: Plan, timeout: float, tolerance: float,
                variability: dict[str, float] | None = None,
-               segment: float = SEGMENT) -> list[PathLatency]:
+               segment: float = SEGMENT, barrier: float = math.inf) -> list[PathLatency]:
     """Every source-to-sink path of the running job whose markers were ``measured`` ((source
     operator, operator): its markers): the model's prediction against them. InputError
     (exit 2) with the setting that turns them on where the job reports none."""
@@ -207,7 +212,8 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
             "vertex reports under an operator id that is not a vertex's)",
             "keep the sink a vertex of its own (disableChaining()), so that its markers "
             "are read", path="metrics.latency.interval")
-    predicted = predicted_markers(app, infra, plan, timeout, pairs, variability, segment)
+    predicted = predicted_markers(app, infra, plan, timeout, pairs, variability, segment,
+                                  barrier)
     return [PathLatency(predicted[pair], measured[pair], tolerance) for pair in pairs
             if pair in predicted]
 
