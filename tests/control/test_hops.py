@@ -110,6 +110,12 @@ def test_each_hop_takes_its_consumers_busy_share_and_channels_from_the_plan():
     assert into_sink.channels == 2 and not into_sink.measured
     assert not into_work.filled  # 30 records/s a channel of 200 B fill 32 KiB in 5 s
     assert got.expected.mean == pytest.approx(into_work.mean + into_sink.mean)
+    # sent forward, each of work's subtasks writes to one sink subtask: one channel of
+    # 60 records/s, whose 8 KiB buffer fills in 0.68 s, before a 1 s timeout
+    sent = predicted_markers(app, infra, plan, 1.0, [("src", "sink")], segment=8192,
+                             forward=frozenset({("work", "sink")}))[("src", "sink")]
+    assert sent.path[1].channels == 1 and sent.path[1].filled
+    assert sent.path[1].flush == pytest.approx(8192 / (60 * 200))
 
 
 def _details(readings: list[tuple[float, float]]) -> list[dict]:

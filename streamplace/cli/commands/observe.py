@@ -147,8 +147,11 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
         measured, timeout = job_markers(job, found.vertex_of, config)
         variability = {v.op: v.window.variability for v in obs.vertices
                        if v.window is not None and v.window.variability is not None}
+        op_of = {v.id: v.op for v in obs.vertices}
+        forward = frozenset((op_of[i], v.op) for v in obs.vertices for i in v.forward
+                            if i in op_of)
         found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE, variability,
-                                   network_buffer(config), checkpoint_interval(job))
+                                   network_buffer(config), checkpoint_interval(job), forward)
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

@@ -140,6 +140,9 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
     keyed = {n["id"] for n in nodes if isinstance(n, dict) and isinstance(n.get("id"), str)
              and any(isinstance(i, dict) and i.get("ship_strategy") == "HASH"
                      for i in as_list(n.get("inputs")))}
+    forward = {n["id"]: [i["id"] for i in as_list(n.get("inputs")) if isinstance(i, dict)
+                         and i.get("ship_strategy") == "FORWARD"]
+               for n in nodes if isinstance(n, dict) and isinstance(n.get("id"), str)}
     out: list[ObservedVertex] = []
     problems: list[Problem] = []
     taken: set[str] = set()
@@ -165,7 +168,8 @@ def _vertices(job: dict[str, Any], details: dict[str, Any], metrics: dict[str, A
             vid, v["name"], op, v["parallelism"], as_count(v.get("maxParallelism")),
             inputs.get(vid, []), duration / 1000 if duration is not None and duration >= 0
             else None, group if isinstance(group, str) else None, whole_totals(v, warnings),
-            meters(metrics[vid]), placed(details.get(vid)), keyed=vid in keyed))
+            meters(metrics[vid]), placed(details.get(vid)), keyed=vid in keyed,
+            forward=forward.get(vid, [])))
     if problems:
         raise InputError(problems)
     return out

@@ -86,11 +86,14 @@ class Predicted:
 def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeout: float,
                       pairs: list[tuple[str, str]], variability: dict[str, float] | None = None,
                       segment: float = SEGMENT, barrier: float = math.inf,
+                      forward: frozenset[tuple[str, str]] = frozenset(),
                       ) -> dict[tuple[str, str], Predicted]:
     """The model's R and marker age along the longest path from each pair's source to its
     operator (pairs the graph does not join are left out); ``variability``: the service's
     c_s^2 of the operators it was measured for, ``segment`` the network buffer's bytes,
-    ``barrier`` the seconds between two checkpoints (their barriers flush every buffer)."""
+    ``barrier`` the seconds between two checkpoints (their barriers flush every buffer),
+    ``forward`` the streams sent subtask to subtask (else every producer subtask to every
+    consumer subtask)."""
     ev = evaluate(app, infra, plan)
     if ev.odrp is None:
         raise InputError.single("the plan does not place every operator", "give a "
@@ -106,7 +109,8 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
     def hop(p: str, k: str) -> Hop:
         m, s = metrics[k], streams[(p, k)]
         served = mu.get(k) or math.inf  # a subtask's records per second of busy time
-        channels = max(1, metrics[p].count)
+        # a forward stream sends each producer subtask's records to one consumer subtask
+        channels = 1 if (p, k) in forward else max(1, metrics[p].count)
         flush, filled = channel_flush(timeout, s.rate / (channels * max(1, m.count)),
                                       s.bytes_per_s / s.rate if s.rate > 0 else 0.0, segment)
         return Hop((p, k), flush, filled, m.load_per_replica / served, channels, 1 / served,
@@ -198,7 +202,8 @@ class PathLatency:
 def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
                infra: Infrastructure, plan: Plan, timeout: float, tolerance: float,
                variability: dict[str, float] | None = None,
-               segment: float = SEGMENT, barrier: float = math.inf) -> list[PathLatency]:
+               segment: float = SEGMENT, barrier: float = math.inf,
+               forward: frozenset[tuple[str, str]] = frozenset()) -> list[PathLatency]:
     """Every source-to-sink path of the running job whose markers were ``measured`` ((source
     operator, operator): its markers): the model's prediction against them. InputError
     (exit 2) with the setting that turns them on where the job reports none."""
@@ -213,7 +218,7 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
             "keep the sink a vertex of its own (disableChaining()), so that its markers "
             "are read", path="metrics.latency.interval")
     predicted = predicted_markers(app, infra, plan, timeout, pairs, variability, segment,
-                                  barrier)
+                                  barrier, forward)
     return [PathLatency(predicted[pair], measured[pair], tolerance) for pair in pairs
             if pair in predicted]
 

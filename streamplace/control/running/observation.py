@@ -80,6 +80,7 @@ class ObservedVertex:
     pending: float | None = None  # a source's pendingRecords at the end, where it has one
     pending_growth: float | None = None  # records per second it grew over the window
     keyed: bool = False          # an input is hash-partitioned (keyBy): key groups split it
+    forward: list[str] = field(default_factory=list)  # inputs sent subtask to subtask
     partitions: int | None = None  # the partitions a source reads, where its metrics say
 
     @property
