@@ -153,9 +153,11 @@ def _latency_said(paths: tuple[LatencyPath, ...], late: list[float] | None) -> l
     if not over:
         return [f"--max-response-time held in every window planned on {names} (the "
                 f"queues within {min(p.room for p in paths) * 1000:.0f} ms)"]
+    by = "a vertex on it at its capacity" if max(late) >= 1.0 else \
+        f"by up to {max(late) * 1000:.0f} ms"  # a count that cannot carry counts as 1 s
     return [f"--max-response-time not held in {len(over)} of the {len(late)} windows "
-            f"planned, by up to {max(late) * 1000:.0f} ms on {names}: no count the slots "
-            "hold keeps the queues within it"]
+            f"planned on {names} ({by}): no count the slots hold keeps the queues within "
+            "it"]
 
 
 CAPPED_FROM = 3
