@@ -203,3 +203,16 @@ def test_a_scale_up_for_latency_leads_the_rise_as_one_for_capacity_does():
         [d.latency for d in during]
     assert any("--max-response-time held in every window planned" in s
                for d in said_ if d.ahead for s in d.ahead.said)
+
+
+def test_the_step_says_whether_the_latency_bound_holds_in_the_windows_planned():
+    from streamplace.control.autoscale.ahead import _latency_said
+    from streamplace.solve.horizon.instance import LatencyPath
+
+    paths = (LatencyPath("bids -> sink", 0.03, {}),)
+    assert "held in every window planned on bids -> sink (the queues within 30 ms)" in \
+        _latency_said(paths, [0.0, 0.0])[0]
+    assert "not held in 1 of the 2 windows planned on bids -> sink (by up to 4 ms)" in \
+        _latency_said(paths, [0.0, 0.004])[0]
+    assert "(a vertex on it at its capacity)" in _latency_said(paths, [1.02, 0.0])[0]
+    assert _latency_said((), None) == []
