@@ -93,18 +93,21 @@ def one(cluster: FlinkCluster, work: Path, query: str, busy: float, p: int,
 
 
 def recompute(row: dict, barrier: float) -> dict:  # type: ignore[type-arg]
-    """A row saved before observe read the job's checkpoint interval, its (L3) prediction
-    made again from its hops' terms with barriers every ``barrier`` seconds (the queue's
-    service from its term where the row has none: rho / (1 - rho) c_s^2 / 2 S)."""
-    if not row.get("per_hop") or "barrier" in row["per_hop"][0]:
+    """A row's (L3) prediction made again from its hops' terms, as the model now makes it
+    (rows saved before observe read the job's checkpoint interval take ``barrier``
+    seconds; before the hops carried their service, it is had from the queue's term,
+    rho / (1 - rho) c_s^2 / 2 S)."""
+    if not row.get("per_hop"):
         return row
     hops = []
     for i, h in enumerate(row["per_hop"]):
         rho, cs2, queue = h["busy"], h["variability"], float(h["queue"])
-        service = queue * 2 * (1 - rho) / (rho * cs2) if rho and cs2 and rho < 1 else 0.0
+        service = h.get("service") or (queue * 2 * (1 - rho) / (rho * cs2)
+                                       if rho and cs2 and rho < 1 else 0.0)
+        delay = h.get("delay", row["delays"] if i == 0 else 0.0)
         hops.append(Hop(tuple(h["stream"]), h["flush"], h["filled"], rho, h["channels"],
-                        service, cs2, h["measured"], row["delays"] if i == 0 else 0.0,
-                        barrier))
+                        float(service), cs2, h["measured"], delay,
+                        float(h.get("barrier", barrier))))
     got = distribution(tuple(hops))
     return {**row, "predicted_marker": got.mean, "predicted_p99": got.p99,
             "promised": got.promise, "dominant": got.dominant(tuple(hops))}

@@ -17,21 +17,26 @@ from ..conftest import make_app, make_infra, make_plan
 
 
 def _simulated(hops: tuple[Hop, ...], markers: int = 400_000) -> np.ndarray:
-    """Each marker drawn hop by hop as (L3) says it waits: written u after a flush, it
-    waits T - u, then (rho / c) u of the records flushed with it, then the queue."""
+    """Each marker drawn hop by hop as (L3) says it waits in one run whose later timers sit
+    at their mean offsets: written u after the first flush, it waits T - u, then (rho / c) u
+    of the records flushed with it; at each later hop its wait is fixed, at the mean; and
+    at every hop the queue."""
     rng = np.random.default_rng(7)
     age = np.zeros(markers)
-    for h in hops:
-        u = rng.uniform(0, h.flush, markers)
-        if h.barrier < float("inf"):  # a barrier, at its own phase, may flush first
-            v = rng.uniform(0, h.barrier, markers)
-            age += np.minimum(h.flush - u, h.barrier - v) + h.busy / h.channels * np.minimum(u, v)
+    for i, h in enumerate(hops):
+        k = h.busy / h.channels
+        if i > 0:  # the same point of this timer's cycle for every marker: at its mean
+            age += h.buffer * (1 + k)
+        elif h.barrier < float("inf"):  # a barrier, at its own phase, may flush first
+            u, v = rng.uniform(0, h.flush, markers), rng.uniform(0, h.barrier, markers)
+            age += np.minimum(h.flush - u, h.barrier - v) + k * np.minimum(u, v)
         else:
-            age += h.flush - u + h.busy / h.channels * u
+            u = rng.uniform(0, h.flush, markers)
+            age += h.flush - u + k * u
         waits = rng.random(markers) < h.busy
         age += np.where(waits, rng.exponential(h.queue / h.busy, markers), 0.0) \
             if h.queue > 0 else 0.0
-        age += h.batch - h.busy * h.buffer / h.channels + h.delay
+        age += h.batch - k * h.buffer + h.delay
     return age
 
 

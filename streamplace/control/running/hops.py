@@ -100,30 +100,36 @@ class Distribution:
 
 
 def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
-    """The marker's age over the hops, each hop's phase drawn afresh (the mean over the
-    tasks' starts), by convolution on a grid; infinite where a queue is."""
+    """The marker's age over the hops, by convolution on a grid; infinite where a queue is.
+
+    The mean is over the tasks' starts. The quantile is one run's at the timers' mean
+    offsets: only the first hop's wait is drawn afresh for each marker, since a marker
+    leaves each buffer at its producer's flush and so reaches every later buffer at the same
+    point of its timer's cycle, a wait fixed while the tasks run (their mean taken: a run's
+    quantile lies within ``band`` of it, as its mean does); the queues are every marker's
+    own."""
     mean = sum(h.mean for h in hops)
     band = sum(h.flush for h in hops[1:]) / 2
     if not hops or not math.isfinite(mean):
         return Distribution(mean, mean, mean, band)
-    # the other channels' batches and the network, taken at their means
+    # the other channels' batches and the network at their means; the later hops' waits
     fixed = sum(h.delay + h.batch - min(h.busy, 1.0) * h.buffer / h.channels for h in hops)
+    later = sum(h.buffer * (1 + min(h.busy, 1.0) / h.channels) for h in hops[1:])
     tails = [h.queue / h.busy * TAIL if h.busy > 0 and h.queue > 0 else 0.0 for h in hops]
     top = sum(h.flush for h in hops) + sum(tails)
     if top <= 0:
         return Distribution(mean, mean, mean, band)
     step = top / (GRID - 1)
     x = np.arange(GRID) * step
-    total = np.fft.rfft(_point(0.0, step))
+    total = np.fft.rfft(_flushed(hops[0], step))
     queues = np.fft.rfft(_point(0.0, step))
     for h in hops:
-        total *= np.fft.rfft(_flushed(h, step))
         if h.queue > 0:
             q = np.fft.rfft(_queue(h.busy, h.queue / h.busy, step))
             total, queues = total * q, queues * q
     p = _quantile(np.fft.irfft(total, GRID), x, quantile)
     worst = sum(h.flush for h in hops) + _quantile(np.fft.irfft(queues, GRID), x, quantile)
-    return Distribution(mean, p + fixed, worst + fixed, band)
+    return Distribution(mean, p + fixed + later, worst + fixed, band)
 
 
 def _point(at: float, step: float) -> np.ndarray:
