@@ -64,8 +64,11 @@ def assert_what_the_job_was_made_to_do(doc: dict[str, Any], live: bool = False) 
     floor = sent if live else 100 * RATE
     assert all(ops[o]["service_rate"] > floor for o in ("counter", "evens", "sink"))
     assert any("'Source: numbers -> pace' is busy 100%" in w for w in doc["report"]["warnings"])
-    tuple_sizes = {s["tuple_size"] for s in doc["application"]["streams"]}
-    assert tuple_sizes == {21.0}  # a Long, as Flink's network stack carries it
+    # a Long, as Flink's network stack carries it: 21 bytes. A reading on a loaded machine
+    # (CI, both tiers at once) was seen a little off it: the consumer's byte and record
+    # counters need not move together while a buffer is being read
+    tuple_sizes = [s["tuple_size"] for s in doc["application"]["streams"]]
+    assert tuple_sizes == pytest.approx([21.0] * len(tuple_sizes), rel=0.01), tuple_sizes
     placement = doc["plan"]["placement"]
     assert {o: sum(where.values()) for o, where in placement.items()} == dict.fromkeys(ops, 2)
 
