@@ -62,8 +62,8 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
             "(metrics.latency.interval), or hold the bound where it is read with observe "
             "--against", path="metrics.latency.interval")
     _reachable(paths, limit, timeout)
-    measured = {_name(p): round(p.measured.mean, 4) for p in paths}
-    broken = [f"{_name(p)} takes {p.measured.mean * 1000:.0f} ms on average (latency "
+    measured = {p.name: round(p.measured.mean, 4) for p in paths}
+    broken = [f"{p.name} takes {p.measured.mean * 1000:.0f} ms on average (latency "
               f"markers), above --max-response-time {limit * 1000:.0f} ms by "
               f"{(p.measured.mean - limit) * 1000:.0f} ms" for p in paths
               if p.measured.mean > limit]
@@ -73,9 +73,9 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
             "no path's latency could be predicted (an operator at its capacity): the re-plan "
             "holds stability first"] if paths else ["no source-to-sink path reports markers"],
             paths)
-    bounds = {_name(p): limit - (p.measured.mean - p.predicted.marker) - p.predicted.buffers
+    bounds = {p.name: limit - (p.measured.mean - p.predicted.marker) - p.predicted.buffers
               + p.predicted.service for p in calibrated}
-    fixed = {_name(p): p.measured.mean - p.predicted.waiting for p in calibrated}
+    fixed = {p.name: p.measured.mean - p.predicted.waiting for p in calibrated}
     name = min(bounds, key=lambda k: bounds[k])
     if fixed[name] >= limit:
         return LatencyHold(broken, None, measured, [
@@ -93,16 +93,13 @@ def _reachable(paths: list[PathLatency], limit: float, timeout: float) -> None:
     ``limit``: half a flush per hop, over the tasks' starts, which no parallelism shortens
     (a lucky run's timers may meet it; the next restart draws them again)."""
     for p in paths:
-        floor = sum(h.buffer + h.delay for h in p.predicted.path)
+        floor = p.predicted.unshortened
         if floor >= limit:
             raise InputError.single(
-                f"--max-response-time {limit * 1000:g} ms is below what {_name(p)} takes "
+                f"--max-response-time {limit * 1000:g} ms is below what {p.name} takes "
                 f"whatever its parallelism: {floor * 1000:.0f} ms on average over its "
                 f"{len(p.predicted.path)} hops (half a flush each, execution.buffer-timeout."
                 f"interval {timeout * 1000:g} ms or a full buffer sooner, and the network)",
                 "give a bound above it, or lower execution.buffer-timeout.interval",
                 path="--max-response-time")
 
-
-def _name(p: PathLatency) -> str:
-    return f"{p.predicted.source} -> {p.predicted.op}"

@@ -49,11 +49,11 @@ def latency_paths(paths: list[PathLatency], limit: float, counts: dict[str, list
     for p in paths:
         measured, model = p.measured.mean, p.predicted.expected
         if not math.isfinite(model.mean):
-            said.append(f"{_name(p)}: its prediction is unbounded on the plan that runs (a "
+            said.append(f"{p.name}: its prediction is unbounded on the plan that runs (a "
                         "vertex at its capacity): the latency is not planned ahead")
             continue
         missed = measured - model.mean
-        fixed = missed + sum(h.buffer + h.delay for h in p.predicted.path)
+        fixed = missed + p.predicted.unshortened
         adds: dict[str, tuple[tuple[float, ...], ...]] = {}
         for hop in p.predicted.path:
             op, curve = hop.stream[1], curves.get(hop.stream[1])
@@ -65,13 +65,10 @@ def latency_paths(paths: list[PathLatency], limit: float, counts: dict[str, list
                              for t in range(windows))
         room = limit - fixed
         if room <= 0:
-            said.append(f"{_name(p)}: what no count shortens ({fixed * 1000:.0f} ms: the "
+            said.append(f"{p.name}: what no count shortens ({fixed * 1000:.0f} ms: the "
                         "buffers, the network and what the model misses) reaches "
                         f"--max-response-time {limit * 1000:.0f} ms: not planned ahead")
             continue
-        out.append(LatencyPath(_name(p), room, adds))
+        out.append(LatencyPath(p.name, room, adds))
     return tuple(out), said
 
-
-def _name(p: PathLatency) -> str:
-    return f"{p.predicted.source} -> {p.predicted.op}"

@@ -77,6 +77,11 @@ class Predicted:
         """(L1): the M/M/1 waits, the network and half a timeout per hop."""
         return self.waiting + self.network + self.buffers
 
+    @property
+    def unshortened(self) -> float:
+        """(L3)'s part no parallelism shortens: half a flush per hop, and the network."""
+        return sum(h.buffer + h.delay for h in self.path)
+
     @cached_property
     def expected(self) -> Distribution:
         """(L3): the marker's age hop by hop, its mean, p99 and promise."""
@@ -168,6 +173,10 @@ class PathLatency:
     predicted: Predicted
     measured: Measured
     tolerance: float
+
+    @property
+    def name(self) -> str:
+        return f"{self.predicted.source} -> {self.predicted.op}"
 
     @property
     def off(self) -> str | None:
