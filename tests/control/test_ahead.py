@@ -205,6 +205,66 @@ def test_a_scale_up_for_latency_leads_the_rise_as_one_for_capacity_does():
                for d in said_ if d.ahead for s in d.ahead.said)
 
 
+def _queued_tail(job: MemoryJob) -> dict:  # type: ignore[type-arg]
+    """_queued's markers with a p99 that lies above their mean by 10 ms of flush phase and
+    three times the queue's wait: the tail grows with the queue."""
+    from streamplace.control.running.latency import Measured
+
+    (age, _, _), = ((m.mean, m.median, m.p99) for m in _queued(job).values())
+    work = job._by["work"]
+    rho = min(0.99, job._by["source"].offered(job.clock.now()) / (work.parallelism * 100.0))
+    return {("source", "sink"): Measured(age, age, age + 0.01 + 3 * rho / (1 - rho) * 0.005)}
+
+
+@pytest.mark.parametrize("statistic", ["mean", "p99"])
+def test_a_p99_bound_is_planned_ahead_with_the_spread_read_and_the_mean_is_not_enough(
+        statistic):
+    """--max-response-time 160 ms over the sale of 300/s: held on the mean, 5 work subtasks
+    do (137 ms), and their p99 (170 ms) breaks it; held on the p99, the plan has 6 before
+    the sale begins (155 ms) and the p99 stays below it through the sale."""
+    clock = FakeClock()
+    start = clock.wall() + 2400.0
+    sale = datetime.datetime.fromtimestamp(start, datetime.UTC).isoformat()
+    known = ForecastFile.model_validate({"events": [
+        {"name": "the sale", "at": sale, "duration": "10 min", "factor": 3}]})
+    job = pipeline(clock, rate=steps((0.0, 100.0), (2400.0, 300.0), (3000.0, 100.0)),
+                   latency=_queued_tail)
+    loop = autoscaler(job, clock, until=3300.0, max_steps=1000, method="odrp", horizon=10,
+                      max_response_time=0.16, response_time_statistic=statistic)
+    loop.known = known
+    said_: list = []  # type: ignore[type-arg]
+    loop.run(said_.append)
+    during = [d for d in said_ if 2400.0 + 120 <= d.seconds <= 3000.0 and d.latency]
+    most = max(counts["work"] for t, counts in job.rescales if t < 3000.0)
+    if statistic == "mean":  # the sale forecast once: 5 carry it, their p99 is 170 ms
+        assert most == 5, job.rescales
+        assert during and all(v <= 0.16 for d in during for v in d.latency.values())
+        return
+    ups = [t for t, counts in job.rescales if counts["work"] >= 6]
+    assert ups and ups[0] < 2400.0, job.rescales
+    assert during and all(v <= 0.16 for d in during for v in d.latency.values()), \
+        [d.latency for d in during]
+
+
+def test_an_event_under_way_is_forecast_once_not_in_the_trend_it_lifts_and_again_as_itself():
+    """Eight windows at 100/s, then four at 300/s under the file's sale (x3, twenty windows
+    long): the windows left of it are forecast near 300/s, the windows after it near 100/s."""
+    from streamplace.control.autoscale.forecast import forecast
+    from streamplace.model.state import Memory
+
+    step, now = 60.0, 1_000_000.0
+    began = now - 4 * step
+    sale = datetime.datetime.fromtimestamp(began, datetime.UTC).isoformat()
+    known = ForecastFile.model_validate({"events": [
+        {"name": "the sale", "at": sale, "duration": f"{20 * step:g} s", "factor": 3}]})
+    history = [(now - step * k, 300.0 if k < 4 else 100.0) for k in range(40)][::-1]
+    made = forecast(Memory(history={"bids": history}), ["bids"], now, step, 24, None, known)
+    assert not isinstance(made, str), made
+    mean = made.sources["bids"].mean
+    assert all(270 <= m <= 330 for m in mean[:15]), mean
+    assert all(90 <= m <= 110 for m in mean[17:]), mean
+
+
 def test_the_step_says_whether_the_latency_bound_holds_in_the_windows_planned():
     from streamplace.control.autoscale.ahead import _latency_said
     from streamplace.solve.horizon.instance import LatencyPath

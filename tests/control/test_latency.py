@@ -133,6 +133,45 @@ def test_a_path_above_max_response_time_is_repaired_by_a_replan_held_below_it(tm
         " ".join(below.output.split())
 
 
+def test_a_p99_bound_is_broken_where_the_mean_holds_and_the_replan_takes_the_spread_off():
+    """The scripted markers' p99 is twice their mean. A limit between the two holds the mean
+    and breaks the p99: with --response-time-statistic p99 the path is said broken at its
+    p99 and the re-plan's bound on R is lower than the mean's by the spread read (the p99
+    less the mean), so that it asks at least as many counter subtasks."""
+    with fake_jobmanager(busy={"counter": 0.9}) as jm:
+        jm.latency = {"sink: Writer": 300.0}
+        mean = flink_decided(jm.job_url, "--max-response-time", "450ms")
+        p99 = flink_decided(jm.job_url, "--max-response-time", "450ms",
+                            "--response-time-statistic", "P99")
+    source = next(iter(p99["seen"]))
+    assert mean["latency"] == {f"{source} -> sink": pytest.approx(0.3)}
+    assert p99["latency"] == {f"{source} -> sink": pytest.approx(0.6)}
+    assert not any("above --max-response-time" in why for why in mean["why"]), mean["why"]
+    assert any(f"{source} -> sink takes 600 ms at its p99 (latency markers), above "
+               "--max-response-time 450 ms by 150 ms" in why for why in p99["why"]), p99["why"]
+
+    def bound(decided):
+        said = next(why for why in decided["why"] if "holds the model's response time" in why)
+        return float(said.split("below ")[1].split(" ms")[0]), said
+
+    (held_mean, _), (held_p99, said) = bound(mean), bound(p99)
+    assert held_p99 == pytest.approx(held_mean - 300, abs=1.5)
+    assert "the p99 read 300 ms above the mean" in said
+    assert p99["to"]["counter"] >= mean["to"]["counter"]
+
+
+def test_a_statistic_without_a_bound_or_not_one_of_the_markers_is_bad_input():
+    with fake_jobmanager() as jm:
+        alone = run("autoscale", jm.job_url, "--response-time-statistic", "p99", *STEP)
+        other = run("autoscale", jm.job_url, "--max-response-time", "0.3",
+                    "--response-time-statistic", "p95", *STEP)
+        puts = list(jm.puts)
+    assert alone.exit_code == 2 and other.exit_code == 2 and puts == []
+    assert "--response-time-statistic says what --max-response-time holds" in \
+        " ".join(alone.output.split())
+    assert "'p95' is not a statistic of the markers" in " ".join(other.output.split())
+
+
 def test_max_response_time_on_a_job_without_markers_is_bad_input_with_the_setting():
     with fake_jobmanager() as jm:
         done = run("autoscale", jm.job_url, "--max-response-time", "0.3", *STEP)

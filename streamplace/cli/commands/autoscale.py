@@ -108,6 +108,8 @@ def autoscale_command(
     network_metric: MetricOpt = None, source_rate: SourceRateOpt = None,
     max_moves: Annotated[float | None, _opt("max_moves")] = None,
     max_response_time: Annotated[str | None, _opt("max_response_time")] = None,
+    response_time_statistic: Annotated[
+        str, _opt("response_time_statistic")] = _D.response_time_statistic,
     replan_time_limit: Annotated[float, _opt("replan_time_limit")] = _D.replan_time_limit,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Decide, but send nothing.")] = False,

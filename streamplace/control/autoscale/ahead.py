@@ -76,7 +76,7 @@ class Ahead:
         lag = dict(a.backlog.lag) if a.backlog else {}
         rates = {op: (f.mean, f.upper) for op, f in made.sources.items()}
         slots = sum(t.slots for t in obs.taskmanagers) - sum(a.observed.occupied().values())
-        held = (a.latency.paths, o.max_response_time) \
+        held = (a.latency.paths, o.max_response_time, o.response_time_statistic) \
             if a.latency and a.latency.paths and o.max_response_time else None
         program, said = instance(facts(a, fitted), demand(rates, shape_of(obs), lag), Setting(
             o, o.horizon, slots, restart, tuple(memory.rescaled_at), now), held)

@@ -68,7 +68,7 @@ def assess(number: int, reading: Reading, o: AutoscaleOptions, memory: Memory,
     judged = seen(obs, o.metrics_busy_time_aggregator, at_offered)
     triggered = triggers(judged, o.low, o.high) or _above_target(judged, memory, o)
     held = hold_latency(markers, obs, observed, o.max_response_time,
-                        markers_required and not memory.read_once)
+                        markers_required and not memory.read_once, o.response_time_statistic)
     broken = held.broken if held else []
     return Assessment(number, reading, offered, backlog, observed, [*triggered, *broken], held,
                       [*pressing(judged, o.high), *broken])

@@ -60,7 +60,8 @@ def forecast(memory: Memory, sources: list[str], now: float, step: float, horizo
     out: dict[str, SourceForecast] = {}
     said: list[str] = []
     for op in sources:
-        y = series(memory.history.get(op, []), step, now, MOST)
+        y = _without_events(series(memory.history.get(op, []), step, now, MOST), known, op,
+                            now, step)
         if len(y) < LEAST and known is None:
             return (f"{op}: {len(y)} window(s) of history, {LEAST} needed before its load is "
                     "forecast")
@@ -122,6 +123,19 @@ def _period(y: np.ndarray, step: float, season: float | None) -> tuple[int, str]
     period = max(peaks, key=lambda k: lags[k])
     return period, (f"season found in the history ({period} windows, autocorrelation "
                     f"{lags[period]:.2f}) with a damped trend")
+
+
+def _without_events(y: np.ndarray, known: ForecastFile | None, op: str, now: float,
+                    step: float) -> np.ndarray:
+    """The history with the file's events divided out of the windows they ran in: the
+    model forecasts the load without them and :func:`_known` multiplies them back in (else
+    an event under way would be counted twice: in the trend it lifts, and as itself)."""
+    if known is None or not len(y):
+        return y
+    ends = now - step * np.arange(len(y))[::-1]  # each reading at its window's end
+    factors = np.array([max(known.factor(op, at) for at in (end - step, end - step / 2,
+                                                            end - 1e-6)) for end in ends])
+    return y / np.where(factors > 0, factors, 1.0)
 
 
 def _known(known: ForecastFile | None, op: str, now: float, step: float, mean: np.ndarray,

@@ -14,6 +14,7 @@ from streamplace.model.objective import Weights
 
 METHODS = ("odrp", "ds2", "flink")
 AGGREGATORS = ("max", "avg")
+STATISTICS = ("mean", "p99")
 AUTOSCALE_WEIGHTS = Weights(cost=0.9, response_time=0.05, availability=0.05)
 """Slots first: an observed replica costs its one slot, so that F lands at the target
 utilisation with the fewest slots, as the Flink autoscaler does; response time and
@@ -51,6 +52,7 @@ class AutoscaleOptions:
     until: float | None = None
     replan_time_limit: float = 20.0
     max_response_time: float | None = None
+    response_time_statistic: str = "mean"
     max_moves: float | None = None
     wait: float = WAIT
     dry_run: bool = False
@@ -67,6 +69,8 @@ class AutoscaleOptions:
                            self.metrics_busy_time_aggregator.lower())
         object.__setattr__(self, "scaling_parallelism_alignment_mode",
                            self.scaling_parallelism_alignment_mode.upper())
+        object.__setattr__(self, "response_time_statistic",
+                           self.response_time_statistic.lower())
 
     def checked(self) -> AutoscaleOptions:
         """These options, once every one is within its bounds; else every problem at
@@ -80,6 +84,14 @@ class AutoscaleOptions:
                                     "aggregator",
                                     "give max (the default) or avg",
                                     path="--metrics-busy-time-aggregator"))
+        if self.response_time_statistic not in STATISTICS:
+            problems.append(Problem(f"{self.response_time_statistic!r} is not a statistic of "
+                                    "the markers", "give mean (the default) or p99",
+                                    path="--response-time-statistic"))
+        elif self.response_time_statistic != "mean" and self.max_response_time is None:
+            problems.append(Problem("--response-time-statistic says what --max-response-time "
+                                    "holds, which is not given", "add --max-response-time, "
+                                    "e.g. '200 ms'", path="--response-time-statistic"))
         if self.scaling_parallelism_alignment_mode not in MODES:
             problems.append(Problem(f"{self.scaling_parallelism_alignment_mode!r} is not an "
                                     "alignment mode", f"give one of {', '.join(MODES)}",

@@ -143,12 +143,12 @@ class Setting:
 
 
 def instance(facts: list[VertexFacts], need: Demand, setting: Setting,
-             latency: tuple[list[PathLatency], float] | None = None,
+             latency: tuple[list[PathLatency], float, str] | None = None,
              ) -> tuple[HorizonInstance, list[str]]:
     """The horizon program, and what it had to give up (a load no parallelism carries is
     planned at the most the vertex may run); with ``latency`` (the paths beside their
-    markers, and ``--max-response-time``), each path held below it in every window (H7),
-    every count a vertex on it may run a column."""
+    markers, ``--max-response-time`` and the statistic it holds), each path held below it in
+    every window (H7), every count a vertex on it may run a column."""
     o, windows = setting.options, setting.windows
     said: list[str] = []
     vertices = []
@@ -190,7 +190,7 @@ def instance(facts: list[VertexFacts], need: Demand, setting: Setting,
         paths, left = latency_paths(
             latency[0], latency[1], {v.op: list(v.counts) for v in vertices},
             {op: list(m) for op, m in need.mean.items()},
-            {f.op: f.curve for f in facts}, windows)
+            {f.op: f.curve for f in facts}, windows, latency[2])
         said += left
     return HorizonInstance(o.metrics_window, tuple(vertices), max(setting.slots, held),
                            setting.restart * (held + busy_work), _budgets(setting),

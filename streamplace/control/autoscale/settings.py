@@ -130,11 +130,16 @@ SETTINGS: dict[str, Setting] = {s.field: s for s in (
             example="3600"),
     Setting("--replan-time-limit", "Seconds for each re-plan (odrp).", None, 0.0,
             DAY, low_open=True),
-    Setting("--max-response-time", "Seconds: each source-to-sink path's mean latency, "
+    Setting("--max-response-time", "Seconds: each source-to-sink path's latency (its mean, "
+            "or the statistic --response-time-statistic names), "
             "read from the job's latency markers (metrics.latency.interval), held below "
             "this; odrp re-plans with the model's response time held below it less what the "
             "model missed on the running job.", None, 0.0, DAY, low_open=True,
             example="0.5"),
+    Setting("--response-time-statistic", "What --max-response-time holds on each path's "
+            "markers: mean, or p99 (the largest of its subtasks' 99th percentiles; the "
+            "re-plan then holds the mean below the limit less the spread read between the "
+            "two)."),
     Setting("--max-moves", "The most a rescale may cost in replicas started where "
             "none runs now (0: start none), as solve --max-moves.", None, 0.0, 1e9,
             example="4"),

@@ -53,7 +53,7 @@ class LatencyHold:
 
     broken: list[str]              # each path above the limit, and by how much
     model_limit: float | None      # the re-plan's bound on the model's response time
-    measured: dict[str, float] = field(default_factory=dict)  # "source -> sink": mean, s
+    measured: dict[str, float] = field(default_factory=dict)  # "source -> sink": held statistic, s
     said: list[str] = field(default_factory=list)
     paths: list[PathLatency] = field(default_factory=list)  # the model beside the markers
 

@@ -59,6 +59,15 @@ class Measured:
     p99: float      # the largest of their 99th percentiles
     markers: float | None = None  # how many a subtask's histogram holds, where known
 
+    def held(self, statistic: str) -> float:
+        """The value ``--response-time-statistic`` holds: the mean, or the p99."""
+        return self.p99 if statistic == "p99" else self.mean
+
+    def above_mean(self, statistic: str) -> float:
+        """How far the held value lies above the mean: the spread a bound on the p99 takes
+        from the limit before it bounds the mean (none for the mean itself)."""
+        return max(0.0, self.held(statistic) - self.mean)
+
 
 @dataclass(frozen=True)
 class Predicted:
