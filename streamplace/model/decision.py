@@ -102,8 +102,8 @@ class Decision(Record):
     seconds_to_rescale: float | None = Field(None, description="seconds from the PUT until "
                                                                "every vertex ran the plan")
     latency: dict[str, float] = Field(default_factory=dict, description=(
-        "source -> sink: the mean age of the job's latency markers in seconds, where "
-        "--max-response-time reads them"))
+        "source -> sink: the mean age of the job's latency markers in seconds (their p99 "
+        "with --response-time-statistic p99), where --max-response-time reads them"))
     slots: int | None = Field(None, description="a session cluster's slots the jobs shared "
                                                 "(autoscale over the cluster)")
     ahead: PlanAhead | None = Field(None, description="planning ahead (--horizon): the "
