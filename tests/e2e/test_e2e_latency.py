@@ -109,3 +109,17 @@ def test_the_markers_age_lies_in_the_predicted_band_and_the_response_time_below_
         band = (path["hops"] - 1) * 0.1 / 2 + 0.1 / 4
         assert abs(mean - marker) <= band and r < marker - band, (mean, marker, r)
 
+        # the p99 held: the step reads each path's p99 from the same markers, the largest of
+        # the sink's subtasks' (with ten markers, at least their mean), and the re-plan takes
+        # the spread read between the two off a limit that holds
+        step = streamplace("autoscale", job.url, "--max-response-time", "10s",
+                           "--response-time-statistic", "p99", "--metrics-window", "6",
+                           "--stabilization-interval", "0", "--max-steps", "1", "--dry-run",
+                           "--yes", "-q")
+        assert step.returncode == 0, step.stderr
+        decided = json.loads(step.stdout.splitlines()[-1])
+        p99 = decided["latency"]["bids -> sink"]
+        assert 0 < p99 < 10 and not any("above --max-response-time" in w
+                                        for w in decided["why"]), decided
+        held = next(w for w in decided["why"] if "holds the model's response time" in w)
+        assert "the p99 read" in held and "above the mean" in held, held
