@@ -243,3 +243,24 @@ def test_a_path_without_markers_is_said_before_a_bound_is_held_on_the_others():
     read = {("src", "a"): Measured(0.1, 0.1, 0.2)}
     assert unmeasured(read, app) == [("src", "b")]
     assert unmeasured({**read, ("src", "b"): Measured(0.1, 0.1, 0.2)}, app) == []
+
+
+@pytest.mark.parametrize("slices", [1, 5])
+def test_a_window_held_to_markers_is_read_in_slices_for_each_lone_subtask_s_variability(
+        slices):
+    """autoscale --max-response-time reads its windows in slices, as observe --against
+    does: a vertex of one subtask then has its service's c_s^2 measured for (L3)'s queue,
+    not assumed; a window read whole has none."""
+    from streamplace.control.clock import SystemClock
+    from streamplace.control.flink.engine import FlinkEngine
+    from streamplace.solve.budget import StopRequest
+
+    with fake_jobmanager(busy={"counter": 0.5}) as jm:
+        counter = next(v for v in jm.snapshot["job"]["vertices"] if v["name"] == "counter")
+        jm._rescale(counter, 1)  # one subtask: no spread over subtasks to read c_s^2 from
+        reading = FlinkEngine(jm.job_url, SystemClock(), StopRequest(), slices).read(5.0)
+    lone = [v for v in reading.observation.vertices
+            if v.parallelism == 1 and v.window is not None]
+    assert [v.op for v in lone] == ["counter"], reading
+    measured = [v.window.variability for v in lone if v.window.variability is not None]
+    assert (len(measured) == len(lone)) if slices > 1 else not measured, lone

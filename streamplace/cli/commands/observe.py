@@ -31,6 +31,7 @@ from streamplace.control.flink.holdings import holdings
 from streamplace.control.flink.markers import checkpoint_interval, job_markers
 from streamplace.control.flink.read import read_job
 from streamplace.control.flink.rescale import JobAddress
+from streamplace.control.flink.window import SLICES
 from streamplace.control.running.documents import documents
 from streamplace.control.running.latency import TOLERANCE as LATENCY_TOLERANCE
 from streamplace.control.running.latency import end_to_end
@@ -42,8 +43,6 @@ from streamplace.io.writers import dumps, format_for
 from streamplace.model.application import Application
 from streamplace.model.infrastructure import Infrastructure
 from streamplace.model.plan import Plan
-
-SLICES = 5  # readings of a window held to latency markers
 
 
 @handle_errors

@@ -37,6 +37,7 @@ class _Rest:
     url: str
     clock: Clock
     stop: StopRequest = field(default_factory=StopRequest)
+    slices: int = 1  # readings of each window (more where latency is held: c_s^2)
 
     @property
     def address(self) -> str:
@@ -77,7 +78,7 @@ class FlinkEngine(_Rest):
                 cluster_config(where.address, where.base)
                 self._reached = True
             snapshot, obs = read_job(self.url, window, {}, load=True, clock=self.clock,
-                                     stop=self.stop)
+                                     stop=self.stop, slices=self.slices)
         except Unreachable as exc:
             return NoReading(f"no reading: {exc}", exc, self._reached)
         except EngineError as exc:  # its message may say "no reading" already
@@ -126,7 +127,8 @@ class FlinkCluster(_Rest):
         return list_jobs(self.url)
 
     def job(self, jid: str) -> FlinkEngine:
-        return FlinkEngine(f"{self.url.rstrip('/')}/jobs/{jid}", self.clock, self.stop)
+        return FlinkEngine(f"{self.url.rstrip('/')}/jobs/{jid}", self.clock, self.stop,
+                           self.slices)
 
     def read(self, jids: list[str], window: float) -> dict[str, Reading | NoReading]:
         """Every job read over the same window, side by side; a job that went away since

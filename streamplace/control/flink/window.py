@@ -24,6 +24,7 @@ from streamplace.errors import EngineError
 from streamplace.solve.budget import StopRequest
 
 MIN_WINDOW = 5.0  # seconds: Flink's counters move in steps
+SLICES = 5  # readings of a window held to latency markers: a lone subtask's c_s^2
 TIMES = ("accumulated-busy-time", "accumulated-idle-time", "accumulated-backpressured-time")
 COUNTS = ("read-records", "write-records", "read-bytes", "write-bytes")
 
