@@ -260,7 +260,7 @@ def main() -> None:
     work = Path(args.work) / time.strftime("%Y%m%d-%H%M%S")
     runs: list[Run] = []
     for load in args.loads.split(","):
-        targets = args.targets.split(",")
+        targets = [t for t in args.targets.split(",") if t]  # '': autoscale's runs alone
         holding = [r.method for r in runs if r.load == "sine"
                    and r.method.startswith("flink@") and r.share >= HELD]
         if load == "step" and any(r.load == "sine" for r in runs):
