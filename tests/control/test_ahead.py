@@ -6,6 +6,8 @@ that contends never scaled past where its capacity stops growing, and each bad i
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -180,22 +182,30 @@ def _queued(job: MemoryJob) -> dict:  # type: ignore[type-arg]
     return {("source", "sink"): Measured(age, age, 2 * age)}
 
 
-def test_a_scale_up_for_latency_leads_the_rise_as_one_for_capacity_does():
-    """The sale of the test above, and --max-response-time 130 ms: what no count shortens
-    is the buffers' 100 ms, so work's queue must stay within 30 ms, which asks 6 subtasks
-    at the sale's 300/s where the load alone asks 5. The plan has them before it begins."""
+def _the_sale(latency: Callable[[MemoryJob], dict],  # type: ignore[type-arg]
+              **options: Any) -> tuple[MemoryJob, list]:  # type: ignore[type-arg]
+    """The forecast file's sale (x3 from 2400 s, 10 min) run through the loop planning 10
+    windows ahead, with the job's markers made by ``latency``: the job and its decisions."""
     clock = FakeClock()
     start = clock.wall() + 2400.0
     sale = datetime.datetime.fromtimestamp(start, datetime.UTC).isoformat()
     known = ForecastFile.model_validate({"events": [
         {"name": "the sale", "at": sale, "duration": "10 min", "factor": 3}]})
     job = pipeline(clock, rate=steps((0.0, 100.0), (2400.0, 300.0), (3000.0, 100.0)),
-                   latency=_queued)
+                   latency=latency)
     loop = autoscaler(job, clock, until=3300.0, max_steps=1000, method="odrp", horizon=10,
-                      max_response_time=0.13)
+                      **options)
     loop.known = known
     said_: list = []  # type: ignore[type-arg]
     loop.run(said_.append)
+    return job, said_
+
+
+def test_a_scale_up_for_latency_leads_the_rise_as_one_for_capacity_does():
+    """The sale of the test above, and --max-response-time 130 ms: what no count shortens
+    is the buffers' 100 ms, so work's queue must stay within 30 ms, which asks 6 subtasks
+    at the sale's 300/s where the load alone asks 5. The plan has them before it begins."""
+    job, said_ = _the_sale(_queued, max_response_time=0.13)
     ups = [t for t, counts in job.rescales if counts["work"] >= 6]
     assert ups and ups[0] < 2400.0, job.rescales
     during = [d for d in said_ if 2400.0 + 120 <= d.seconds <= 3000.0 and d.latency]
@@ -222,18 +232,8 @@ def test_a_p99_bound_is_planned_ahead_with_the_spread_read_and_the_mean_is_not_e
     """--max-response-time 160 ms over the sale of 300/s: held on the mean, 5 work subtasks
     do (137 ms), and their p99 (170 ms) breaks it; held on the p99, the plan has 6 before
     the sale begins (155 ms) and the p99 stays below it through the sale."""
-    clock = FakeClock()
-    start = clock.wall() + 2400.0
-    sale = datetime.datetime.fromtimestamp(start, datetime.UTC).isoformat()
-    known = ForecastFile.model_validate({"events": [
-        {"name": "the sale", "at": sale, "duration": "10 min", "factor": 3}]})
-    job = pipeline(clock, rate=steps((0.0, 100.0), (2400.0, 300.0), (3000.0, 100.0)),
-                   latency=_queued_tail)
-    loop = autoscaler(job, clock, until=3300.0, max_steps=1000, method="odrp", horizon=10,
-                      max_response_time=0.16, response_time_statistic=statistic)
-    loop.known = known
-    said_: list = []  # type: ignore[type-arg]
-    loop.run(said_.append)
+    job, said_ = _the_sale(_queued_tail, max_response_time=0.16,
+                           response_time_statistic=statistic)
     during = [d for d in said_ if 2400.0 + 120 <= d.seconds <= 3000.0 and d.latency]
     most = max(counts["work"] for t, counts in job.rescales if t < 3000.0)
     if statistic == "mean":  # the sale forecast once: 5 carry it, their p99 is 170 ms
