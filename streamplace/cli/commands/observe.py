@@ -144,13 +144,9 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
         where = JobAddress.parse(job)
         config = cluster_config(where.address, where.base)
         measured, timeout = job_markers(job, found.vertex_of, config)
-        variability = {v.op: v.window.variability for v in obs.vertices
-                       if v.window is not None and v.window.variability is not None}
-        op_of = {v.id: v.op for v in obs.vertices}
-        forward = frozenset((op_of[i], v.op) for v in obs.vertices for i in v.forward
-                            if i in op_of)
-        found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE, variability,
-                                   network_buffer(config), checkpoint_interval(job), forward)
+        found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE,
+                                   obs.variability(), network_buffer(config),
+                                   checkpoint_interval(job), obs.forward())
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

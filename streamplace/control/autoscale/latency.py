@@ -33,9 +33,7 @@ def hold_latency(markers: Markers, obs: Observation, observed: Observed,
         return None
     try:
         measured, timeout = markers({v.op: v.id for v in obs.vertices})
-        variability = {v.op: v.window.variability for v in obs.vertices
-                       if v.window is not None and v.window.variability is not None}
-        return _held(measured, timeout, observed, limit, statistic, variability)
+        return _held(measured, timeout, observed, obs, limit, statistic)
     except InputError as exc:
         if first:
             raise
@@ -44,8 +42,7 @@ def hold_latency(markers: Markers, obs: Observation, observed: Observed,
 
 
 def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Observed,
-          limit: float, statistic: str = "mean",
-          variability: dict[str, float] | None = None) -> LatencyHold:
+          obs: Observation, limit: float, statistic: str) -> LatencyHold:
     """The paths' markers' ``statistic`` against ``limit`` (seconds), and the re-plan's
     bound on the model's response time R (docs/models.md, "Response time against latency
     markers"): a marker's mean age is R less the source's sojourn and one service per
@@ -59,9 +56,10 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
     queueing part shrinks as the counts rise, so holding it as read is on the safe side).
     The tightest path sets it; a path whose prediction is unbounded (an operator at its
     capacity) has no e to calibrate, and the re-plan's stability mends it first.
-    ``variability``: each service's c_s^2 where the window measured it, for (L3)'s queues."""
+    ``obs``: the window read, whose measured c_s^2 and forward streams (L3) takes, as
+    ``observe --against`` does."""
     paths = end_to_end(markers, observed.app, observed.infra, observed.plan, timeout,
-                       TOLERANCE, variability)
+                       TOLERANCE, obs.variability(), forward=obs.forward())
     missing = unmeasured(markers, observed.app)
     if missing:  # a bound held on some paths only would be said held on all
         raise InputError.single(

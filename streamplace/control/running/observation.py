@@ -127,6 +127,17 @@ class Observation:
     warnings: list[str] = field(default_factory=list)
     window: float | None = None  # seconds, when read over a window (observe --window)
 
+    def variability(self) -> dict[str, float]:
+        """Each operator's service c_s^2, where the window measured it ((L3)'s queues)."""
+        return {v.op: v.window.variability for v in self.vertices
+                if v.window is not None and v.window.variability is not None}
+
+    def forward(self) -> frozenset[tuple[str, str]]:
+        """The streams (operator, operator) the job ships subtask to subtask."""
+        op_of = {v.id: v.op for v in self.vertices}
+        return frozenset((op_of[i], v.op) for v in self.vertices for i in v.forward
+                         if i in op_of)
+
     def report(self) -> dict[str, Any]:
         """The ``report`` of ``observe --json`` (docs/cli.md)."""
         return {"job": self.job, "job_id": self.job_id, "flink_version": self.version,
