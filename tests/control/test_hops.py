@@ -145,3 +145,21 @@ def test_a_lone_subtask_s_variability_is_read_from_the_window_s_slices():
     spread = sorted((b - typical * n) ** 2 / n for b, n in slices)[1] / 0.4549
     assert got == pytest.approx(spread / typical ** 2)
     assert vertex_window("v", steady[0], steady[-1]).variability is None  # ends only
+
+
+@pytest.mark.parametrize("busy", [0.05, 0.3, 0.7, 0.95])
+def test_the_horizon_s_p99_wait_at_a_hop_is_the_99th_percentile_of_l3_s_queue(busy):
+    """(H7) with the p99 takes a hop's wait at (W / rho) ln(100 rho): the 99th percentile
+    of (L3)'s queue (no wait with probability 1 - rho, else exponential of mean W / rho),
+    here read off that distribution on a fine grid; the batch is added at its mean."""
+    from streamplace.control.autoscale.latency_ahead import waited
+    from streamplace.control.running.hops import _quantile, _queue
+
+    hop = Hop(("a", "b"), 0.1, False, busy, 2, 0.01, 1.0, True, 0.0)
+    scale = hop.queue / hop.busy
+    step = 30 * scale / 4095
+    read = _quantile(_queue(hop.busy, scale, step), np.arange(4096) * step, 0.99)
+    assert waited(hop, "p99") - hop.batch == pytest.approx(read, abs=2 * step)
+    assert waited(hop, "mean") == pytest.approx(hop.batch + hop.queue)
+    assert waited(replace(hop, busy=0.005), "p99") == pytest.approx(
+        replace(hop, busy=0.005).batch)  # a wait met by fewer than 1 in 100: none at p99

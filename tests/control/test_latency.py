@@ -250,15 +250,17 @@ def test_a_window_held_to_markers_is_read_in_slices_for_each_lone_subtask_s_vari
         slices):
     """autoscale --max-response-time reads its windows in slices, as observe --against
     does: a vertex of one subtask then has its service's c_s^2 measured for (L3)'s queue,
-    not assumed; a window read whole has none."""
-    from streamplace.control.clock import SystemClock
+    not assumed; a window read whole has none. The fake JobManager's counters move per
+    request, so the window passes on a clock that moves only when slept."""
     from streamplace.control.flink.engine import FlinkEngine
     from streamplace.solve.budget import StopRequest
+
+    from ..support.memory_engine import FakeClock
 
     with fake_jobmanager(busy={"counter": 0.5}) as jm:
         counter = next(v for v in jm.snapshot["job"]["vertices"] if v["name"] == "counter")
         jm._rescale(counter, 1)  # one subtask: no spread over subtasks to read c_s^2 from
-        reading = FlinkEngine(jm.job_url, SystemClock(), StopRequest(), slices).read(5.0)
+        reading = FlinkEngine(jm.job_url, FakeClock(), StopRequest(), slices).read(5.0)
     lone = [v for v in reading.observation.vertices
             if v.parallelism == 1 and v.window is not None]
     assert [v.op for v in lone] == ["counter"], reading
