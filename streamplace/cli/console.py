@@ -101,8 +101,12 @@ def handle_errors(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         sent_changes().clear()  # a command run in a longer-lived process starts afresh
+        _CLOSED.clear()
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            if _CLOSED:  # a progress line met the closed pipe; the command went on unsaid
+                raise typer.Exit(EXIT_CLOSED_PIPE)
+            return result
         except StreamplaceError as exc:
             sent = sent_changes()
             if sent and exc.exit_code == 2:  # never "bad input" once a change may be out
@@ -167,10 +171,23 @@ def _guarded(say: Callable[[Any], Any], what: Any) -> None:
         closed_pipe()
 
 
+class ClosedPipe(typer.Exit):
+    """The reader went away; a progress report that meets it catches this and goes on."""
+
+
+_CLOSED: list[bool] = []  # a closed pipe was met where the command could go on
+
+
+def pipe_closed_meanwhile() -> None:
+    """Say, from a progress report that caught :class:`ClosedPipe` (in a solver's callback
+    the exit would end the solve as a solver error), that the command ends with 141."""
+    _CLOSED.append(True)
+
+
 def closed_pipe() -> NoReturn:
     """The reader went away: say nothing more (the interpreter's final flush included)."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a test runner's in-memory stream
             os.dup2(devnull, stream.fileno())
-    raise typer.Exit(EXIT_CLOSED_PIPE)
+    raise ClosedPipe(EXIT_CLOSED_PIPE)

@@ -26,6 +26,7 @@ from rich.progress import (
 from rich.text import Text
 
 from streamplace import fmt
+from streamplace.cli.console import ClosedPipe, pipe_closed_meanwhile
 from streamplace.solve.progress import ProgressFn, SolverProgress, no_progress
 
 if TYPE_CHECKING:  # the event-log package loads only when extract runs
@@ -66,11 +67,12 @@ PLAIN_EVERY = 10.0
 def _plain_lines(con: Console, method: str) -> ProgressFn:
     shown: list[float] = []
     bounded = [False]  # whether a line with a bound was shown: the first one is news
+    closed = [False]   # the reader went away (``| head``): the solve goes on, unsaid
 
     def show(p: SolverProgress) -> None:
         first_bound = p.bound is not None and not bounded[0]
-        if p.incumbent is None or (shown and p.seconds - shown[-1] < PLAIN_EVERY
-                                   and not first_bound):
+        if closed[0] or p.incumbent is None or (shown and p.seconds - shown[-1] < PLAIN_EVERY
+                                                and not first_bound):
             return
         shown.append(p.seconds)
         bounded[0] = bounded[0] or p.bound is not None
@@ -81,7 +83,11 @@ def _plain_lines(con: Console, method: str) -> ProgressFn:
             parts.append(f"gap {p.gap * 100:.3g}%")
         if p.nodes:
             parts.append(f"nodes {p.nodes}")
-        con.print(", ".join(parts), highlight=False, markup=False)
+        try:
+            con.print(", ".join(parts), highlight=False, markup=False)
+        except ClosedPipe:  # raised in the solver's callback it would end the solve as a
+            closed[0] = True  # solver error: the solve goes on, the command ends with 141
+            pipe_closed_meanwhile()
 
     return show
 

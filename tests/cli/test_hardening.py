@@ -317,6 +317,43 @@ def test_a_closed_pipe_ends_quietly():
     assert done.stderr == ""
 
 
+def test_progress_to_a_reader_that_left_stops_without_ending_the_solve(capsys):
+    """A progress line written after ``| head`` left (on a slow machine the solve outlives
+    it) met the closed pipe in the solver's callback, where the exit it raises ended the
+    solve as a solver error (exit 3). It is caught there, no line is tried again, and the
+    command, which goes on, ends with 141 (capsys: no real stdout to set aside)."""
+    import io
+
+    import typer
+
+    from streamplace.cli import console as cli_console
+    from streamplace.cli.progress import live_progress
+    from streamplace.solve.progress import SolverProgress
+
+    class Gone(io.StringIO):  # a pipe whose reader left: every write fails as it does
+        tried = 0
+
+        def write(self, text: str) -> int:
+            Gone.tried += 1
+            raise BrokenPipeError(32, "Broken pipe")
+
+    reached: list[float] = []  # the solve's progress, each report returned from
+
+    @cli_console.handle_errors
+    def solve() -> str:
+        con = cli_console._Console(file=Gone(), force_terminal=False)
+        with live_progress(con, "odrp", True) as show:
+            for seconds in (0.1, 0.4, 20.0, 40.0):
+                show(SolverProgress(seconds, 0.7, 0.98, 0.38, 0))
+                reached.append(seconds)
+        return "solved"
+
+    with pytest.raises(typer.Exit) as ended:
+        solve()
+    assert ended.value.exit_code == 141 and reached == [0.1, 0.4, 20.0, 40.0]
+    assert Gone.tried == 1  # the first line met the closed pipe; none was tried after
+
+
 def test_the_path_methods_solve_the_chain_sample(tmp_path):
     for method in ("path-exact", "least-cost-map", "annealed-least-cost-map",
                    "random-neighbor"):
