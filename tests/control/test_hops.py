@@ -11,7 +11,7 @@ import pytest
 
 from streamplace.control.flink.window import service_variability
 from streamplace.control.running.hops import Hop, channel_flush, distribution
-from streamplace.control.running.latency import Sent, predicted_markers
+from streamplace.control.running.latency import predicted_markers
 
 from ..conftest import make_app, make_infra, make_plan
 
@@ -163,96 +163,3 @@ def test_the_horizon_s_p99_wait_at_a_hop_is_the_99th_percentile_of_l3_s_queue(bu
     assert waited(hop, "mean") == pytest.approx(hop.batch + hop.queue)
     assert waited(replace(hop, busy=0.005), "p99") == pytest.approx(
         replace(hop, busy=0.005).batch)  # a wait met by fewer than 1 in 100: none at p99
-
-
-def _served_in_bursts(rate: float, burst: int, service: float, timeout: float,
-                      markers: int = 20_000) -> tuple[np.ndarray, float]:
-    """A source writing ``burst`` records at once, ``rate`` records/s, into a buffer a timer
-    flushes every ``timeout``; a subtask serving each record in ``service``, first come
-    first served; markers written at random moments. Each marker's age when the subtask
-    reaches it, over runs whose timers start at random phases, and A as Flink's counter
-    gives it: the seconds between two buffers that carried records."""
-    rng = np.random.default_rng(11)
-    runs = [_one_run(rate, burst, service, timeout, rng.uniform(0, timeout), markers // 16,
-                     rng) for _ in range(16)]
-    return np.concatenate([age for age, _ in runs]), float(np.mean([a for _, a in runs]))
-
-
-def _one_run(rate: float, burst: int, service: float, timeout: float, phase: float,
-             markers: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-    period, n = burst / rate, 5_000
-
-    def flushed(t: np.ndarray) -> np.ndarray:
-        return phase + np.ceil((t - phase) / timeout) * timeout
-
-    written = np.arange(n) * period
-    arrived = flushed(written + 1e-12)
-    done, free = np.empty(n), 0.0
-    for j in range(n):
-        free = max(free, arrived[j]) + burst * service
-        done[j] = free
-    at = rng.uniform(10 * period, (n - 10) * period, markers)
-    last = np.searchsorted(written, at) - 1  # the last burst written before the marker
-    age = np.maximum(done[last], flushed(at)) - at
-    apart = written[-1] / len(np.unique(arrived))
-    return age, apart
-
-
-def _in_bursts(rate: float, burst: int, timeout: float) -> tuple[np.ndarray, Hop]:
-    service = 0.01
-    drawn, apart = _served_in_bursts(rate, burst, service, timeout)
-    return drawn, Hop(("src", "work"), timeout, False, rate * service, 1, service, 0.0, True,
-                      0.0, apart=apart)
-
-
-@pytest.mark.parametrize(("rate", "burst", "timeout"), [(90, 4, 0.01), (50, 4, 0.01),
-                                                        (20, 4, 0.01), (90, 4, 0.1),
-                                                        (90, 1, 0.01)],
-                         ids=["busy", "half", "quiet", "flushes larger", "steady"])
-def test_a_burst_s_remainder_is_the_work_ahead_where_it_exceeds_the_records_flushed_with(
-        rate, burst, timeout):
-    drawn, hop = _in_bursts(rate, burst, timeout)
-    got = distribution((hop,))
-    # a burst outlasts a flush where its records take longer to come than the timeout
-    assert hop.bursty == (burst > 1 and burst / rate > timeout)
-    assert got.mean == pytest.approx(float(drawn.mean()), rel=0.1)
-    if hop.bursty:
-        assert got.p99 == pytest.approx(float(np.quantile(drawn, 0.99)), rel=0.1)
-        assert float(drawn.max()) <= got.promise + hop.service  # the grid's edge
-    without = replace(hop, apart=0.0)  # A unread: the records flushed with it alone
-    assert distribution((without,)).mean < got.mean or not hop.bursty
-
-
-@pytest.mark.xfail(strict=True, reason="(L3) spreads the records written before a marker "
-                   "as a fluid, rho u of work: a marker written just behind one record "
-                   "waits that record's whole service, and records flushed in lumps "
-                   "larger than the timeout's share spill into the next flush")
-@pytest.mark.parametrize(("rate", "burst", "timeout"), [(90, 1, 0.01), (90, 4, 0.1)],
-                         ids=["one record a flush", "lumps of bursts"])
-def test_the_p99_behind_whole_records_flushed_together(rate, burst, timeout):
-    drawn, hop = _in_bursts(rate, burst, timeout)
-    assert distribution((hop,)).p99 == pytest.approx(float(np.quantile(drawn, 0.99)),
-                                                     rel=0.1)
-
-
-def test_a_channel_s_records_apart_are_read_from_the_buffers_its_producer_sent():
-    app = make_app({"name": "chain", "operators": [
-        {"id": "src", "service_rate": 1000}, {"id": "work", "service_rate": 50},
-        {"id": "sink", "service_rate": 1000}],
-        "streams": [{"from": "src", "to": "work", "rate": 60, "tuple_size": 200},
-                    {"from": "work", "to": "sink", "rate": 60, "tuple_size": 200}]})
-    infra = make_infra({"name": "one", "nodes": [{"id": "n", "resources": 8}]})
-    plan = make_plan({"placement": {"src": ["n"], "work": ["n", "n"], "sink": ["n"]}},
-                     app, infra)
-
-    def into_work(sent: Sent) -> Hop:
-        return predicted_markers(app, infra, plan, 0.01, [("src", "sink")],
-                                 sent=sent)[("src", "sink")].path[0]
-
-    # src's one subtask sends to work's two: 40 buffers a second are 20 a channel
-    assert into_work(Sent()).apart == 0.0
-    assert into_work(Sent({"src": 40.0})).apart == pytest.approx(0.05)
-    # a marker every 0.1 s finds its channel empty at 1 - 20 x 0.01 of its flushes
-    marked = into_work(Sent({"src": 40.0 + 10 * 0.8}, marker_interval=0.1))
-    assert marked.apart == pytest.approx(0.05)
-    assert into_work(Sent({"sink": 40.0})).apart == 0.0  # a sink's buffers are no channel's

@@ -266,23 +266,3 @@ def test_a_window_held_to_markers_is_read_in_slices_for_each_lone_subtask_s_vari
     assert [v.op for v in lone] == ["counter"], reading
     measured = [v.window.variability for v in lone if v.window.variability is not None]
     assert (len(measured) == len(lone)) if slices > 1 else not measured, lone
-
-
-def test_the_buffers_each_vertex_sent_over_the_window_are_read_for_l3_s_bursts():
-    """numBuffersOut at the window's two ends, differenced: a source whose buffers carry
-    four records each sent a quarter of its records' count; a vertex whose buffers the
-    JobManager does not list has none read (A unread, the records taken as steady)."""
-    from streamplace.control.flink.engine import FlinkEngine
-    from streamplace.solve.budget import StopRequest
-
-    from ..support.memory_engine import FakeClock
-
-    with fake_jobmanager() as jm:
-        jm.lumps = {"Source: numbers -> pace": 4.0}
-        reading = FlinkEngine(jm.job_url, FakeClock(), StopRequest()).read(5.0)
-    obs = reading.observation
-    source = next(v for v in obs.vertices if v.source)
-    sent = obs.buffers()
-    assert set(sent) == {source.op}, sent
-    written = source.window.rate("write-records")
-    assert written > 0 and sent[source.op] == pytest.approx(written / 4)

@@ -45,9 +45,6 @@ class JobManager:
     latency: dict[str, float] = field(default_factory=dict)
     """vertex name: the mean age in ms of the source's latency markers there (the median
     is 0.9 of it, the p99 twice it), as each vertex's metrics list them."""
-    lumps: dict[str, float] = field(default_factory=dict)
-    """vertex name: the records each network buffer it sends carries (its numBuffersOut is
-    its records written over that; none listed where it is not named)."""
     markers_in_job: bool = False
     """The markers listed in the job's metrics, as Flink 1.20 lists them (else per vertex)."""
     checkpoints: dict[str, Any] | None = None
@@ -137,17 +134,8 @@ class JobManager:
                     lag = self.pending[self._name(vid)]
                     return [{"id": f"Source__{self._name(vid)}.pendingRecords", "min": 0,
                              "max": lag, "avg": lag / 2, "sum": lag}]
-                return self.snapshot["metrics"][vid] + self._buffers(vid, rest)
+                return self.snapshot["metrics"][vid]
         return None
-
-    def _buffers(self, vid: str, rest: str) -> list[dict[str, Any]]:
-        """numBuffersOut, where asked and the vertex's lumps are named."""
-        lump = self.lumps.get(self._name(vid))
-        if lump is None or "numBuffersOut" not in rest:
-            return []
-        sent = sum(s["metrics"].get("write-records", 0) / lump
-                   for s in self.snapshot["vertices"][vid]["subtasks"])
-        return [{"id": "numBuffersOut", "min": 0, "max": sent, "avg": sent, "sum": sent}]
 
     def take_put(self, body: Any, path: str = "") -> None:
         self.puts.append(body)

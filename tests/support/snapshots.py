@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from streamplace.control.flink.job import ASKED
+from streamplace.control.flink.job import METERS
 
 from ..conftest import run, sample
 from .flink_cluster import RATE
@@ -80,6 +80,6 @@ def answers(snapshot: dict[str, Any]) -> dict[str, Any]:
            "/taskmanagers": snapshot["taskmanagers"]}
     for vid, detail in snapshot["vertices"].items():
         out[f"/jobs/{jid}/vertices/{vid}"] = detail
-        out[f"/jobs/{jid}/vertices/{vid}/subtasks/metrics?get={ASKED}"] = \
+        out[f"/jobs/{jid}/vertices/{vid}/subtasks/metrics?get={','.join(METERS)}"] = \
             snapshot["metrics"][vid]
     return out

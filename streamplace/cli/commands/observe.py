@@ -25,7 +25,7 @@ from streamplace.cli.job_args import (
     parse_rates,
 )
 from streamplace.cli.opening import open_inputs
-from streamplace.control.flink.config import cluster_config, marker_interval, network_buffer
+from streamplace.control.flink.config import cluster_config, network_buffer
 from streamplace.control.flink.drift import TOLERANCE, Drift, drift
 from streamplace.control.flink.holdings import holdings
 from streamplace.control.flink.markers import checkpoint_interval, job_markers
@@ -34,7 +34,7 @@ from streamplace.control.flink.rescale import JobAddress
 from streamplace.control.flink.window import SLICES
 from streamplace.control.running.documents import documents
 from streamplace.control.running.latency import TOLERANCE as LATENCY_TOLERANCE
-from streamplace.control.running.latency import Sent, end_to_end
+from streamplace.control.running.latency import end_to_end
 from streamplace.control.running.observation import Observation
 from streamplace.errors import InputError
 from streamplace.io.http import is_url
@@ -146,8 +146,7 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
         measured, timeout = job_markers(job, found.vertex_of, config)
         found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE,
                                    obs.variability(), network_buffer(config),
-                                   checkpoint_interval(job), obs.forward(),
-                                   Sent(obs.buffers(), marker_interval(config)))
+                                   checkpoint_interval(job), obs.forward())
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

@@ -44,16 +44,6 @@ def meters(value: Any) -> dict[str, tuple[float, float]]:
     return out
 
 
-def summed(value: Any, name: str) -> float | None:
-    """A counter's sum over the vertex's subtasks, from ``GET .../subtasks/metrics``'s
-    answer; None where it is not listed or not a count."""
-    for m in value if isinstance(value, list) else []:
-        if isinstance(m, dict) and m.get("id") == name:
-            total = as_number(m.get("sum"))
-            return total if total is not None and total >= 0 else None
-    return None
-
-
 def placed(value: Any) -> dict[str, int]:
     """How many of a vertex's live subtasks run on each TaskManager."""
     out: dict[str, int] = {}

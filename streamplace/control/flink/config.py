@@ -13,7 +13,6 @@ from streamplace.io.http import Address, get_json
 
 BUFFER_KEYS = ("execution.buffer-timeout.interval", "execution.buffer-timeout")  # 2.x, 1.x
 SEGMENT_KEY = "taskmanager.memory.segment-size"
-MARKER_KEY = "metrics.latency.interval"  # ms between two markers of a source subtask
 SIZES = {"": 1, "b": 1, "bytes": 1, "k": 1 << 10, "kb": 1 << 10, "kibibytes": 1 << 10,
          "m": 1 << 20, "mb": 1 << 20, "mebibytes": 1 << 20, "g": 1 << 30, "gb": 1 << 30,
          "gibibytes": 1 << 30}  # Flink's MemorySize units: powers of 1024
@@ -75,20 +74,3 @@ def network_buffer(config: dict[str, str]) -> float:
     except (KeyError, ValueError):
         return float(SEGMENT)
     return size if size > 0 else float(SEGMENT)
-
-
-def marker_interval(config: dict[str, str]) -> float | None:
-    """The seconds between two latency markers of a source subtask, as the cluster sets
-    them (``metrics.latency.interval``, a count of ms); None where it sets none, or 0 (off),
-    or what Flink would not read (a job may set its own: not visible here).
-
-    >>> marker_interval({"metrics.latency.interval": "97"})
-    0.097
-    >>> marker_interval({}) is None
-    True
-    """
-    try:
-        ms = float(config.get(MARKER_KEY, "").strip())
-    except ValueError:
-        return None
-    return ms / 1000 if math.isfinite(ms) and ms > 0 else None

@@ -31,11 +31,6 @@ METERS = ("numRecordsInPerSecond", "numRecordsOutPerSecond", "busyTimeMsPerSecon
           "backPressuredTimeMsPerSecond")
 """The vertex metrics a snapshot holds: Flink's record meters (a 60 s average), and the
 busy and back-pressured milliseconds per second of its subtasks."""
-COUNTERS = ("numBuffersOut",)
-"""The vertex counters a snapshot holds besides: the network buffers its subtasks sent
-(each flush of a channel that holds something sends one), which observe differences over a
-window for how many records a buffer carries, (L3)'s bursts."""
-ASKED = ",".join(METERS + COUNTERS)  # what ``GET .../subtasks/metrics?get=`` asks for
 
 
 @dataclass(frozen=True)
@@ -84,7 +79,7 @@ def fetch_snapshot(url: str, label: str = "JOB") -> dict[str, Any]:
         "config": get_json(address.at(f"{base}/config"), label), "job": job,
         "vertices": {vid: get_json(address.at(f"{prefix}/{vid}"), label) for vid in ids},
         "metrics": {vid: get_json(address.at(
-            f"{prefix}/{vid}/subtasks/metrics?get={ASKED}"), label) for vid in ids},
+            f"{prefix}/{vid}/subtasks/metrics?get={','.join(METERS)}"), label) for vid in ids},
         "taskmanagers": get_json(address.at(f"{base}/taskmanagers"), label),
         **_source_metrics(address, prefix, _sources(job, ids), label)}
 

@@ -19,7 +19,6 @@ Kubernetes operator's autoscaler reads a job:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from streamplace.control.flink.answers import (
@@ -29,7 +28,6 @@ from streamplace.control.flink.answers import (
     incomplete,
     meters,
     placed,
-    summed,
     totals,
 )
 from streamplace.control.flink.job import SNAPSHOT_SCHEMA, version_of
@@ -104,10 +102,9 @@ def observe(snapshot: Any, file: str) -> Observation:
         between = snapshot.get("between")
         found = windows({v.id: v.name for v in vertices}, before, details,
                         between if isinstance(between, list) else None)
-        sent = _buffers_sent(before.get("metrics"), metrics)
         for v in vertices:  # the rest of the reading is the same as from the meters
             v.meters, v.totals, v.window = found[v.id].meters(), found[v.id].totals(), \
-                replace(found[v.id], buffers=sent.get(v.id))
+                found[v.id]
         obs.window = sum(w.seconds for w in found.values()) / max(1, len(found))
     _lag(vertices, snapshot.get("pending"), before, obs.window)
     read = snapshot.get("partitions")
@@ -118,18 +115,6 @@ def observe(snapshot: Any, file: str) -> Observation:
     if obs.window is None:
         _age(vertices, obs.warnings)
     return obs
-
-
-def _buffers_sent(before: Any, after: dict[str, Any]) -> dict[str, float]:
-    """Each vertex's network buffers sent over the window (``numBuffersOut`` at its two
-    ends), where both ends list it and it did not go back."""
-    before = before if isinstance(before, dict) else {}
-    out = {}
-    for vid, answer in after.items():
-        first, second = summed(before.get(vid), "numBuffersOut"), summed(answer, "numBuffersOut")
-        if first is not None and second is not None and second >= first:
-            out[vid] = second - first
-    return out
 
 
 def _taskmanager(t: dict[str, Any]) -> TaskManager:

@@ -184,8 +184,7 @@ def fetch_window(url: str, seconds: float, clock: Clock, stop: StopRequest | Non
         between.append(fetch_snapshot(url, label).get("vertices"))
     nap(seconds / slices, clock, stop)
     second = _fresh(url, label, clock, stop)
-    second["before"] = {k: first.get(k) for k in ("taken", "job", "vertices", "metrics",
-                                                     "pending")}
+    second["before"] = {k: first.get(k) for k in ("taken", "job", "vertices", "pending")}
     if between:
         second["between"] = between
     return second

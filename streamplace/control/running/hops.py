@@ -17,16 +17,6 @@ the subtasks' busy time and records give it:
     W_var = rho / (1 - rho) * c_s^2 / 2 * 1/mu
 
 (M/M/1's W_q at c_s^2 = 2: a sleep for work has c_s^2 near 0).
-
-A producer may write its records in bursts (a source whose partitions' records fall due
-together, a fetch of many at once): a channel then carries a buffer of records every A
-seconds, A longer than T, and the next subtask is still serving the last burst, (rho / c) A
-of work, a share rho of the time. The work a marker finds ahead of it is then a share rho
-of the time uniform on [0, (rho / c) A], rho^2 A / (2 c) on average, where it is larger
-than the records flushed with it. A is measured: the seconds between two buffers that carry
-records on one channel (Flink's ``numBuffersOut``, less the buffers a marker alone took).
-A stream of records each in a buffer of its own has A = 1 / lambda_c, and the term is the
-half service a D/D/1 server has left: records as steady as the model assumes add nothing.
 """
 
 from __future__ import annotations
@@ -56,7 +46,6 @@ class Hop:
     measured: bool      # c_s^2 measured (else ASSUMED_VARIABILITY)
     delay: float        # the stream's network delay (eq. 4)
     barrier: float = math.inf  # seconds between two checkpoint barriers, which flush too
-    apart: float = 0.0  # A, seconds between two buffers of records on a channel (0: unread)
 
     @property
     def buffer(self) -> float:
@@ -66,32 +55,12 @@ class Hop:
         return short / 2 - short * short / (6 * long) if math.isfinite(long) else short / 2
 
     @property
-    def burst(self) -> float:
-        """The work of one buffer of records on the marker's channel, (rho / c) A."""
-        return min(self.busy, 1.0) / self.channels * self.apart
-
-    @property
-    def bursty(self) -> bool:
-        """The last burst's remainder exceeds the records flushed with the marker."""
-        return min(self.busy, 1.0) * self.burst / 2 > self.flushed_with
-
-    @property
-    def flushed_with(self) -> float:
-        """The mean work of the records written since the last flush, served first."""
-        return min(self.busy, 1.0) * self.buffer / self.channels
-
-    @property
-    def own(self) -> float:
-        """The mean work found ahead from the marker's own channel: the records flushed
-        with it, or what is left of the last burst where that is more."""
-        return min(self.busy, 1.0) * self.burst / 2 if self.bursty else self.flushed_with
-
-    @property
     def batch(self) -> float:
         """The mean work found ahead that was flushed with the marker or just before it:
-        its own channel's (:attr:`own`), and the other channels' batches."""
+        the records written since the last flush (as long, on average, as the wait until
+        the next), and the other channels' batches."""
         rho, c, gap = min(self.busy, 1.0), self.channels, 2 * self.buffer
-        return self.own + (c - 1) * rho * rho * gap / (2 * c * c)
+        return rho * self.buffer / c + (c - 1) * rho * rho * gap / (2 * c * c)
 
     @property
     def queue(self) -> float:
@@ -124,9 +93,7 @@ class Distribution:
         """The term that makes most of the mean, in words."""
         terms = {"the buffer timeouts": sum(h.buffer for h in hops if not h.filled),
                  "the buffers' fill": sum(h.buffer for h in hops if h.filled),
-                 "the records flushed with it": sum(h.batch - h.own * h.bursty
-                                                    for h in hops),
-                 "the bursts ahead of it": sum(h.own for h in hops if h.bursty),
+                 "the records flushed with it": sum(h.batch for h in hops),
                  "the queues": sum(h.queue for h in hops),
                  "the network": sum(h.delay for h in hops)}
         return max(terms, key=lambda k: terms[k])
@@ -146,11 +113,10 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     if not hops or not math.isfinite(mean):
         return Distribution(mean, mean, mean, band)
     # the other channels' batches and the network at their means; the later hops' waits
-    fixed = sum(h.delay + h.batch - h.own for h in hops)
-    later = sum(h.buffer + h.own for h in hops[1:])
+    fixed = sum(h.delay + h.batch - min(h.busy, 1.0) * h.buffer / h.channels for h in hops)
+    later = sum(h.buffer * (1 + min(h.busy, 1.0) / h.channels) for h in hops[1:])
     tails = [h.queue / h.busy * TAIL if h.busy > 0 and h.queue > 0 else 0.0 for h in hops]
-    bursts = sum(h.burst for h in hops if h.bursty)
-    top = sum(h.flush for h in hops) + sum(tails) + bursts
+    top = sum(h.flush for h in hops) + sum(tails)
     if top <= 0:
         return Distribution(mean, mean, mean, band)
     step = top / (GRID - 1)
@@ -162,8 +128,7 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
             q = np.fft.rfft(_queue(h.busy, h.queue / h.busy, step))
             total, queues = total * q, queues * q
     p = _quantile(np.fft.irfft(total, GRID), x, quantile)
-    worst = sum(h.flush for h in hops) + bursts \
-        + _quantile(np.fft.irfft(queues, GRID), x, quantile)
+    worst = sum(h.flush for h in hops) + _quantile(np.fft.irfft(queues, GRID), x, quantile)
     return Distribution(mean, p + fixed + later, worst + fixed, band)
 
 
@@ -179,18 +144,8 @@ BARRIER_GRID = 128  # phases of the timer and of the barriers, each
 def _flushed(h: Hop, step: float) -> np.ndarray:
     """The wait until the next flush plus the work written since the last, r + (rho/c) a:
     uniform on [rho T / c, T] with the timer alone; with barriers at their own phase, over
-    a grid of both phases. On a bursty channel, the wait alone, and what is left of the
-    last burst: none a share 1 - rho of the time, else uniform on [0, (rho / c) A]."""
-    if h.bursty:
-        rho = min(h.busy, 1.0)
-        left = rho * _uniform(0.0, h.burst, step)
-        left[0] += 1.0 - rho
-        return np.fft.irfft(np.fft.rfft(_waited(h, step, 0.0)) * np.fft.rfft(left), GRID)
-    return _waited(h, step, min(h.busy, 1.0) / h.channels)
-
-
-def _waited(h: Hop, step: float, k: float) -> np.ndarray:
-    """The wait until the next flush plus k times the time since the last."""
+    a grid of both phases."""
+    k = min(h.busy, 1.0) / h.channels
     if not math.isfinite(h.barrier):
         return _uniform(k * h.flush, h.flush, step)
     timer = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * h.flush

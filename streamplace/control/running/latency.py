@@ -97,29 +97,17 @@ class Predicted:
         return distribution(self.path)
 
 
-@dataclass(frozen=True)
-class Sent:
-    """The network buffers each operator sent per second over a window, where read, and
-    the seconds between two markers of a source subtask (``metrics.latency.interval``),
-    where known: a marker that finds its channel's buffer empty is sent in one of its
-    own."""
-
-    buffers: dict[str, float] = field(default_factory=dict)
-    marker_interval: float | None = None
-
-
 def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeout: float,
                       pairs: list[tuple[str, str]], variability: dict[str, float] | None = None,
                       segment: float = SEGMENT, barrier: float = math.inf,
                       forward: frozenset[tuple[str, str]] = frozenset(),
-                      sent: Sent = Sent(),
                       ) -> dict[tuple[str, str], Predicted]:
     """The model's R and marker age along the longest path from each pair's source to its
     operator (pairs the graph does not join are left out); ``variability``: the service's
     c_s^2 of the operators it was measured for, ``segment`` the network buffer's bytes,
     ``barrier`` the seconds between two checkpoints (their barriers flush every buffer),
     ``forward`` the streams sent subtask to subtask (else every producer subtask to every
-    consumer subtask), ``sent`` the buffers the producers sent ((L3)'s bursts)."""
+    consumer subtask)."""
     ev = evaluate(app, infra, plan)
     if ev.odrp is None:
         raise InputError.single("the plan does not place every operator", "give a "
@@ -141,22 +129,7 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
                                       s.bytes_per_s / s.rate if s.rate > 0 else 0.0, segment)
         return Hop((p, k), flush, filled, m.load_per_replica / served, channels, 1 / served,
                    measured.get(k, ASSUMED_VARIABILITY), k in measured, delay.get((p, k), 0.0),
-                   barrier, apart(p, flush))
-
-    def apart(p: str, flush: float) -> float:
-        """A: the seconds between two buffers of records on one of ``p``'s channels."""
-        count = max(1, metrics[p].count)
-        if p not in sent.buffers:
-            return 0.0
-        out = sum(1 if (p, q) in forward else max(1, metrics[q].count)
-                  for q in graph.succs[p])
-        markers = 0.0
-        if sent.marker_interval:
-            markers = sum(max(1, metrics[q].count) for q in graph.sources
-                          if q == p or p in reached[q]) / (sent.marker_interval * count)
-        return records_apart(sent.buffers[p] / count, markers, max(1, out), flush)
-
-    reached = {q: _downstream(graph.succs, q) for q in graph.sources}
+                   barrier)
 
     out: dict[tuple[str, str], Predicted] = {}
     for source, op in pairs:
@@ -171,34 +144,6 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
             out[(source, op)] = Predicted(source, op, total, waiting, network, buffers, hops,
                                           service, path)
     return out
-
-
-def records_apart(buffers: float, markers: float, channels: int, flush: float) -> float:
-    """A for a producer subtask that sent ``buffers`` per second over ``channels``, flushed
-    every ``flush``, with ``markers`` per second among them: a marker takes a buffer of its
-    own where its channel holds no record at its flush, a share 1 - R T / channels of the
-    time for R buffers of records per second, so R = buffers - markers (1 - R T /
-    channels), solved by iteration from R = buffers (0 where nothing is left).
-
-    >>> round(records_apart(30.2, 10.3, 1, 0.01), 4)  # 4 records at once, 22.5 times a second
-    0.0451
-    >>> records_apart(10.0, 10.0, 1, 0.1)  # a marker rides in every flush of records
-    0.1
-    """
-    records = buffers
-    for _ in range(50):
-        records = buffers - markers * max(0.0, 1 - records * flush / channels)
-    return channels / records if records > 0 else 0.0
-
-
-def _downstream(succs: dict[str, list[str]], start: str) -> set[str]:
-    seen, todo = {start}, [start]
-    while todo:
-        for nxt in succs[todo.pop()]:
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return seen
 
 
 Step = tuple[float, float, float, float, int, float]
@@ -263,7 +208,7 @@ class PathLatency:
                 "hops": p.hops, "service": p.service, "l1_marker": p.marker,
                 "per_hop": [{"stream": list(h.stream), "flush": h.flush, "filled": h.filled,
                              "busy": h.busy, "channels": h.channels, "service": h.service,
-                             "delay": h.delay, "barrier": h.barrier, "apart": h.apart,
+                             "delay": h.delay, "barrier": h.barrier,
                              "buffer": h.buffer, "batch": h.batch, "queue": h.queue,
                              "variability": h.variability, "measured": h.measured}
                             for h in p.path],
@@ -276,8 +221,7 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
                infra: Infrastructure, plan: Plan, timeout: float, tolerance: float,
                variability: dict[str, float] | None = None,
                segment: float = SEGMENT, barrier: float = math.inf,
-               forward: frozenset[tuple[str, str]] = frozenset(), sent: Sent = Sent(),
-               ) -> list[PathLatency]:
+               forward: frozenset[tuple[str, str]] = frozenset()) -> list[PathLatency]:
     """Every source-to-sink path of the running job whose markers were ``measured`` ((source
     operator, operator): its markers): the model's prediction against them. InputError
     (exit 2) with the setting that turns them on where the job reports none."""
@@ -292,7 +236,7 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
             "keep the sink a vertex of its own (disableChaining()), so that its markers "
             "are read", path="metrics.latency.interval")
     predicted = predicted_markers(app, infra, plan, timeout, pairs, variability, segment,
-                                  barrier, forward, sent)
+                                  barrier, forward)
     return [PathLatency(predicted[pair], measured[pair], tolerance) for pair in pairs
             if pair in predicted]
 
@@ -304,7 +248,12 @@ def unmeasured(measured: dict[tuple[str, str], Measured], app: Application,
     graph = build_graph(app)
     missing = []
     for source in graph.sources:
-        reached = _downstream(graph.succs, source)
+        reached, todo = {source}, [source]
+        while todo:
+            for nxt in graph.succs[todo.pop()]:
+                if nxt not in reached:
+                    reached.add(nxt)
+                    todo.append(nxt)
         missing += [(source, sink) for sink in graph.sinks
                     if sink in reached and sink != source and (source, sink) not in measured]
     return missing

@@ -22,7 +22,6 @@ class Window:
     counts: dict[str, float]      # read-records, write-records, read-bytes, write-bytes
     busy_ms: float                # over all subtasks
     variability: float | None = None  # the service's c_s^2, where its subtasks measure it
-    buffers: float | None = None  # network buffers sent over all subtasks, where read
 
     def rate(self, count: str) -> float:
         return self.counts.get(count, 0.0) / self.seconds
@@ -132,13 +131,6 @@ class Observation:
         """Each operator's service c_s^2, where the window measured it ((L3)'s queues)."""
         return {v.op: v.window.variability for v in self.vertices
                 if v.window is not None and v.window.variability is not None}
-
-    def buffers(self) -> dict[str, float]:
-        """Network buffers each operator sent per second over the window, where read
-        ((L3)'s bursts)."""
-        return {v.op: v.window.buffers / v.window.seconds for v in self.vertices
-                if v.window is not None and v.window.buffers is not None
-                and v.window.seconds > 0}
 
     def forward(self) -> frozenset[tuple[str, str]]:
         """The streams (operator, operator) the job ships subtask to subtask."""
