@@ -71,6 +71,18 @@ def test_a_busy_subtask_lengthens_the_wait_behind_the_records_flushed_with_the_m
     assert distribution((saturated,)).mean == float("inf")
 
 
+def test_work_no_record_brings_counts_towards_the_capacity_and_not_the_queue():
+    # a join whose records take 1 ms each, at 0.05 of its time, and whose firings take
+    # another 0.3: the queue a marker meets is the records', the bound the whole
+    records = Hop(("a", "b"), 0.01, False, 0.05, 1, 0.001, 1.0, True, 0.0, total=0.35)
+    averaged = Hop(("a", "b"), 0.01, False, 0.35, 1, 0.007, 1.0, True, 0.0)
+    assert records.queue == pytest.approx(0.05 / 0.95 * 0.5 * 0.001)
+    assert averaged.queue == pytest.approx(0.35 / 0.65 * 0.5 * 0.007)
+    assert distribution((records,)).mean < distribution((averaged,)).mean
+    fired = replace(records, total=1.0)  # busy all the time, whatever with
+    assert fired.queue == float("inf") and distribution((fired,)).mean == float("inf")
+
+
 def test_a_buffer_filled_before_the_timeout_is_flushed_full():
     # 32 KiB of 100-byte records at 3277 records/s fills in 0.1 s: a faster channel flushes
     # sooner, a slower one at the timeout
@@ -121,6 +133,15 @@ def test_each_hop_takes_its_consumers_busy_share_and_channels_from_the_plan():
                              forward=frozenset({("work", "sink")}))[("src", "sink")]
     assert sent.path[1].channels == 1 and sent.path[1].filled
     assert sent.path[1].flush == pytest.approx(8192 / (60 * 200))
+    # work read at 4 ms a record where the average is 20 (1/50): the records' share is
+    # 30 x 0.004, the whole 0.6 the bound; a typical record above the average changes nothing
+    split = predicted_markers(app, infra, plan, 0.1, [("src", "sink")],
+                              records={"work": 0.004})[("src", "sink")].path[0]
+    assert split.busy == pytest.approx(0.12) and split.service == 0.004
+    assert split.total == pytest.approx(0.6)
+    slower = predicted_markers(app, infra, plan, 0.1, [("src", "sink")],
+                               records={"work": 0.03})[("src", "sink")].path[0]
+    assert slower.busy == pytest.approx(0.6) and slower.total is None
 
 
 def _details(readings: list[tuple[float, float]]) -> list[dict]:
@@ -214,3 +235,19 @@ def test_the_p99_behind_whole_records_and_bursts(rate, burst, timeout):
     hop = Hop(("src", "work"), timeout, False, rate * 0.01, 1, 0.01, 0.0, True, 0.0)
     assert distribution((hop,)).p99 == pytest.approx(float(np.quantile(drawn, 0.99)),
                                                      rel=0.1)
+
+
+def test_the_horizon_s_queue_at_another_count_takes_the_records_own_share():
+    """At k subtasks, a record still takes what the window read; the records' share is
+    lambda_t S_r / k, and the work no record brings counts in the capacity's bound."""
+    from streamplace.control.autoscale.latency_ahead import queueing
+
+    hop = Hop(("a", "b"), 0.01, False, 0.05, 1, 0.001, 1.0, True, 0.0, total=0.35)
+    at_two = queueing(hop, 50.0, 2, 140.0)  # 50 records/s over two, of 140/s capacity
+    assert at_two == pytest.approx(replace(hop, busy=0.025, total=50 / 140).batch
+                                   + 0.025 / 0.975 * 0.5 * 0.001)
+    assert queueing(hop, 150.0, 2, 140.0) == float("inf")  # beyond the capacity
+    averaged = Hop(("a", "b"), 0.01, False, 0.35, 1, 0.007, 1.0, True, 0.0)
+    assert queueing(averaged, 50.0, 2, 140.0) == pytest.approx(
+        replace(averaged, busy=50 / 140, service=2 / 140).batch
+        + (50 / 140) / (1 - 50 / 140) * 0.5 * 2 / 140)

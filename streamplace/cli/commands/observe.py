@@ -146,7 +146,8 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
         measured, timeout = job_markers(job, found.vertex_of, config)
         found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE,
                                    obs.variability(), network_buffer(config),
-                                   checkpoint_interval(job), obs.forward())
+                                   checkpoint_interval(job), obs.forward(),
+                                   obs.record_service())
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

@@ -59,7 +59,8 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
     ``obs``: the window read, whose measured c_s^2 and forward streams (L3) takes, as
     ``observe --against`` does."""
     paths = end_to_end(markers, observed.app, observed.infra, observed.plan, timeout,
-                       TOLERANCE, obs.variability(), forward=obs.forward())
+                       TOLERANCE, obs.variability(), forward=obs.forward(),
+                       records=obs.record_service())
     missing = unmeasured(markers, observed.app)
     if missing:  # a bound held on some paths only would be said held on all
         raise InputError.single(

@@ -21,6 +21,10 @@ taken at
 
     rho = lambda_t / C(k),   S = k / C(k)
 
+(where the window read the busy time a record typically takes, S_r, below the average, the
+queue is the records' own, rho = lambda_t S_r / k, S = S_r, and lambda_t / C(k) < 1 its
+bound: the work no record brings counts towards the capacity only, as in (L3))
+
 with T, c, c_s^2 and the barriers those of the hop into it on the running job (the
 producers' count c is taken as it runs: the term it enters is the smaller one). A window's
 load is the larger of its own and the next's, as the capacity's floor takes it: the bound is
@@ -44,6 +48,9 @@ def queueing(hop: Hop, load: float, count: int, capacity: float,
     per second in all, carrying ``load``: infinite where it does not carry it."""
     if capacity <= 0 or load >= capacity:
         return math.inf
+    if hop.total is not None:  # the records' own share, each record's service as read
+        return waited(replace(hop, busy=min(1.0, load / count * hop.service),
+                              total=load / capacity), statistic)
     return waited(replace(hop, busy=load / capacity, service=count / capacity), statistic)
 
 

@@ -68,7 +68,7 @@ def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None 
         for k in COUNTS:
             counts[k] += deltas[k]
     return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms,
-                  service_variability(served))
+                  service_variability(served), record_service(served))
 
 
 def _slices(start: dict[str, float], middle: list[dict[str, float] | None],
@@ -92,6 +92,22 @@ def _slices(start: dict[str, float], middle: list[dict[str, float] | None],
     return out
 
 
+def record_service(served: list[tuple[float, float]]) -> float | None:
+    """The busy seconds one record takes, typically: the median over the readings (each
+    subtask, or each slice of a window) of busy time per record read. A reading that holds a
+    window's firing or a checkpoint (work no record read in it brought) lies above it, and
+    so does not move it while most readings hold none. None with fewer than two readings
+    of records.
+
+    >>> record_service([(0.1, 100), (0.1, 100), (3.0, 10)])  # one slice holds a firing
+    0.001
+    """
+    read = [(b, n) for b, n in served if n > 0]
+    if len(read) < 2:
+        return None
+    return statistics.median(b / n for b, n in read)
+
+
 CHI2_MEDIAN = 0.4549  # the median of a chi-squared variable of one degree of freedom
 
 
@@ -111,7 +127,7 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     read = [(b, n) for b, n in served if n > 0]
     if len(read) < 2:
         return None
-    typical = statistics.median(b / n for b, n in read)
+    typical = record_service(read) or 0.0
     if typical <= 0:
         return None
     spread = statistics.median((b - typical * n) ** 2 / n for b, n in read) / CHI2_MEDIAN

@@ -17,6 +17,13 @@ the subtasks' busy time and records give it:
     W_var = rho / (1 - rho) * c_s^2 / 2 * 1/mu
 
 (M/M/1's W_q at c_s^2 = 2: a sleep for work has c_s^2 near 0).
+
+rho and 1/mu are what the records bring where the window measured it: the busy time a
+record typically takes (the median over the window's readings), times the records. Work no
+record brings (a window's firing, a checkpoint) is left out of them: a marker's source,
+held back while the firing fills the buffers before it, sends no marker until it ends, so
+the markers show little of it. It still counts towards the capacity: a consumer busy all
+the time, whatever with, has an unbounded queue.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ class Hop:
     measured: bool      # c_s^2 measured (else ASSUMED_VARIABILITY)
     delay: float        # the stream's network delay (eq. 4)
     barrier: float = math.inf  # seconds between two checkpoint barriers, which flush too
+    total: float | None = None  # the busy share with all its work, where rho is the records'
 
     @property
     def buffer(self) -> float:
@@ -65,9 +73,14 @@ class Hop:
     @property
     def queue(self) -> float:
         """Kingman's wait for a service of variability c_s^2, arrivals flushed in batches."""
-        if self.busy >= 1:
+        if self.saturated:
             return math.inf
         return self.busy / (1 - self.busy) * self.variability / 2 * self.service
+
+    @property
+    def saturated(self) -> bool:
+        """Busy all the time: the queue grows."""
+        return max(self.busy, self.total or 0.0) >= 1
 
     @property
     def mean(self) -> float:

@@ -101,13 +101,16 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
                       pairs: list[tuple[str, str]], variability: dict[str, float] | None = None,
                       segment: float = SEGMENT, barrier: float = math.inf,
                       forward: frozenset[tuple[str, str]] = frozenset(),
+                      records: dict[str, float] | None = None,
                       ) -> dict[tuple[str, str], Predicted]:
     """The model's R and marker age along the longest path from each pair's source to its
     operator (pairs the graph does not join are left out); ``variability``: the service's
     c_s^2 of the operators it was measured for, ``segment`` the network buffer's bytes,
     ``barrier`` the seconds between two checkpoints (their barriers flush every buffer),
     ``forward`` the streams sent subtask to subtask (else every producer subtask to every
-    consumer subtask)."""
+    consumer subtask), ``records`` the busy seconds a record typically takes, of the
+    operators it was measured for (their rho and 1/mu then leave out the work no record
+    brings, which counts towards their capacity only)."""
     ev = evaluate(app, infra, plan)
     if ev.odrp is None:
         raise InputError.single("the plan does not place every operator", "give a "
@@ -127,9 +130,14 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
         channels = 1 if (p, k) in forward else max(1, metrics[p].count)
         flush, filled = channel_flush(timeout, s.rate / (channels * max(1, m.count)),
                                       s.bytes_per_s / s.rate if s.rate > 0 else 0.0, segment)
-        return Hop((p, k), flush, filled, m.load_per_replica / served, channels, 1 / served,
+        busy, service, total = m.load_per_replica / served, 1 / served, None
+        if k in per_record and per_record[k] < service:
+            busy, service, total = m.load_per_replica * per_record[k], per_record[k], busy
+        return Hop((p, k), flush, filled, busy, channels, service,
                    measured.get(k, ASSUMED_VARIABILITY), k in measured, delay.get((p, k), 0.0),
-                   barrier)
+                   barrier, total)
+
+    per_record = records or {}
 
     out: dict[tuple[str, str], Predicted] = {}
     for source, op in pairs:
@@ -208,7 +216,7 @@ class PathLatency:
                 "hops": p.hops, "service": p.service, "l1_marker": p.marker,
                 "per_hop": [{"stream": list(h.stream), "flush": h.flush, "filled": h.filled,
                              "busy": h.busy, "channels": h.channels, "service": h.service,
-                             "delay": h.delay, "barrier": h.barrier,
+                             "delay": h.delay, "barrier": h.barrier, "total": h.total,
                              "buffer": h.buffer, "batch": h.batch, "queue": h.queue,
                              "variability": h.variability, "measured": h.measured}
                             for h in p.path],
@@ -221,7 +229,8 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
                infra: Infrastructure, plan: Plan, timeout: float, tolerance: float,
                variability: dict[str, float] | None = None,
                segment: float = SEGMENT, barrier: float = math.inf,
-               forward: frozenset[tuple[str, str]] = frozenset()) -> list[PathLatency]:
+               forward: frozenset[tuple[str, str]] = frozenset(),
+               records: dict[str, float] | None = None) -> list[PathLatency]:
     """Every source-to-sink path of the running job whose markers were ``measured`` ((source
     operator, operator): its markers): the model's prediction against them. InputError
     (exit 2) with the setting that turns them on where the job reports none."""
@@ -236,7 +245,7 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
             "keep the sink a vertex of its own (disableChaining()), so that its markers "
             "are read", path="metrics.latency.interval")
     predicted = predicted_markers(app, infra, plan, timeout, pairs, variability, segment,
-                                  barrier, forward)
+                                  barrier, forward, records)
     return [PathLatency(predicted[pair], measured[pair], tolerance) for pair in pairs
             if pair in predicted]
 

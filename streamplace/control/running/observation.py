@@ -22,6 +22,7 @@ class Window:
     counts: dict[str, float]      # read-records, write-records, read-bytes, write-bytes
     busy_ms: float                # over all subtasks
     variability: float | None = None  # the service's c_s^2, where its subtasks measure it
+    record_service: float | None = None  # busy seconds a record typically takes, where read
 
     def rate(self, count: str) -> float:
         return self.counts.get(count, 0.0) / self.seconds
@@ -131,6 +132,13 @@ class Observation:
         """Each operator's service c_s^2, where the window measured it ((L3)'s queues)."""
         return {v.op: v.window.variability for v in self.vertices
                 if v.window is not None and v.window.variability is not None}
+
+    def record_service(self) -> dict[str, float]:
+        """Each operator's busy seconds per record read, typically over the window's
+        readings, where it measured them ((L3)'s queues: what a record brings, without the
+        work no record brings)."""
+        return {v.op: v.window.record_service for v in self.vertices
+                if v.window is not None and v.window.record_service is not None}
 
     def forward(self) -> frozenset[tuple[str, str]]:
         """The streams (operator, operator) the job ships subtask to subtask."""
