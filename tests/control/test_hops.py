@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from streamplace.control.flink.window import service_variability
+from streamplace.control.flink.window import record_service, service_variability
 from streamplace.control.running.hops import Hop, channel_flush, distribution
 from streamplace.control.running.latency import predicted_markers
 
@@ -107,6 +107,19 @@ def test_the_service_variability_is_read_from_the_subtasks_busy_time_and_records
     assert service_variability(fired) == pytest.approx(0.0, abs=1e-9)
     assert constant == pytest.approx(0.0, abs=1e-9)
     assert service_variability([(1.0, 100.0), (0.5, 0.0)]) is None  # one subtask read
+
+
+def test_a_record_s_service_is_read_below_the_slices_a_firing_falls_in():
+    """A join whose records take 1 ms, read in five slices of 2 s at 25 records/s, three
+    of which a 3.5 s firing reaches: the lower quartile of busy time per record is the
+    records' own, where the median and the average are the firing's."""
+    rng = np.random.default_rng(5)
+    slices = [(float(np.full(50, 0.001).sum() + extra), 50.0)
+              for extra in (0.0, 0.0, 1.2, 2.0, 0.3)]
+    slices = [(b + rng.normal(0, 0.002), n) for b, n in slices]
+    assert record_service(slices) == pytest.approx(0.001, rel=0.1)
+    assert sorted(b / n for b, n in slices)[2] > 0.005  # the median: a firing's slice
+    assert record_service([(0.1, 100.0)]) is None  # one reading: nothing to take it from
 
 
 def test_each_hop_takes_its_consumers_busy_share_and_channels_from_the_plan():

@@ -266,3 +266,12 @@ def test_a_window_held_to_markers_is_read_in_slices_for_each_lone_subtask_s_vari
     assert [v.op for v in lone] == ["counter"], reading
     measured = [v.window.variability for v in lone if v.window.variability is not None]
     assert (len(measured) == len(lone)) if slices > 1 else not measured, lone
+    # and the busy time a record takes, read from the same slices: the scripted job's
+    # half-busy counter over the records it reads each second
+    per_record = reading.observation.record_service()
+    if slices > 1:
+        counter = lone[0]
+        assert per_record[counter.op] == pytest.approx(
+            counter.window.busy_ms / 1000 / counter.window.counts["read-records"], rel=0.01)
+    else:
+        assert "counter" not in per_record

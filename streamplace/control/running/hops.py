@@ -19,11 +19,11 @@ the subtasks' busy time and records give it:
 (M/M/1's W_q at c_s^2 = 2: a sleep for work has c_s^2 near 0).
 
 rho and 1/mu are what the records bring where the window measured it: the busy time a
-record typically takes (the median over the window's readings), times the records. Work no
-record brings (a window's firing, a checkpoint) is left out of them: a marker's source,
-held back while the firing fills the buffers before it, sends no marker until it ends, so
-the markers show little of it. It still counts towards the capacity: a consumer busy all
-the time, whatever with, has an unbounded queue.
+record typically takes (the lower quartile over the window's readings), times the records.
+Work no record brings (a window's firing) is left out of them: while it runs the operator
+reads nothing, its input fills and holds its sources back, and the markers go through only
+before that and after it, so they show little of it. It still counts towards the
+capacity: a consumer busy all the time, whatever with, has an unbounded queue.
 """
 
 from __future__ import annotations
