@@ -134,7 +134,8 @@ def verdict(row: dict) -> str:  # type: ignore[type-arg]
 
 def _busiest(row: dict) -> float:  # type: ignore[type-arg]
     """The busy share the window read at the busiest vertex on the path."""
-    return max((float(h["busy"]) for h in row.get("per_hop", [])), default=0.0)
+    return max((max(float(h["busy"]), float(h.get("total") or 0.0))  # all its work
+                for h in row.get("per_hop", [])), default=0.0)
 
 
 def table(rows: list[dict]) -> str:  # type: ignore[type-arg]
