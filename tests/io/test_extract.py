@@ -522,9 +522,10 @@ def test_a_cut_log_is_reported_in_the_tools_words(spark_logs: Any, tmp_path: Pat
         assert "validation" not in result.output and "should have" not in result.output
         if result.exit_code == 2:
             reason = result.stderr.split(": ", 2)[2]
-            assert reason.startswith(("no stage ran in this event log — ",
-                                      "none of the 1 stage(s) that ran can be placed",
-                                      "the log spans no measurable time")), reason
+            # how many stages ran before the first progress report is the machine's pace
+            assert re.match(r"no stage ran in this event log — |none of the \d+ stage\(s\) "
+                            r"that ran can be placed|the log spans no measurable time",
+                            reason), reason
             said.add(reason[:12])
     # a cut between a stage's report and its job's end spans no time: some runs have one
     assert {"no stage ran", "none of the "} <= said <= {"no stage ran", "none of the ",
