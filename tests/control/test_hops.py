@@ -264,3 +264,15 @@ def test_the_horizon_s_queue_at_another_count_takes_the_records_own_share():
     assert queueing(averaged, 50.0, 2, 140.0) == pytest.approx(
         replace(averaged, busy=50 / 140, service=2 / 140).batch
         + (50 / 140) / (1 - 50 / 140) * 0.5 * 2 / 140)
+
+
+def test_the_p99_gap_of_one_record_s_grain_is_the_one_docs_models_md_gives():
+    """docs/models.md: a marker just behind one record waits its whole service, 19 ms in
+    the served simulation where (L3), spreading records as a fluid, says 10 (90 records/s of
+    10 ms behind a 10 ms timeout): at most one service apart."""
+    drawn = float(np.quantile(_served(90, 1, 0.01, 0.01), 0.99))
+    said = distribution((Hop(("src", "work"), 0.01, False, 0.9, 1, 0.01, 0.0, True,
+                             0.0),)).p99
+    assert said == pytest.approx(0.010, abs=0.0005)
+    assert drawn == pytest.approx(0.019, abs=0.001)
+    assert drawn - said <= 0.01  # up to one service

@@ -22,7 +22,8 @@ rho and 1/mu are what the records bring where the window measured it: the busy t
 record typically takes (the lower quartile over the window's readings), times the records.
 Work no record brings (a window's firing) is left out of them: while it runs the operator
 reads nothing, its input fills and holds its sources back, and the markers go through only
-before that and after it, so they show little of it. It still counts towards the
+before that and after it, so they show little of it (measured on q8, Flink 2.2.1:
+docs/benchmarks.md). It still counts towards the
 capacity: a consumer busy all the time, whatever with, has an unbounded queue.
 """
 

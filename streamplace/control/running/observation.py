@@ -130,15 +130,22 @@ class Observation:
 
     def variability(self) -> dict[str, float]:
         """Each operator's service c_s^2, where the window measured it ((L3)'s queues)."""
-        return {v.op: v.window.variability for v in self.vertices
-                if v.window is not None and v.window.variability is not None}
+        return self._read("variability")
 
     def record_service(self) -> dict[str, float]:
         """Each operator's busy seconds per record read, typically over the window's
         readings, where it measured them ((L3)'s queues: what a record brings, without the
         work no record brings)."""
-        return {v.op: v.window.record_service for v in self.vertices
-                if v.window is not None and v.window.record_service is not None}
+        return self._read("record_service")
+
+    def _read(self, measure: str) -> dict[str, float]:
+        """Each operator's ``measure`` of its window, where the window measured it."""
+        out = {}
+        for v in self.vertices:
+            value = getattr(v.window, measure) if v.window is not None else None
+            if value is not None:
+                out[v.op] = value
+        return out
 
     def forward(self) -> frozenset[tuple[str, str]]:
         """The streams (operator, operator) the job ships subtask to subtask."""
