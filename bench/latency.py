@@ -155,6 +155,14 @@ def _off(predicted: float, low: float, high: float) -> float:
     return predicted / nearest - 1
 
 
+def phase_spread(band: float, runs: int) -> float:
+    """How far the timers' phases alone may take the mean of ``runs`` runs off the model's:
+    one run's anywhere in the band; the mean of several within two standard deviations of
+    the mean of as many offsets spread evenly over the band (band / sqrt 3 each, the most a
+    sum of such offsets has), since the band's edges are then out of reach."""
+    return band if runs == 1 else min(band, 2 * band / math.sqrt(3 * runs))
+
+
 def verdict(row: dict) -> str:  # type: ignore[type-arg]
     """Within, or the miss and its cause."""
     mean, p99 = row["measured_mean"], row["measured_p99"]
@@ -165,7 +173,7 @@ def verdict(row: dict) -> str:  # type: ignore[type-arg]
         return "within"
     causes = []
     if abs(off_mean) > MEAN_WITHIN:
-        phase = abs(predicted - mean) <= row["phase_band"]
+        phase = abs(predicted - mean) <= phase_spread(row["phase_band"], row.get("runs", 1))
         causes.append(f"mean {off_mean:+.0%}" + (" (in the phase band)" if phase else ""))
     if abs(off_p99) > P99_WITHIN:
         causes.append(f"p99 {off_p99:+.0%}")

@@ -10,34 +10,39 @@ import numpy as np
 import pytest
 
 from streamplace.control.flink.window import record_service, service_variability
-from streamplace.control.running.hops import Hop, channel_flush, distribution
+from streamplace.control.running.hops import Hop, channel_flush, distribution, flush_waits
 from streamplace.control.running.latency import predicted_markers
 
 from ..conftest import make_app, make_infra, make_plan
 
 
-def _simulated(hops: tuple[Hop, ...], markers: int = 400_000) -> np.ndarray:
-    """Each marker drawn hop by hop as (L3) says it waits in one run whose later timers sit
-    at their mean offsets: written u after the first flush, it waits T - u, then (rho / c) u
-    of the records flushed with it; at each later hop its wait is fixed, at the mean; and
-    at every hop the queue."""
+def _simulated(hops: tuple[Hop, ...], markers: int = 400_000,
+               phases: bool = False) -> np.ndarray:
+    """Each marker drawn hop by hop as (L3) says it waits: written u after the first flush,
+    it waits T - u, then (rho / c) u of the records flushed with it; at each later hop its
+    wait is the same for every marker of one run, at the mean (with ``phases``, drawn
+    afresh, as a restart of the tasks draws it); the next barrier, one and the same at
+    every hop, cuts the waits in the buffers short together; and at every hop the
+    queue."""
     rng = np.random.default_rng(7)
-    age = np.zeros(markers)
+    age, waits = np.zeros(markers), np.zeros(markers)
+    barrier = min(h.barrier for h in hops)
+    until = rng.uniform(0, barrier, markers) if barrier < float("inf") else np.inf
+    since = barrier - until if barrier < float("inf") else np.inf  # the last barrier
     for i, h in enumerate(hops):
         k = h.busy / h.channels
-        if i > 0:  # the same point of this timer's cycle for every marker: at its mean
-            age += h.buffer * (1 + k)
-        elif h.barrier < float("inf"):  # a barrier, at its own phase, may flush first
-            u, v = rng.uniform(0, h.flush, markers), rng.uniform(0, h.barrier, markers)
-            age += np.minimum(h.flush - u, h.barrier - v) + k * np.minimum(u, v)
-        else:
+        if i == 0:
             u = rng.uniform(0, h.flush, markers)
-            age += h.flush - u + k * u
-        waits = rng.random(markers) < h.busy
-        age += np.where(waits, rng.exponential(h.queue / h.busy, markers), 0.0) \
+            waits += h.flush - u
+            age += k * np.minimum(u, since)  # written since either flush
+        else:
+            waits += rng.uniform(0, h.flush, markers) if phases else h.flush / 2
+            age += k * h.buffer
+        queued = rng.random(markers) < h.busy
+        age += np.where(queued, rng.exponential(h.queue / h.busy, markers), 0.0) \
             if h.queue > 0 else 0.0
         age += h.batch - k * h.buffer + h.delay
-    return age
+    return age + np.minimum(waits, until)
 
 
 HOPS = (Hop(("src", "work"), 0.1, False, 0.6, 1, 0.01, 1.0, True, 0.002),
@@ -45,18 +50,37 @@ HOPS = (Hop(("src", "work"), 0.1, False, 0.6, 1, 0.01, 1.0, True, 0.002),
         Hop(("agg", "sink"), 0.01, True, 0.05, 2, 0.001, 1.0, False, 0.001))
 
 
-BARRIERS = tuple(replace(h, barrier=b) for h, b in zip(HOPS, (1.0, 0.05, 0.3), strict=True))
+BARRIERS = tuple(replace(h, barrier=1.0) for h in HOPS)
+SHORT = tuple(replace(h, barrier=0.05) for h in HOPS)  # checkpoints more often than flushes
 
 
-@pytest.mark.parametrize("hops", [HOPS[:1], HOPS[:2], HOPS, BARRIERS[:1], BARRIERS],
-                         ids=["one", "two", "three", "a barrier", "barriers"])
+@pytest.mark.parametrize("hops", [HOPS[:1], HOPS[:2], HOPS, BARRIERS[:1], BARRIERS, SHORT],
+                         ids=["one", "two", "three", "a barrier", "barriers", "short"])
 def test_the_grid_gives_the_simulated_mean_and_p99(hops):
     got, drawn = distribution(hops), _simulated(hops)
-    assert got.mean == pytest.approx(float(drawn.mean()), rel=0.01)
+    over_starts = _simulated(hops, phases=True)
+    assert got.mean == pytest.approx(float(over_starts.mean()), rel=0.01)
     assert got.p99 == pytest.approx(float(np.quantile(drawn, 0.99)), rel=0.02)
-    # every hop at its worst phase waits a whole T: no marker drawn lies above the promise
+    # every hop at its worst phase waits a whole T: no marker drawn lies above the promise,
+    # whatever phases the timers took
+    assert float(np.quantile(over_starts, 0.99)) <= got.promise
     assert float(np.quantile(drawn, 0.99)) <= got.promise
     assert got.band == pytest.approx(sum(h.flush for h in hops[1:]) / 2)
+
+
+def test_one_barrier_flushes_a_marker_out_of_every_buffer_on_its_path():
+    """Two hops flushed every second by their timers, checkpoints every second: the barrier
+    that flushes a marker out of the first buffer follows it into the second and flushes it
+    on at once, so the waits are E[min(b, r_1 + r_2)] = 11/24 s, r_1 + r_2 triangular on
+    [0, 2] and b uniform on [0, 1]; less than one timer's own 1/2, where barriers at
+    each hop's own phase would give 2 (1/2 - 1/6) = 2/3."""
+    hop = Hop(("a", "b"), 1.0, False, 0.0, 1, 0.0, 0.0, True, 0.0, barrier=1.0)
+    assert flush_waits((hop,)) == pytest.approx(hop.buffer, rel=1e-3)
+    assert hop.buffer == pytest.approx(1 / 2 - 1 / 6)
+    assert flush_waits((hop, hop)) == pytest.approx(11 / 24, rel=1e-3)
+    assert distribution((hop, hop)).mean == pytest.approx(11 / 24, rel=1e-3)
+    unchecked = replace(hop, barrier=float("inf"))
+    assert flush_waits((unchecked, unchecked)) == distribution((unchecked, unchecked)).mean == 1
 
 
 def test_a_busy_subtask_lengthens_the_wait_behind_the_records_flushed_with_the_marker():

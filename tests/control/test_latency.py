@@ -78,10 +78,13 @@ def test_observe_against_compares_each_path_with_its_markers(tmp_path, in_job):
     # two source subtasks, spread over its two subtasks
     assert path["measured_markers"] == pytest.approx(80.8, abs=0.1)
     assert path["hops"] == 3 and path["buffers"] == pytest.approx(0.15)  # 100 ms default
-    # (L3) hop by hop: each hop's terms add up to the mean, and no run exceeds the promise
+    # (L3) hop by hop: the waits for the flushes together and each hop's other terms add up
+    # to the mean, and no run exceeds the promise
     assert [h["stream"][1] for h in path["per_hop"]][-1] == "sink"
-    assert path["predicted_marker"] == pytest.approx(sum(
-        h["buffer"] + h["batch"] + h["queue"] for h in path["per_hop"]) + path["delays"])
+    assert path["predicted_marker"] == pytest.approx(path["flush_waits"] + sum(
+        h["batch"] + h["queue"] for h in path["per_hop"]) + path["delays"])
+    # the barrier that flushes a marker out of one buffer flushes it out of the next too
+    assert path["flush_waits"] < sum(h["buffer"] for h in path["per_hop"])
     assert path["predicted_marker"] < path["predicted_p99"] < path["promised"]
     # a checkpoint a second: its barriers flush every buffer too
     assert {h["barrier"] for h in path["per_hop"]} == {1.0}

@@ -105,7 +105,8 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
 
 def _reachable(paths: list[PathLatency], limit: float, timeout: float) -> None:
     """Bad input where the buffers and the network alone hold a path's markers above
-    ``limit``: half a flush per hop, over the tasks' starts, which no parallelism shortens
+    ``limit``: the waits for the flushes (half a flush per hop, less where a checkpoint's
+    barrier flushes sooner), over the tasks' starts, which no parallelism shortens
     (a lucky run's timers may meet it; the next restart draws them again)."""
     for p in paths:
         floor = p.predicted.unshortened
@@ -113,8 +114,9 @@ def _reachable(paths: list[PathLatency], limit: float, timeout: float) -> None:
             raise InputError.single(
                 f"--max-response-time {limit * 1000:g} ms is below what {p.name} takes "
                 f"whatever its parallelism: {floor * 1000:.0f} ms on average over its "
-                f"{len(p.predicted.path)} hops (half a flush each, execution.buffer-timeout."
-                f"interval {timeout * 1000:g} ms or a full buffer sooner, and the network)",
+                f"{len(p.predicted.path)} hops (the waits for each buffer's flush: "
+                f"execution.buffer-timeout.interval {timeout * 1000:g} ms, or a full buffer "
+                f"or a checkpoint's barrier sooner; and the network)",
                 "give a bound above it, or lower execution.buffer-timeout.interval",
                 path="--max-response-time")
 

@@ -25,6 +25,12 @@ reads nothing, its input fills and holds its sources back, and the markers go th
 before that and after it, so they show little of it (measured on q8, Flink 2.2.1:
 docs/benchmarks.md). It still counts towards the
 capacity: a consumer busy all the time, whatever with, has an unbounded queue.
+
+A checkpoint's barrier flushes every buffer it passes, and it follows the stream: a marker
+it flushed out of one buffer reaches the next just ahead of it, and is flushed out of that
+one at once. So the barrier bounds the marker's waits in the buffers together, not one by
+one: with b until the next barrier and r_h until each buffer's own flush, the marker
+waits min(b, r_1 + ... + r_n) in them.
 """
 
 from __future__ import annotations
@@ -53,13 +59,14 @@ class Hop:
     variability: float  # c_s^2 of the consumer's service
     measured: bool      # c_s^2 measured (else ASSUMED_VARIABILITY)
     delay: float        # the stream's network delay (eq. 4)
-    barrier: float = math.inf  # seconds between two checkpoint barriers, which flush too
+    barrier: float = math.inf  # seconds between two checkpoints (the job's, every hop's)
     total: float | None = None  # the busy share with all its work, where rho is the records'
 
     @property
     def buffer(self) -> float:
-        """The mean wait in the output buffer until the next flush: T / 2, less where a
-        barrier, at its own phase, flushes first (E[min] of two uniform residuals)."""
+        """The mean wait in this output buffer until the next flush: T / 2, less where a
+        barrier, at its own phase, flushes first (E[min] of two uniform residuals). Along a
+        path the barrier is one and the same: ``flush_waits`` holds the hops' together."""
         short, long = sorted((self.flush, self.barrier))
         return short / 2 - short * short / (6 * long) if math.isfinite(long) else short / 2
 
@@ -88,6 +95,26 @@ class Hop:
         return self.buffer + self.batch + self.queue + self.delay
 
 
+def flush_waits(hops: tuple[Hop, ...]) -> float:
+    """A marker's mean wait in the output buffers along the path, over the timers' phases:
+    E[min(b, r_1 + ... + r_n)], r_h uniform on [0, T_h] and b, the next barrier's, on
+    [0, C]; the sum of T_h / 2 without checkpoints."""
+    barrier = min((h.barrier for h in hops), default=math.inf)
+    if not math.isfinite(barrier):
+        return sum(h.flush for h in hops) / 2
+    step = sum(h.flush for h in hops) / (GRID - 1)
+    if step <= 0:
+        return 0.0
+    spectrum = np.ones(GRID + 1, dtype=complex)  # padded: the sum never wraps round
+    for h in hops:
+        spectrum *= np.fft.rfft(_uniform(0.0, h.flush, step), 2 * GRID)
+    pmf = np.clip(np.fft.irfft(spectrum, 2 * GRID)[:GRID], 0.0, None)
+    s = np.arange(GRID) * step
+    # E[min(b, s)] for b uniform on [0, C]
+    cut = np.where(s < barrier, s - s * s / (2 * barrier), barrier / 2)
+    return float(np.dot(pmf, cut) / pmf.sum())
+
+
 def channel_flush(timeout: float, rate: float, tuple_size: float, segment: float) -> tuple[
         float, bool]:
     """T for one channel carrying ``rate`` records/s of ``tuple_size`` bytes, and whether the
@@ -100,7 +127,7 @@ def channel_flush(timeout: float, rate: float, tuple_size: float, segment: float
 class Distribution:
     mean: float
     p99: float
-    promise: float   # every hop at its worst phase (a whole T), the queues at their p99
+    promise: float   # every hop at its worst phase (a whole T, or C), the queues at their p99
     band: float      # one run's mean lies within this of ``mean``: the timers' offsets
 
     def dominant(self, hops: tuple[Hop, ...]) -> str:
@@ -122,28 +149,34 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     point of its timer's cycle, a wait fixed while the tasks run (their mean taken: a run's
     quantile lies within ``band`` of it, as its mean does); the queues are every marker's
     own."""
-    mean = sum(h.mean for h in hops)
+    mean = sum(h.mean - h.buffer for h in hops)
     band = sum(h.flush for h in hops[1:]) / 2
     if not hops or not math.isfinite(mean):
         return Distribution(mean, mean, mean, band)
-    # the other channels' batches and the network at their means; the later hops' waits
+    mean += flush_waits(hops)
+    # the other channels' batches and the network at their means; the later hops' records
+    # flushed with the marker, and their timers' waits, at their means
     fixed = sum(h.delay + h.batch - min(h.busy, 1.0) * h.buffer / h.channels for h in hops)
-    later = sum(h.buffer * (1 + min(h.busy, 1.0) / h.channels) for h in hops[1:])
+    fixed += sum(min(h.busy, 1.0) * h.buffer / h.channels for h in hops[1:])
+    later = sum(h.flush for h in hops[1:]) / 2
     tails = [h.queue / h.busy * TAIL if h.busy > 0 and h.queue > 0 else 0.0 for h in hops]
     top = sum(h.flush for h in hops) + sum(tails)
     if top <= 0:
         return Distribution(mean, mean, mean, band)
     step = top / (GRID - 1)
     x = np.arange(GRID) * step
-    total = np.fft.rfft(_flushed(hops[0], step))
+    total = np.fft.rfft(_flushed(hops[0], step, later))
     queues = np.fft.rfft(_point(0.0, step))
     for h in hops:
         if h.queue > 0:
             q = np.fft.rfft(_queue(h.busy, h.queue / h.busy, step))
             total, queues = total * q, queues * q
     p = _quantile(np.fft.irfft(total, GRID), x, quantile)
-    worst = sum(h.flush for h in hops) + _quantile(np.fft.irfft(queues, GRID), x, quantile)
-    return Distribution(mean, p + fixed + later, worst + fixed, band)
+    # the first buffer is flushed within T or C; a later one within its T, whether or not
+    # the barrier, which may be held up on its way (aligned, a snapshot taken), comes first
+    worst = min(hops[0].flush, hops[0].barrier) + sum(h.flush for h in hops[1:])
+    worst += _quantile(np.fft.irfft(queues, GRID), x, quantile)
+    return Distribution(mean, p + fixed, worst + fixed, band)
 
 
 def _point(at: float, step: float) -> np.ndarray:
@@ -155,17 +188,19 @@ def _point(at: float, step: float) -> np.ndarray:
 BARRIER_GRID = 128  # phases of the timer and of the barriers, each
 
 
-def _flushed(h: Hop, step: float) -> np.ndarray:
-    """The wait until the next flush plus the work written since the last, r + (rho/c) a:
-    uniform on [rho T / c, T] with the timer alone; with barriers at their own phase, over
-    a grid of both phases."""
+def _flushed(h: Hop, step: float, later: float) -> np.ndarray:
+    """The waits until the flushes plus the work written since the first hop's last flush,
+    r + ``later`` + (rho/c) a, ``later`` the later hops' waits: uniform on
+    [rho T / c + later, T + later] with the timers alone; with barriers, over a grid of the
+    first timer's phase and the barrier's, which cuts the waits short together."""
     k = min(h.busy, 1.0) / h.channels
     if not math.isfinite(h.barrier):
-        return _uniform(k * h.flush, h.flush, step)
+        return _uniform(k * h.flush + later, h.flush + later, step)
     timer = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * h.flush
     barrier = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * h.barrier
     since, until = np.meshgrid(timer, barrier)
-    waits = np.minimum(h.flush - since, h.barrier - until) + k * np.minimum(since, until)
+    waits = (np.minimum(h.flush - since + later, h.barrier - until)
+             + k * np.minimum(since, until))
     points = np.clip(np.rint(waits / step).astype(int), 0, GRID - 1)
     pmf: np.ndarray = np.bincount(points.ravel(), minlength=GRID) / points.size
     return pmf
