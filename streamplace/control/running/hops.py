@@ -143,8 +143,9 @@ class Distribution:
 def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     """The marker's age over the hops, by convolution on a grid; infinite where a queue is.
 
-    The mean is over the tasks' starts. The quantile is one run's at the timers' mean
-    offsets: only the first hop's wait is drawn afresh for each marker, since a marker
+    The mean is over the tasks' starts, with the waits in the buffers taken together
+    (``flush_waits``). The quantile is one run's at the timers' mean offsets: only the
+    first hop's wait (and the barrier's phase) is drawn afresh for each marker, since a marker
     leaves each buffer at its producer's flush and so reaches every later buffer at the same
     point of its timer's cycle, a wait fixed while the tasks run (their mean taken: a run's
     quantile lies within ``band`` of it, as its mean does); the queues are every marker's

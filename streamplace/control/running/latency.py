@@ -15,8 +15,9 @@ So the model predicts a marker's mean age from the source to an operator as
 where R_path, the response time the model prints, counts one service at every operator
 and no buffer: (L1), the sensitivity ``--max-response-time`` re-plans with. The prediction
 held to the markers is (L3), hop by hop (``hops.py``): the flush at the timeout or when a
-buffer fills, the records flushed with the marker, a queue of the service's measured
-variability; its mean, its p99 and what no run exceeds. Both are given side by side
+buffer fills or a checkpoint's barrier passes (one barrier along the whole path), the
+records flushed with the marker, a queue of the service's measured variability; its mean,
+its p99 and what no run exceeds. Both are given side by side
 (docs/models.md, "Response time against latency markers").
 """
 
