@@ -160,7 +160,7 @@ def phase_spread(band: float, runs: int) -> float:
     one run's anywhere in the band; the mean of several within two standard deviations of
     the mean of as many offsets spread evenly over the band (band / sqrt 3 each, the most a
     sum of such offsets has), since the band's edges are then out of reach."""
-    return band if runs == 1 else min(band, 2 * band / math.sqrt(3 * runs))
+    return min(band, 2 * band / math.sqrt(3 * runs))
 
 
 def verdict(row: dict) -> str:  # type: ignore[type-arg]

@@ -81,6 +81,11 @@ def test_one_barrier_flushes_a_marker_out_of_every_buffer_on_its_path():
     assert distribution((hop, hop)).mean == pytest.approx(11 / 24, rel=1e-3)
     unchecked = replace(hop, barrier=float("inf"))
     assert flush_waits((unchecked, unchecked)) == distribution((unchecked, unchecked)).mean == 1
+    # at a 100 ms timeout, checkpoints a second apart cut two hops' 100 ms by E[S^2] / 2C,
+    # about 6 ms (docs/models.md)
+    fast = replace(hop, flush=0.1)
+    assert 0.1 - flush_waits((fast, fast)) == pytest.approx((2 * 0.01 / 12 + 0.01) / 2,
+                                                            rel=0.02)
 
 
 def test_a_busy_subtask_lengthens_the_wait_behind_the_records_flushed_with_the_marker():
@@ -163,7 +168,8 @@ def test_each_hop_takes_its_consumers_busy_share_and_channels_from_the_plan():
     assert into_work.variability == 0.2 and into_work.measured
     assert into_sink.channels == 2 and not into_sink.measured
     assert not into_work.filled  # 30 records/s a channel of 200 B fill 32 KiB in 5 s
-    assert got.expected.mean == pytest.approx(into_work.mean + into_sink.mean)
+    # no checkpoints: the path waits each hop's own flush
+    assert got.expected.mean == pytest.approx(sum(h.buffer + h.after_flush for h in got.path))
     # sent forward, each of work's subtasks writes to one sink subtask: one channel of
     # 60 records/s, whose 8 KiB buffer fills in 0.68 s, before a 1 s timeout
     sent = predicted_markers(app, infra, plan, 1.0, [("src", "sink")], segment=8192,

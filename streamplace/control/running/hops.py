@@ -91,15 +91,17 @@ class Hop:
         return max(self.busy, self.total or 0.0) >= 1
 
     @property
-    def mean(self) -> float:
-        return self.buffer + self.batch + self.queue + self.delay
+    def after_flush(self) -> float:
+        """The mean of what the marker meets once flushed: the records flushed with it, the
+        queue, the network (its wait in the buffer is the path's, ``flush_waits``)."""
+        return self.batch + self.queue + self.delay
 
 
 def flush_waits(hops: tuple[Hop, ...]) -> float:
     """A marker's mean wait in the output buffers along the path, over the timers' phases:
     E[min(b, r_1 + ... + r_n)], r_h uniform on [0, T_h] and b, the next barrier's, on
     [0, C]; the sum of T_h / 2 without checkpoints."""
-    barrier = min((h.barrier for h in hops), default=math.inf)
+    barrier = _barrier(hops)
     if not math.isfinite(barrier):
         return sum(h.flush for h in hops) / 2
     step = sum(h.flush for h in hops) / (GRID - 1)
@@ -113,6 +115,11 @@ def flush_waits(hops: tuple[Hop, ...]) -> float:
     # E[min(b, s)] for b uniform on [0, C]
     cut = np.where(s < barrier, s - s * s / (2 * barrier), barrier / 2)
     return float(np.dot(pmf, cut) / pmf.sum())
+
+
+def _barrier(hops: tuple[Hop, ...]) -> float:
+    """C, the seconds between the job's checkpoints, whose barrier crosses every hop."""
+    return min((h.barrier for h in hops), default=math.inf)
 
 
 def channel_flush(timeout: float, rate: float, tuple_size: float, segment: float) -> tuple[
@@ -129,11 +136,15 @@ class Distribution:
     p99: float
     promise: float   # every hop at its worst phase (a whole T, or C), the queues at their p99
     band: float      # one run's mean lies within this of ``mean``: the timers' offsets
+    flushes: float   # the mean of the waits in the buffers together (``flush_waits``)
 
     def dominant(self, hops: tuple[Hop, ...]) -> str:
-        """The term that makes most of the mean, in words."""
-        terms = {"the buffer timeouts": sum(h.buffer for h in hops if not h.filled),
-                 "the buffers' fill": sum(h.buffer for h in hops if h.filled),
+        """The term that makes most of the mean, in words (the waits in the buffers shared
+        between timeouts and fills as each hop's own wait is)."""
+        own = sum(h.buffer for h in hops)
+        share = self.flushes / own if own > 0 else 0.0
+        terms = {"the buffer timeouts": share * sum(h.buffer for h in hops if not h.filled),
+                 "the buffers' fill": share * sum(h.buffer for h in hops if h.filled),
                  "the records flushed with it": sum(h.batch for h in hops),
                  "the queues": sum(h.queue for h in hops),
                  "the network": sum(h.delay for h in hops)}
@@ -150,11 +161,11 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     point of its timer's cycle, a wait fixed while the tasks run (their mean taken: a run's
     quantile lies within ``band`` of it, as its mean does); the queues are every marker's
     own."""
-    mean = sum(h.mean - h.buffer for h in hops)
+    flushes = flush_waits(hops)
+    mean = flushes + sum(h.after_flush for h in hops)
     band = sum(h.flush for h in hops[1:]) / 2
     if not hops or not math.isfinite(mean):
-        return Distribution(mean, mean, mean, band)
-    mean += flush_waits(hops)
+        return Distribution(mean, mean, mean, band, flushes)
     # the other channels' batches and the network at their means; the later hops' records
     # flushed with the marker, and their timers' waits, at their means
     fixed = sum(h.delay + h.batch - min(h.busy, 1.0) * h.buffer / h.channels for h in hops)
@@ -163,10 +174,10 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     tails = [h.queue / h.busy * TAIL if h.busy > 0 and h.queue > 0 else 0.0 for h in hops]
     top = sum(h.flush for h in hops) + sum(tails)
     if top <= 0:
-        return Distribution(mean, mean, mean, band)
+        return Distribution(mean, mean, mean, band, flushes)
     step = top / (GRID - 1)
     x = np.arange(GRID) * step
-    total = np.fft.rfft(_flushed(hops[0], step, later))
+    total = np.fft.rfft(_flushed(hops[0], step, later, _barrier(hops)))
     queues = np.fft.rfft(_point(0.0, step))
     for h in hops:
         if h.queue > 0:
@@ -175,9 +186,9 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     p = _quantile(np.fft.irfft(total, GRID), x, quantile)
     # the first buffer is flushed within T or C; a later one within its T, whether or not
     # the barrier, which may be held up on its way (aligned, a snapshot taken), comes first
-    worst = min(hops[0].flush, hops[0].barrier) + sum(h.flush for h in hops[1:])
+    worst = min(hops[0].flush, _barrier(hops)) + sum(h.flush for h in hops[1:])
     worst += _quantile(np.fft.irfft(queues, GRID), x, quantile)
-    return Distribution(mean, p + fixed, worst + fixed, band)
+    return Distribution(mean, p + fixed, worst + fixed, band, flushes)
 
 
 def _point(at: float, step: float) -> np.ndarray:
@@ -189,18 +200,18 @@ def _point(at: float, step: float) -> np.ndarray:
 BARRIER_GRID = 128  # phases of the timer and of the barriers, each
 
 
-def _flushed(h: Hop, step: float, later: float) -> np.ndarray:
+def _flushed(h: Hop, step: float, later: float, barrier: float) -> np.ndarray:
     """The waits until the flushes plus the work written since the first hop's last flush,
     r + ``later`` + (rho/c) a, ``later`` the later hops' waits: uniform on
     [rho T / c + later, T + later] with the timers alone; with barriers, over a grid of the
-    first timer's phase and the barrier's, which cuts the waits short together."""
+    first timer's phase and the ``barrier``'s (C), which cuts the waits short together."""
     k = min(h.busy, 1.0) / h.channels
-    if not math.isfinite(h.barrier):
+    if not math.isfinite(barrier):
         return _uniform(k * h.flush + later, h.flush + later, step)
     timer = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * h.flush
-    barrier = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * h.barrier
-    since, until = np.meshgrid(timer, barrier)
-    waits = (np.minimum(h.flush - since + later, h.barrier - until)
+    phases = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * barrier
+    since, until = np.meshgrid(timer, phases)
+    waits = (np.minimum(h.flush - since + later, barrier - until)
              + k * np.minimum(since, until))
     points = np.clip(np.rint(waits / step).astype(int), 0, GRID - 1)
     pmf: np.ndarray = np.bincount(points.ravel(), minlength=GRID) / points.size

@@ -35,7 +35,6 @@ from streamplace.control.running.hops import (
     Hop,
     channel_flush,
     distribution,
-    flush_waits,
 )
 from streamplace.errors import InputError
 from streamplace.model.application import Application
@@ -91,7 +90,7 @@ class Predicted:
     @property
     def unshortened(self) -> float:
         """(L3)'s part no parallelism shortens: the waits for the flushes, and the network."""
-        return flush_waits(self.path) + sum(h.delay for h in self.path)
+        return self.expected.flushes + sum(h.delay for h in self.path)
 
     @cached_property
     def expected(self) -> Distribution:
@@ -215,7 +214,7 @@ class PathLatency:
                 "predicted_marker": e.mean, "predicted_p99": e.p99, "promised": e.promise,
                 "phase_band": e.band, "dominant": e.dominant(p.path),
                 "waiting": p.waiting, "delays": p.network, "buffers": p.buffers,
-                "flush_waits": flush_waits(p.path),
+                "flush_waits": e.flushes,
                 "hops": p.hops, "service": p.service, "l1_marker": p.marker,
                 "per_hop": [{"stream": list(h.stream), "flush": h.flush, "filled": h.filled,
                              "busy": h.busy, "channels": h.channels, "service": h.service,
