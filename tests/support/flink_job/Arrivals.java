@@ -13,6 +13,10 @@ import java.util.List;
  * partition receives an equal share. Any reader, on any subtask, after any restart, computes
  * the same offsets, so a consumer's lag is the broker's count less its own offset. While the
  * file HOLD exists the consumers read nothing (a paused source), and the backlog grows.
+ * While the file STAGGERED exists partition p's events arrive p / PARTITIONS of a gap later
+ * than partition 0's, as a paced producer writing to the partitions in turn would leave
+ * them: the topic's events arrive evenly. Otherwise the partitions' events arrive together,
+ * PARTITIONS at a time.
  */
 public class Arrivals implements Serializable {
     private final String folder;
@@ -23,6 +27,7 @@ public class Arrivals implements Serializable {
     private transient double[] rates;
     private transient double[] before;  // events per partition before each segment
     private transient boolean held;
+    private transient boolean staggered;
 
     public Arrivals(String folder, int partitions) {
         this.folder = folder;
@@ -38,6 +43,7 @@ public class Arrivals implements Serializable {
         checked = now;
         Path schedule = Paths.get(folder, "schedule");
         held = Files.exists(Paths.get(folder, "hold"));
+        staggered = Files.exists(Paths.get(folder, "staggered"));
         try {
             long modified = Files.getLastModifiedTime(schedule).toMillis() ^ Files.size(schedule);
             if (starts != null && modified == stamp) { return; }
@@ -65,18 +71,19 @@ public class Arrivals implements Serializable {
 
     public synchronized boolean held() { refresh(); return held; }
 
-    /** Events in one partition by epochMillis ``at``. */
-    public synchronized long arrived(long at) {
+    /** Events partition ``partition`` has received by epochMillis ``at``. */
+    public synchronized long arrived(long at, int partition) {
         refresh();
         int i = segment(at);
         if (i < 0) { return 0; }
-        return (long) Math.floor(before[i] + rates[i] * (at - starts[i]) / 1000.0);
+        double count = before[i] + rates[i] * (at - starts[i]) / 1000.0 - shift(partition);
+        return Math.max(0, (long) Math.floor(count));
     }
 
-    /** The moment event ``offset`` of a partition arrived (its event time). */
-    public synchronized long arrival(long offset) {
+    /** The moment event ``offset`` of partition ``partition`` arrived (its event time). */
+    public synchronized long arrival(long offset, int partition) {
         refresh();
-        double count = offset + 1;
+        double count = offset + 1 + shift(partition);
         for (int i = starts.length - 1; i >= 0; i--) {
             if (before[i] < count || i == 0) {
                 double rate = rates[i] > 0 ? rates[i] : 1e-9;
@@ -84,6 +91,11 @@ public class Arrivals implements Serializable {
             }
         }
         return starts[0];
+    }
+
+    /** How many events partition ``partition`` trails partition 0 by. */
+    private double shift(int partition) {
+        return staggered ? (double) partition / partitions : 0.0;
     }
 
     private int segment(long at) {

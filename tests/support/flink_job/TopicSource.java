@@ -137,7 +137,7 @@ public class TopicSource implements Source<Tuple5<Long, Long, Long, Long, String
             long now = System.currentTimeMillis();
             long total = 0;
             synchronized (splits) {
-                for (Partition p : splits) { total += Math.max(0, arrivals.arrived(now) - p.offset); }
+                for (Partition p : splits) { total += Math.max(0, arrivals.arrived(now, p.id) - p.offset); }
             }
             return total;
         }
@@ -145,16 +145,18 @@ public class TopicSource implements Source<Tuple5<Long, Long, Long, Long, String
         public InputStatus pollNext(ReaderOutput<Tuple5<Long, Long, Long, Long, String>> output) {
             long now = System.currentTimeMillis();
             if (arrivals.held()) { return idle(200); }
-            long due = arrivals.arrived(now);
             Partition next = null;
+            long first = Long.MAX_VALUE;  // the earliest event not read, arrived or due
             synchronized (splits) {
                 for (Partition p : splits) {
-                    if (p.offset < due && (next == null || p.offset < next.offset)) { next = p; }
+                    long at = arrivals.arrival(p.offset, p.id);
+                    if (at < first) { first = at; next = p; }
                 }
-                if (next == null) { return idle(Math.max(1, arrivals.arrival(due) - now)); }
+                if (next == null || next.offset >= arrivals.arrived(now, next.id)) {
+                    return idle(next == null ? 200 : Math.max(1, first - now));
+                }
                 long offset = next.offset++;
-                output.collect(events.make(next.id, offset, arrivals.partitions()),
-                               arrivals.arrival(offset));
+                output.collect(events.make(next.id, offset, arrivals.partitions()), first);
             }
             return InputStatus.MORE_AVAILABLE;
         }
@@ -182,7 +184,7 @@ public class TopicSource implements Source<Tuple5<Long, Long, Long, Long, String
             long now = System.currentTimeMillis();
             synchronized (splits) {
                 for (Partition p : added) {
-                    if (p.offset < 0) { p.offset = arrivals.arrived(now); }
+                    if (p.offset < 0) { p.offset = arrivals.arrived(now, p.id); }
                     splits.add(p);
                     if (reported.putIfAbsent(p.id, true) == null) {
                         MetricGroup group = context.metricGroup().addGroup("KafkaSourceReader")
