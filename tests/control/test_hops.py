@@ -19,7 +19,8 @@ from ..conftest import make_app, make_infra, make_plan
 def _simulated(hops: tuple[Hop, ...], markers: int = 400_000,
                phases: bool = False) -> np.ndarray:
     """Each marker drawn hop by hop as (L3) says it waits: written u after the first flush,
-    it waits T - u, then (rho / c) u of the records flushed with it; at each later hop its
+    it waits T - u, then the records flushed with it, (rho / c) u / S of S each on average,
+    whole (floor or ceiling, evenly spaced records); at each later hop its
     wait is the same for every marker of one run, at the mean (with ``phases``, drawn
     afresh, as a restart of the tasks draws it); the next barrier, one and the same at
     every hop, cuts the waits in the buffers short together; and at every hop the
@@ -34,7 +35,9 @@ def _simulated(hops: tuple[Hop, ...], markers: int = 400_000,
         if i == 0:
             u = rng.uniform(0, h.flush, markers)
             waits += h.flush - u
-            age += k * np.minimum(u, since)  # written since either flush
+            records = k * np.minimum(u, since) / h.service  # written since either flush
+            whole = np.floor(records)
+            age += (whole + (rng.random(markers) < records - whole)) * h.service
         else:
             waits += rng.uniform(0, h.flush, markers) if phases else h.flush / 2
             age += k * h.buffer
@@ -92,10 +95,11 @@ def test_a_busy_subtask_lengthens_the_wait_behind_the_records_flushed_with_the_m
     quiet, busy = (Hop(("a", "b"), 0.1, False, rho, 1, 0.01, 0.0, True, 0.0)
                    for rho in (0.1, 0.9))
     # a deterministic service leaves no queue: what grows is the batch, uniform on [rho T, T]
+    # on average; whole records of 10 ms lift the fluid's p99 by less than one of them
     assert quiet.queue == busy.queue == 0
     assert distribution((quiet,)).mean == pytest.approx(0.1 * 1.1 / 2)
     assert distribution((busy,)).mean == pytest.approx(0.1 * 1.9 / 2)
-    assert distribution((busy,)).p99 == pytest.approx(0.09 + 0.01 * 0.99, abs=1e-4)
+    assert 0.09 + 0.01 * 0.99 < distribution((busy,)).p99 < 0.09 + 0.01 * 0.99 + 0.01
     saturated = Hop(("a", "b"), 0.1, False, 1.0, 1, 0.01, 1.0, True, 0.0)
     assert distribution((saturated,)).mean == float("inf")
 
@@ -200,15 +204,19 @@ def test_a_lone_subtask_s_variability_is_read_from_the_window_s_slices():
     from streamplace.control.flink.window import vertex_window
 
     steady = _details([(0, 0), (900, 90), (1800, 180), (2700, 270), (3600, 360)])
-    uneven = _details([(0, 0), (900, 90), (900, 90), (2200, 180), (2400, 270)])
+    uneven = _details([(0, 0), (900, 90), (900, 90), (2200, 180), (2900, 270)])
     assert vertex_window("v", steady[0], steady[-1], steady[1:-1]).variability == 0.0
     # the third reading repeats the second (the JobManager's cache): one slice, not two
     got = vertex_window("v", uneven[0], uneven[-1], uneven[1:-1]).variability
-    slices = [(0.9, 90), (1.3, 90), (0.2, 90)]
+    slices = [(0.9, 90), (1.3, 90), (0.7, 90)]
     typical = sorted(b / n for b, n in slices)[1]
     spread = sorted((b - typical * n) ** 2 / n for b, n in slices)[1] / 0.4549
     assert got == pytest.approx(spread / typical ** 2)
     assert vertex_window("v", steady[0], steady[-1]).variability is None  # ends only
+    # a slice holding more than twice its records' typical work holds a firing: left out,
+    # though it spans three slices of five
+    fired = _details([(0, 0), (900, 90), (3000, 180), (5000, 270), (7200, 360), (8100, 450)])
+    assert vertex_window("v", fired[0], fired[-1], fired[1:-1]).variability == 0.0
 
 
 @pytest.mark.parametrize("busy", [0.05, 0.3, 0.7, 0.95])
@@ -266,18 +274,36 @@ def test_l3_s_mean_is_that_of_a_subtask_serving_records_a_timer_flushed(rate, ti
     assert distribution((hop,)).mean == pytest.approx(float(drawn.mean()), rel=0.05)
 
 
-@pytest.mark.xfail(strict=True, reason="(L3) spreads the records written before a marker "
-                   "as a fluid, rho u of work: a marker written just behind one record "
-                   "waits that record's whole service; and records that come due together "
-                   "(four partitions in step, as the bench's topics) queue behind each "
-                   "other, which no Flink metric shows")
-@pytest.mark.parametrize(("rate", "burst", "timeout"), [(90, 1, 0.01), (90, 4, 0.01)],
-                         ids=["one record a flush", "four at once"])
-def test_the_p99_behind_whole_records_and_bursts(rate, burst, timeout):
-    drawn = _served(rate, burst, 0.01, timeout)
+@pytest.mark.parametrize(("rate", "timeout"), [(90, 0.01), (20, 0.01), (90, 0.1)])
+def test_l3_s_p99_is_that_of_a_subtask_serving_whole_records(rate, timeout):
+    """A marker written just behind one record waits that record's whole service: (L3)
+    takes the records written before it whole, as the subtask serving them does."""
+    drawn = _served(rate, 1, 0.01, timeout)
     hop = Hop(("src", "work"), timeout, False, rate * 0.01, 1, 0.01, 0.0, True, 0.0)
     assert distribution((hop,)).p99 == pytest.approx(float(np.quantile(drawn, 0.99)),
+                                                     rel=0.05)
+
+
+@pytest.mark.xfail(strict=True, reason="records that come due together (four partitions "
+                   "in step, as the bench's topics with --arrivals together) queue behind "
+                   "each other, which no Flink metric shows: (L3) takes them evenly spaced")
+def test_the_p99_behind_bursts():
+    drawn = _served(90, 4, 0.01, 0.01)
+    hop = Hop(("src", "work"), 0.01, False, 0.9, 1, 0.01, 0.0, True, 0.0)
+    assert distribution((hop,)).p99 == pytest.approx(float(np.quantile(drawn, 0.99)),
                                                      rel=0.1)
+
+
+def test_the_bursts_gap_is_the_one_docs_models_md_gives():
+    """docs/models.md: four records due together every 44 ms (90 records/s of 10 ms, 10 ms
+    timeout) lift the age at which the subtask reaches a marker from 10 ms to 23 on average
+    and from 19 ms to 47 at the p99; evenly spaced, (L3) gives the 10 and the 19."""
+    even, bursts = _served(90, 1, 0.01, 0.01), _served(90, 4, 0.01, 0.01)
+    said = distribution((Hop(("src", "work"), 0.01, False, 0.9, 1, 0.01, 0.0, True, 0.0),))
+    assert float(even.mean()) == pytest.approx(0.010, abs=0.0005) == said.mean
+    assert float(np.quantile(even, 0.99)) == pytest.approx(0.019, abs=0.0005) == said.p99
+    assert float(bursts.mean()) == pytest.approx(0.023, abs=0.0005)
+    assert float(np.quantile(bursts, 0.99)) == pytest.approx(0.047, abs=0.0005)
 
 
 def test_the_horizon_s_queue_at_another_count_takes_the_records_own_share():
@@ -294,15 +320,3 @@ def test_the_horizon_s_queue_at_another_count_takes_the_records_own_share():
     assert queueing(averaged, 50.0, 2, 140.0) == pytest.approx(
         replace(averaged, busy=50 / 140, service=2 / 140).batch
         + (50 / 140) / (1 - 50 / 140) * 0.5 * 2 / 140)
-
-
-def test_the_p99_gap_of_one_record_s_grain_is_the_one_docs_models_md_gives():
-    """docs/models.md: a marker just behind one record waits its whole service, 19 ms in
-    the served simulation where (L3), spreading records as a fluid, says 10 (90 records/s of
-    10 ms behind a 10 ms timeout): at most one service apart."""
-    drawn = float(np.quantile(_served(90, 1, 0.01, 0.01), 0.99))
-    said = distribution((Hop(("src", "work"), 0.01, False, 0.9, 1, 0.01, 0.0, True,
-                             0.0),)).p99
-    assert said == pytest.approx(0.010, abs=0.0005)
-    assert drawn == pytest.approx(0.019, abs=0.001)
-    assert drawn - said <= 0.01  # up to one service

@@ -9,6 +9,8 @@ channel carrying lambda_c records/s of b bytes. A marker written u after a flush
 T - u in the buffer; the lambda_c u records written before it arrive with it, and the next
 subtask serves them first, (rho / c) u of work with c channels into it (rho its busy
 share). So the two together are uniform on [rho T / c, T]: T (1 + rho / c) / 2 on average.
+The records come whole, though, and the tail shows it: a marker written just behind one
+waits that record's whole service (``_flushed``).
 The other c - 1 channels' batches, at their own phases, leave (c - 1) rho^2 T / (2 c^2)
 behind on average. What is left of the queue is Kingman's, with the arrivals' own
 variability taken out by the flushes (c_a^2 = 0) and the service's c_s^2 measured where
@@ -172,7 +174,7 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     fixed += sum(min(h.busy, 1.0) * h.buffer / h.channels for h in hops[1:])
     later = sum(h.flush for h in hops[1:]) / 2
     tails = [h.queue / h.busy * TAIL if h.busy > 0 and h.queue > 0 else 0.0 for h in hops]
-    top = sum(h.flush for h in hops) + sum(tails)
+    top = sum(h.flush for h in hops) + hops[0].service + sum(tails)
     if top <= 0:
         return Distribution(mean, mean, mean, band, flushes)
     step = top / (GRID - 1)
@@ -186,7 +188,7 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     p = _quantile(np.fft.irfft(total, GRID), x, quantile)
     # the first buffer is flushed within T or C; a later one within its T, whether or not
     # the barrier, which may be held up on its way (aligned, a snapshot taken), comes first
-    worst = min(hops[0].flush, _barrier(hops)) + sum(h.flush for h in hops[1:])
+    worst = _first_worst(hops[0], _barrier(hops)) + sum(h.flush for h in hops[1:])
     worst += _quantile(np.fft.irfft(queues, GRID), x, quantile)
     return Distribution(mean, p + fixed, worst + fixed, band, flushes)
 
@@ -197,25 +199,45 @@ def _point(at: float, step: float) -> np.ndarray:
     return pmf
 
 
-BARRIER_GRID = 128  # phases of the timer and of the barriers, each
+BARRIER_GRID = 128  # phases of the timer and of the barriers, each, where checkpoints run
+TIMER_GRID = 1024   # phases of the timer alone
 
 
 def _flushed(h: Hop, step: float, later: float, barrier: float) -> np.ndarray:
-    """The waits until the flushes plus the work written since the first hop's last flush,
-    r + ``later`` + (rho/c) a, ``later`` the later hops' waits: uniform on
-    [rho T / c + later, T + later] with the timers alone; with barriers, over a grid of the
-    first timer's phase and the ``barrier``'s (C), which cuts the waits short together."""
+    """The waits until the flushes plus the records written since the first hop's last
+    flush, ``later`` the later hops' waits: over a grid of the first timer's phase, and of
+    the ``barrier``'s (C), which cuts the waits short together. The records are whole: the
+    (rho / c) u of work written in u comes as n = (rho / c) u / S records of S each on
+    average, evenly spaced, so floor(n) or floor(n) + 1 of them, with the odds that keep the
+    mean n (a marker written just behind one record waits its whole service)."""
     k = min(h.busy, 1.0) / h.channels
-    if not math.isfinite(barrier):
-        return _uniform(k * h.flush + later, h.flush + later, step)
-    timer = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * h.flush
-    phases = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * barrier
-    since, until = np.meshgrid(timer, phases)
-    waits = (np.minimum(h.flush - since + later, barrier - until)
-             + k * np.minimum(since, until))
-    points = np.clip(np.rint(waits / step).astype(int), 0, GRID - 1)
-    pmf: np.ndarray = np.bincount(points.ravel(), minlength=GRID) / points.size
+    if math.isfinite(barrier):
+        timer = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * h.flush
+        phases = (np.arange(BARRIER_GRID) + 0.5) / BARRIER_GRID * barrier
+        since, until = np.meshgrid(timer, phases)
+        waits = np.minimum(h.flush - since + later, barrier - until)
+        written = k * np.minimum(since, until)
+    else:
+        since = (np.arange(TIMER_GRID) + 0.5) / TIMER_GRID * h.flush
+        waits, written = h.flush - since + later, k * since
+    if h.service > 0:
+        records = written / h.service
+        whole = np.floor(records)
+        values = np.concatenate([waits + whole * h.service, waits + (whole + 1) * h.service])
+        odds = np.concatenate([1 - (records - whole), records - whole])
+    else:
+        values, odds = waits + written, np.ones_like(waits)
+    points = np.clip(np.rint(values.ravel() / step).astype(int), 0, GRID - 1)
+    pmf: np.ndarray = np.bincount(points, weights=odds.ravel(), minlength=GRID)
+    pmf /= pmf.sum()
     return pmf
+
+
+def _first_worst(h: Hop, barrier: float) -> float:
+    """The most a marker waits at the first hop, flushes and records written before it: a
+    whole T (or C, if sooner), and one record's service where records flow (written just
+    before the marker, just after the flush)."""
+    return min(h.flush, barrier) + (h.service if h.busy > 0 else 0.0)
 
 
 def _uniform(low: float, high: float, step: float) -> np.ndarray:
