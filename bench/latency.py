@@ -153,8 +153,7 @@ def over_runs(rows: list[dict]) -> list[dict]:  # type: ignore[type-arg]
     of the run whose busiest vertex read the most."""
     cases: dict[tuple, list[dict]] = {}  # type: ignore[type-arg]
     for r in rows:
-        cases.setdefault(tuple(_arrivals(r) if k == "arrivals" else r.get(k) for k in CASE),
-                         []).append(r)
+        cases.setdefault(tuple(r.get(k) for k in CASE), []).append(r)
     out = []
     for runs in cases.values():
         if len(runs) == 1:
@@ -168,10 +167,10 @@ def over_runs(rows: list[dict]) -> list[dict]:  # type: ignore[type-arg]
     return out
 
 
-def _arrivals(row: dict) -> str:  # type: ignore[type-arg]
-    """How the row's topics' events arrived (rows saved before the bench staggered the
-    partitions had them arrive together)."""
-    return str(row.get("arrivals", "together"))
+def saved(row: dict) -> dict:  # type: ignore[type-arg]
+    """A row as saved, with what rows saved before a field was kept had: their topics'
+    events arrived together (the partitions were not staggered)."""
+    return {"arrivals": "together", **row}
 
 
 def _off(predicted: float, low: float, high: float) -> float:
@@ -223,7 +222,7 @@ def table(rows: list[dict]) -> str:  # type: ignore[type-arg]
         if "p99_low" in r:
             p99 = f"{float(r['p99_low']) * 1000:.0f}-{p99}"
         out.append(f"| {r['flink']} | {r['taskmanagers']} | {r['timeout']} | "
-                   f"{_arrivals(r)} | {r['job']} | "
+                   f"{r['arrivals']} | {r['job']} | "
                    f"{r['busy']:g} ({_busiest(r):.2f}) | {r['rate']:g} | {r.get('runs', 1)} | "
                    f"{ms['predicted_r']:.0f} | "
                    f"{ms['predicted_marker']:.0f} | {ms['measured_mean']:.0f} | "
@@ -264,7 +263,7 @@ def main() -> None:
         "with --summary: the jobs' checkpoint interval (s), for rows saved without it"))
     args = parser.parse_args()
     if args.summary:
-        print(table(over_runs([recompute(r, args.barrier) for f in args.summary
+        print(table(over_runs([recompute(saved(r), args.barrier) for f in args.summary
                                for r in json.loads(Path(f).read_text())])))
         return
     work = Path(args.work) / time.strftime("%Y%m%d-%H%M%S")
