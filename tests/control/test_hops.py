@@ -304,6 +304,9 @@ def test_the_bursts_gap_is_the_one_docs_models_md_gives():
     assert float(np.quantile(even, 0.99)) == pytest.approx(0.019, abs=0.0005) == said.p99
     assert float(bursts.mean()) == pytest.approx(0.023, abs=0.0005)
     assert float(np.quantile(bursts, 0.99)) == pytest.approx(0.047, abs=0.0005)
+    # docs/models.md: the records taken as a fluid (no service to count whole) gave 10 ms
+    fluid = distribution((Hop(("src", "work"), 0.01, False, 0.9, 1, 0.0, 0.0, True, 0.0),))
+    assert fluid.p99 == pytest.approx(0.010, abs=0.0005) and fluid.mean == said.mean
 
 
 def test_the_horizon_s_queue_at_another_count_takes_the_records_own_share():
