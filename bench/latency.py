@@ -142,7 +142,8 @@ def recompute(row: dict, barrier: float) -> dict:  # type: ignore[type-arg]
         delay = h.get("delay", row["delays"] if i == 0 else 0.0)
         hops.append(Hop(tuple(h["stream"]), h["flush"], h["filled"], rho, h["channels"],
                         float(service), cs2, h["measured"], delay,
-                        float(h.get("barrier", barrier)), h.get("total")))
+                        float(h.get("barrier", barrier)), h.get("total"),
+                        float(h.get("firing", 0.0))))
     got = distribution(tuple(hops))
     return {**row, "predicted_marker": got.mean, "predicted_p99": got.p99,
             "promised": got.promise, "dominant": got.dominant(tuple(hops))}

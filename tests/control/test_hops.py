@@ -323,3 +323,84 @@ def test_the_horizon_s_queue_at_another_count_takes_the_records_own_share():
     assert queueing(averaged, 50.0, 2, 140.0) == pytest.approx(
         replace(averaged, busy=50 / 140, service=2 / 140).batch
         + (50 / 140) / (1 - 50 / 140) * 0.5 * 2 / 140)
+
+
+def _fired(rate: float, service: float, period: float, firing: float,
+           timeout: float = 0.01, markers: int = 20_000) -> np.ndarray:
+    """A source writing evenly spaced records, ``rate`` a second, into a buffer a timer
+    flushes every ``timeout``; a subtask serving them, ``service`` each, and every
+    ``period`` a window's firing of ``firing`` seconds, first come first served. Each
+    marker, written at a random moment, waits for its flush and what is ahead of it."""
+    rng = np.random.default_rng(13)
+    periods, phase = 40, rng.uniform(0, timeout)
+
+    def flushed(t: np.ndarray) -> np.ndarray:
+        return phase + np.ceil((t - phase) / timeout) * timeout
+
+    written = np.arange(int(rate * period * periods)) / rate
+    fires = np.arange(periods) * period + period / 3
+    at = np.concatenate([flushed(written + 1e-12), fires])
+    work = np.concatenate([np.full(len(written), service), np.full(periods, firing)])
+    order = np.lexsort((np.concatenate([written, fires]), at))
+    free, done = 0.0, np.empty(len(at))
+    for j in order:
+        free = max(free, at[j]) + work[j]
+        done[j] = free
+    t = rng.uniform(2 * period, (periods - 1) * period, markers)
+    reached = flushed(t)
+    ahead = done[np.searchsorted(written, t) - 1]  # the last record written before it
+    fired = np.searchsorted(fires, reached) - 1  # and the last firing before its flush
+    ahead = np.maximum(ahead, done[len(written) + fired])
+    return np.maximum(ahead, reached) - t
+
+
+@pytest.mark.parametrize(("rate", "firing"), [(50, 0.5), (20, 1.2), (100, 0.3)])
+def test_a_marker_that_meets_a_window_s_firing_waits_behind_it(rate, firing):
+    """A window's firing comes at once: the markers that meet it wait up to its length, and
+    the records queued behind it stretch its hold to D / (1 - rho); (L3)'s mean and p99
+    against a subtask serving the records a timer flushed and the firings one after the
+    other."""
+    service, period = 0.004, 2.0
+    drawn = _fired(rate, service, period, firing)
+    busy = rate * service
+    hop = Hop(("src", "work"), 0.01, False, busy, 1, service, 0.0, True, 0.0,
+              total=busy + firing / period, firing=firing)
+    got = distribution((hop,))
+    assert got.mean == pytest.approx(float(drawn.mean()), rel=0.05)
+    assert got.p99 == pytest.approx(float(np.quantile(drawn, 0.99)), rel=0.05)
+    assert got.dominant((hop,)) == "the windows' firings"
+    assert replace(hop, firing=0.0).fired == 0.0  # none read: no wait behind one
+    assert distribution((replace(hop, firing=0.0),)).mean < 0.01
+
+
+def test_the_longest_firing_is_read_from_one_subtask_s_slices():
+    """q8's join at 30 events/s a topic: a 10 s window read in five slices of 2 s, records
+    of 1 ms, a firing of 4.57 s from the second slice to the fourth; and one cut by the
+    window's two ends, read whole."""
+    from streamplace.control.flink.window import vertex_window
+
+    inside = _details([(0, 0), (120, 120), (1200, 130), (3200, 130), (4820, 250),
+                       (4940, 370)])
+    assert vertex_window("v", inside[0], inside[-1], inside[1:-1]).firing == \
+        pytest.approx(1.07 + 2.0 + 1.5, abs=0.01)
+    cut = _details([(0, 0), (1500, 0), (1620, 120), (1740, 240), (1860, 360), (4860, 370)])
+    assert vertex_window("v", cut[0], cut[-1], cut[1:-1]).firing == \
+        pytest.approx(1.5 + 3.0 - 0.01, abs=0.01)
+    steady = _details([(0, 0), (900, 90), (1800, 180), (2700, 270), (3600, 360)])
+    assert vertex_window("v", steady[0], steady[-1], steady[1:-1]).firing == 0.0
+
+
+def test_the_horizon_takes_the_wait_behind_a_firing_at_its_mean_and_its_p99():
+    """(H7)'s hop wait adds (L3)'s wait behind a firing: f D / 2 on average, and at the p99
+    the firing's own 99th percentile, D (1 - 0.01 / f), where f, the share of markers that
+    meet one, falls with the capacity the counts give."""
+    from streamplace.control.autoscale.latency_ahead import queueing, waited
+
+    hop = Hop(("a", "b"), 0.01, False, 0.2, 1, 0.004, 0.0, True, 0.0, total=0.45,
+              firing=0.5)
+    assert hop.fired == pytest.approx(0.25 / 0.8)
+    assert waited(hop, "mean") == pytest.approx(hop.batch + hop.fired * 0.25)
+    assert waited(hop, "p99") == pytest.approx(hop.batch + 0.5 * (1 - 0.01 / hop.fired))
+    # twice the capacity: the firings take half the share, and the markers meet them less
+    one, two = (queueing(hop, 50.0, k, 50.0 / 0.45 * k, "mean") for k in (1, 2))
+    assert one == pytest.approx(waited(hop, "mean")) and two < one

@@ -31,6 +31,7 @@ from streamplace.control.flink.holdings import holdings
 from streamplace.control.flink.markers import checkpoint_interval, job_markers
 from streamplace.control.flink.read import read_job
 from streamplace.control.flink.rescale import JobAddress
+from streamplace.control.flink.samples import short_spans
 from streamplace.control.flink.window import SLICES
 from streamplace.control.running.documents import documents
 from streamplace.control.running.latency import TOLERANCE as LATENCY_TOLERANCE
@@ -147,7 +148,8 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
         found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE,
                                    obs.variability(), network_buffer(config),
                                    checkpoint_interval(job), obs.forward(),
-                                   obs.record_service())
+                                   obs.record_service(), obs.firing())
+        found.notes += short_spans(measured, obs.window or 0.0, config)
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

@@ -23,7 +23,10 @@ taken at
 
 (where the window read the busy time a record typically takes, S_r, below the average, the
 queue is the records' own, rho = lambda_t S_r / k, S = S_r, and lambda_t / C(k) < 1 its
-bound: the work no record brings counts towards the capacity only, as in (L3))
+bound: the work no record brings counts towards the capacity, and a window's firing,
+D at once, holds up the markers that meet it, a share (total - rho) / (1 - rho) of them,
+as in (L3); D is taken as it runs at every count, though split over more subtasks it
+would shorten: on the safe side)
 
 with T, c, c_s^2 and the barriers those of the hop into it on the running job (the
 producers' count c is taken as it runs: the term it enters is the smaller one). A window's
@@ -55,12 +58,14 @@ def queueing(hop: Hop, load: float, count: int, capacity: float,
 
 
 def waited(hop: Hop, statistic: str = "mean") -> float:
-    """The hop's queueing terms: the batch flushed with the marker and the wait, at its mean
-    or at its 99th percentile."""
+    """The hop's queueing terms: the batch flushed with the marker, the wait and the wait
+    behind a firing, at their means or at their 99th percentiles."""
+    firing = hop.behind_firing if statistic == "mean" else (
+        hop.firing * (1 - 0.01 / hop.fired) if hop.fired > 0.01 else 0.0)
     if statistic == "mean" or hop.queue <= 0 or not math.isfinite(hop.queue):
-        return hop.batch + hop.queue
+        return hop.batch + hop.queue + firing
     scale = hop.queue / hop.busy  # the wait of a marker that waits, exponential
-    return hop.batch + (scale * math.log(100 * hop.busy) if hop.busy > 0.01 else 0.0)
+    return hop.batch + firing + (scale * math.log(100 * hop.busy) if hop.busy > 0.01 else 0.0)
 
 
 def latency_paths(paths: list[PathLatency], limit: float, counts: dict[str, list[int]],

@@ -113,7 +113,8 @@ def job_markers(job: str, vertex_of: dict[str, str], config: dict[str, str] | No
     counts = check_held(config, get_json(where.at(where.job), "JOB"), {
         pair: (vertex_of[pair[0]], vertex_of[pair[1]]) for pair in read
         if pair[0] in vertex_of and pair[1] in vertex_of})
-    return {pair: replace(m, markers=counts.get(pair)) for pair, m in read.items()}, timeout
+    return {pair: replace(m, markers=counts[pair][0], span=counts[pair][1])
+            if pair in counts else m for pair, m in read.items()}, timeout
 
 
 NO_PERIODIC = 10 ** 15  # ms: Flink's interval where periodic checkpoints are off (Long.MAX)

@@ -16,6 +16,7 @@ from typing import Any
 
 from streamplace.control.durations import duration
 from streamplace.control.flink.answers import as_number
+from streamplace.control.running.latency import Measured
 from streamplace.errors import InputError
 
 HISTORY = 128       # metrics.latency.history-size's default
@@ -58,16 +59,17 @@ def held(config: dict[str, str], job: Any, source: str, op: str,
 
 
 def check_held(config: dict[str, str], job: Any, pairs: dict[tuple[str, str], tuple[str, str]],
-               ) -> dict[tuple[str, str], float]:
-    """Each pair's markers held (``pairs``: (source, operator) -> their vertex ids); bad
-    input naming the first pair with fewer than MIN_MARKERS, and when to read again."""
+               ) -> dict[tuple[str, str], tuple[float, float]]:
+    """Each pair's markers held and the seconds they arrived over (``pairs``: (source,
+    operator) -> their vertex ids); bad input naming the first pair with fewer than
+    MIN_MARKERS, and when to read again."""
     counts = {}
     for pair, (source, op) in pairs.items():
         found = held(config, job, source, op)
         if found is None:
             continue
         count, arriving = found
-        counts[pair] = count
+        counts[pair] = (count, count / arriving)
         if count < MIN_MARKERS:
             every = interval(config) or 1.0
             short = history(config) < MIN_MARKERS
@@ -81,3 +83,22 @@ def check_held(config: dict[str, str], job: Any, pairs: dict[tuple[str, str], tu
                 "or lower metrics.latency.interval", path="metrics.latency.history-size"
                 if short else "metrics.latency.interval")
     return counts
+
+
+def short_spans(measured: dict[tuple[str, str], Measured], window: float,
+                config: dict[str, str]) -> list[str]:
+    """A note for each pair whose full histograms span less than the ``window`` the model
+    read (the seconds their markers arrived over): a window's firing, or most phases of a
+    slow flush timer, may fall outside them, and the two then describe different times (10
+    markers at one per 97 ms span 1 s: the end-to-end tier's history against a 10 s
+    window). A histogram still filling spans the time its vertex ran, which waiting mends."""
+    out, size = [], history(config)
+    for (source, op), m in measured.items():
+        if m.span is not None and m.markers is not None and m.markers >= size \
+                and m.span < window:
+            out.append(f"the latency markers of {source} -> {op} arrived over the last "
+                       f"{m.span:.1f} s (metrics.latency.history-size {size}), less than "
+                       f"the {window:g} s window read: a window's firing or a flush "
+                       "timer's phase may be missed; set metrics.latency.history-size to at "
+                       f"least {math.ceil(size * window / m.span)}")
+    return out

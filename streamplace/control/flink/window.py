@@ -42,7 +42,7 @@ def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None 
         raise EngineError(f"vertex {name!r} ran {len(first)} subtasks at the window's start "
                           f"and {len(second)} at its end: the job was rescaled during the "
                           "window; observe again once it has settled")
-    busy, pressed, spans, busy_ms, served = [], [], [], 0.0, []
+    busy, pressed, spans, busy_ms, served, sliced = [], [], [], 0.0, [], []
     counts = dict.fromkeys(COUNTS, 0.0)
     for index, end in second.items():
         start = first[index]
@@ -64,11 +64,15 @@ def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None 
         pressed.append(min(1.0, max(0.0, deltas["accumulated-backpressured-time"] / span)))
         spans.append(span)
         busy_ms += max(0.0, deltas["accumulated-busy-time"])
-        served += _slices(start, [_subtasks(d).get(index) for d in between or []], end)
+        sliced.append(_slices(start, [_subtasks(d).get(index) for d in between or []], end))
+        served += sliced[-1]
         for k in COUNTS:
             counts[k] += deltas[k]
+    record = record_service(served)
     return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms,
-                  service_variability(served), record_service(served))
+                  service_variability(served), record,
+                  max((firing(one, record) for one in sliced), default=0.0)
+                  if record is not None else None)
 
 
 def _slices(start: dict[str, float], middle: list[dict[str, float] | None],
@@ -140,6 +144,35 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     typical = statistics.median(b / n for b, n in read)
     spread = statistics.median((b - typical * n) ** 2 / n for b, n in read) / CHI2_MEDIAN
     return spread / typical ** 2
+
+
+def firing(slices: list[tuple[float, float]], record: float) -> float:
+    """The longest firing one subtask's slices (in the order read) hold: the busy seconds no
+    record brought (busy time less its records' typical work), summed over a run of slices
+    that each hold some (more than FIRED times their records' work, or busy with none
+    read). A firing the window's ends cut is read in two parts, one at each end, taken as
+    one: exact where the window lasts the firings' period, or a multiple of it (a 10 s
+    window over 10 s tumbling windows), and short of the firing otherwise. 0 where none.
+
+    >>> round(firing([(0.1, 100), (1.9, 5), (2.0, 0), (0.6, 60), (0.1, 100)], 0.001), 3)
+    4.435
+    >>> round(firing([(1.5, 0), (0.1, 100), (0.1, 100), (0.1, 100), (0.5, 0)], 0.001), 3)
+    2.0
+    """
+    runs: list[float] = []
+    run, held = 0.0, []
+    for b, n in slices:
+        holds = b > FIRED * n * record if n > 0 else b > 0
+        held.append(holds)
+        if holds:
+            run += max(0.0, b - n * record)
+        elif run > 0:
+            runs, run = [*runs, run], 0.0
+    if run > 0:
+        runs.append(run)
+    if len(runs) > 1 and held[0] and held[-1]:  # one firing cut by the window's two ends
+        runs = [runs[0] + runs[-1], *runs[1:-1]]
+    return max(runs, default=0.0)
 
 
 def windows(vertices: dict[str, str], before: dict[str, Any],

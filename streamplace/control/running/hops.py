@@ -22,11 +22,11 @@ the subtasks' busy time and records give it:
 
 rho and 1/mu are what the records bring where the window measured it: the busy time a
 record typically takes (the lower quartile over the window's readings), times the records.
-Work no record brings (a window's firing) is left out of them: while it runs the operator
-reads nothing, its input fills and holds its sources back, and the markers go through only
-before that and after it, so they show little of it (measured on q8, Flink 2.2.1:
-docs/benchmarks.md). It still counts towards the
-capacity: a consumer busy all the time, whatever with, has an unbounded queue.
+Work no record brings (a window's firing) is left out of them, and taken on its own: it
+comes at once, D seconds of it (the longest the window's slices read,
+``control/flink/window.py``), while the operator reads nothing, so the markers that meet
+one wait behind it, up to D (``Hop.fired``). It also counts towards the capacity: a
+consumer busy all the time, whatever with, has an unbounded queue.
 
 A checkpoint's barrier flushes every buffer it passes, and it follows the stream: a marker
 it flushed out of one buffer reaches the next just ahead of it, and is flushed out of that
@@ -63,6 +63,7 @@ class Hop:
     delay: float        # the stream's network delay (eq. 4)
     barrier: float = math.inf  # seconds between two checkpoints (the job's, every hop's)
     total: float | None = None  # the busy share with all its work, where rho is the records'
+    firing: float = 0.0  # D, seconds one firing of the consumer's windows takes, where read
 
     @property
     def buffer(self) -> float:
@@ -88,6 +89,22 @@ class Hop:
         return self.busy / (1 - self.busy) * self.variability / 2 * self.service
 
     @property
+    def fired(self) -> float:
+        """The share of the time a marker reaching the consumer finds a firing ahead of it:
+        the firings take total - rho of the time, D at once, and the records that queue
+        behind one are served after it at 1 - rho, so each holds the markers up for
+        D / (1 - rho), their wait falling evenly from D to nothing."""
+        if self.firing <= 0 or self.total is None or self.saturated:
+            return 0.0
+        return min(1.0, max(0.0, self.total - self.busy) / (1 - min(self.busy, 1.0)))
+
+    @property
+    def behind_firing(self) -> float:
+        """The mean wait behind the consumer's firings: uniform on [0, D] for the markers
+        that meet one."""
+        return self.fired * self.firing / 2
+
+    @property
     def saturated(self) -> bool:
         """Busy all the time: the queue grows."""
         return max(self.busy, self.total or 0.0) >= 1
@@ -95,8 +112,9 @@ class Hop:
     @property
     def after_flush(self) -> float:
         """The mean of what the marker meets once flushed: the records flushed with it, the
-        queue, the network (its wait in the buffer is the path's, ``flush_waits``)."""
-        return self.batch + self.queue + self.delay
+        queue, a firing, the network (its wait in the buffer is the path's,
+        ``flush_waits``)."""
+        return self.batch + self.queue + self.behind_firing + self.delay
 
 
 def flush_waits(hops: tuple[Hop, ...]) -> float:
@@ -149,6 +167,7 @@ class Distribution:
                  "the buffers' fill": share * sum(h.buffer for h in hops if h.filled),
                  "the records flushed with it": sum(h.batch for h in hops),
                  "the queues": sum(h.queue for h in hops),
+                 "the windows' firings": sum(h.behind_firing for h in hops),
                  "the network": sum(h.delay for h in hops)}
         return max(terms, key=lambda k: terms[k])
 
@@ -174,7 +193,8 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     fixed += sum(min(h.busy, 1.0) * h.buffer / h.channels for h in hops[1:])
     later = sum(h.flush for h in hops[1:]) / 2
     tails = [h.queue / h.busy * TAIL if h.busy > 0 and h.queue > 0 else 0.0 for h in hops]
-    top = sum(h.flush for h in hops) + hops[0].service + sum(tails)
+    top = sum(h.flush for h in hops) + hops[0].service + sum(tails) + sum(
+        h.firing for h in hops if h.fired > 0)
     if top <= 0:
         return Distribution(mean, mean, mean, band, flushes)
     step = top / (GRID - 1)
@@ -185,6 +205,10 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
         if h.queue > 0:
             q = np.fft.rfft(_queue(h.busy, h.queue / h.busy, step))
             total, queues = total * q, queues * q
+        if h.fired > 0:
+            f = np.fft.rfft(h.fired * _uniform(0.0, h.firing, step)
+                            + (1 - h.fired) * _point(0.0, step))
+            total, queues = total * f, queues * f
     p = _quantile(np.fft.irfft(total, GRID), x, quantile)
     # the first buffer is flushed within T or C; a later one within its T, whether or not
     # the barrier, which may be held up on its way (aligned, a snapshot taken), comes first

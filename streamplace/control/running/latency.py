@@ -59,6 +59,7 @@ class Measured:
     median: float   # the median of their medians
     p99: float      # the largest of their 99th percentiles
     markers: float | None = None  # how many a subtask's histogram holds, where known
+    span: float | None = None     # the seconds they arrived over, where known
 
     def held(self, statistic: str) -> float:
         """The value ``--response-time-statistic`` holds: the mean, or the p99."""
@@ -103,6 +104,7 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
                       segment: float = SEGMENT, barrier: float = math.inf,
                       forward: frozenset[tuple[str, str]] = frozenset(),
                       records: dict[str, float] | None = None,
+                      firings: dict[str, float] | None = None,
                       ) -> dict[tuple[str, str], Predicted]:
     """The model's R and marker age along the longest path from each pair's source to its
     operator (pairs the graph does not join are left out); ``variability``: the service's
@@ -111,7 +113,8 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
     ``forward`` the streams sent subtask to subtask (else every producer subtask to every
     consumer subtask), ``records`` the busy seconds a record typically takes, of the
     operators it was measured for (their rho and 1/mu then leave out the work no record
-    brings, which counts towards their capacity only)."""
+    brings, which counts towards their capacity, and, as ``firings`` says how long one
+    firing of it takes, in seconds, towards the markers' wait behind it)."""
     ev = evaluate(app, infra, plan)
     if ev.odrp is None:
         raise InputError.single("the plan does not place every operator", "give a "
@@ -131,12 +134,13 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
         channels = 1 if (p, k) in forward else max(1, metrics[p].count)
         flush, filled = channel_flush(timeout, s.rate / (channels * max(1, m.count)),
                                       s.bytes_per_s / s.rate if s.rate > 0 else 0.0, segment)
-        busy, service, total = m.load_per_replica / served, 1 / served, None
+        busy, service, total, fired = m.load_per_replica / served, 1 / served, None, 0.0
         if k in per_record and per_record[k] < service:
             busy, service, total = m.load_per_replica * per_record[k], per_record[k], busy
+            fired = (firings or {}).get(k, 0.0)
         return Hop((p, k), flush, filled, busy, channels, service,
                    measured.get(k, ASSUMED_VARIABILITY), k in measured, delay.get((p, k), 0.0),
-                   barrier, total)
+                   barrier, total, fired)
 
     per_record = records or {}
 
@@ -219,6 +223,7 @@ class PathLatency:
                 "per_hop": [{"stream": list(h.stream), "flush": h.flush, "filled": h.filled,
                              "busy": h.busy, "channels": h.channels, "service": h.service,
                              "delay": h.delay, "barrier": h.barrier, "total": h.total,
+                             "firing": h.firing, "fired": h.fired,
                              "buffer": h.buffer, "batch": h.batch, "queue": h.queue,
                              "variability": h.variability, "measured": h.measured}
                             for h in p.path],
@@ -232,7 +237,8 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
                variability: dict[str, float] | None = None,
                segment: float = SEGMENT, barrier: float = math.inf,
                forward: frozenset[tuple[str, str]] = frozenset(),
-               records: dict[str, float] | None = None) -> list[PathLatency]:
+               records: dict[str, float] | None = None,
+               firings: dict[str, float] | None = None) -> list[PathLatency]:
     """Every source-to-sink path of the running job whose markers were ``measured`` ((source
     operator, operator): its markers): the model's prediction against them. InputError
     (exit 2) with the setting that turns them on where the job reports none."""
@@ -247,7 +253,7 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
             "keep the sink a vertex of its own (disableChaining()), so that its markers "
             "are read", path="metrics.latency.interval")
     predicted = predicted_markers(app, infra, plan, timeout, pairs, variability, segment,
-                                  barrier, forward, records)
+                                  barrier, forward, records, firings)
     return [PathLatency(predicted[pair], measured[pair], tolerance) for pair in pairs
             if pair in predicted]
 

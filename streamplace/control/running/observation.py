@@ -23,6 +23,7 @@ class Window:
     busy_ms: float                # over all subtasks
     variability: float | None = None  # the service's c_s^2, where its subtasks measure it
     record_service: float | None = None  # busy seconds a record typically takes, where read
+    firing: float | None = None  # seconds the longest firing read takes, where records were
 
     def rate(self, count: str) -> float:
         return self.counts.get(count, 0.0) / self.seconds
@@ -137,6 +138,11 @@ class Observation:
         readings, where it measured them ((L3)'s queues: what a record brings, without the
         work no record brings)."""
         return self._read("record_service")
+
+    def firing(self) -> dict[str, float]:
+        """Each operator's longest firing over the window's readings, in seconds (0 where
+        none), where it read its records' service ((L3)'s wait behind a firing)."""
+        return self._read("firing")
 
     def _read(self, measure: str) -> dict[str, float]:
         """Each operator's ``measure`` of its window, where the window measured it."""
