@@ -377,8 +377,8 @@ def test_a_marker_that_meets_a_window_s_firing_waits_behind_it(rate, firing):
 
 def test_the_longest_firing_is_read_from_one_subtask_s_slices():
     """q8's join at 30 events/s a topic: a 10 s window read in five slices of 2 s, records
-    of 1 ms, a firing of 4.57 s from the second slice to the fourth; and one cut by the
-    window's two ends, read whole."""
+    of 1 ms, a firing of 4.57 s from the second slice to the fourth; and two cut by the
+    window's two ends, each read as its part inside (two firings, or one: not known)."""
     from streamplace.control.flink.window import vertex_window
 
     inside = _details([(0, 0), (120, 120), (1200, 130), (3200, 130), (4820, 250),
@@ -387,7 +387,7 @@ def test_the_longest_firing_is_read_from_one_subtask_s_slices():
         pytest.approx(1.07 + 2.0 + 1.5, abs=0.01)
     cut = _details([(0, 0), (1500, 0), (1620, 120), (1740, 240), (1860, 360), (4860, 370)])
     assert vertex_window("v", cut[0], cut[-1], cut[1:-1]).firing == \
-        pytest.approx(1.5 + 3.0 - 0.01, abs=0.01)
+        pytest.approx(3.0 - 0.01, abs=0.01)
     steady = _details([(0, 0), (900, 90), (1800, 180), (2700, 270), (3600, 360)])
     assert vertex_window("v", steady[0], steady[-1], steady[1:-1]).firing == 0.0
 
