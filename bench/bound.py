@@ -49,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from streamplace.control.flink.markers import fetch_markers
 from streamplace.control.flink.rescale import JobAddress
+from streamplace.control.flink.samples import HISTORY as MARKERS
 from streamplace.errors import StreamplaceError
 from tests.support.flink_cluster import SETTINGS, flink_cluster
 
@@ -61,7 +62,7 @@ CLUSTER = {**SETTINGS, "metrics.latency.interval": "97", "taskmanager.numberOfTa
            "execution.buffer-timeout.interval": "10 ms",
            # Flink's default, over the end-to-end tier's 10 (1 s of markers): a window's p99
            # is read over the 12 s before its end, not its last second
-           "metrics.latency.history-size": "128"}
+           "metrics.latency.history-size": str(MARKERS)}
 
 
 @dataclass

@@ -43,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from streamplace.control.flink.samples import HISTORY
 from streamplace.control.running.hops import Hop, distribution
 from tests.support.flink_cluster import SETTINGS, FlinkCluster, flink_cluster
 
@@ -60,7 +61,7 @@ ARRIVALS = ("even", "together")
 """A topic's events arrive evenly (its partitions staggered, as a paced producer writing to
 them in turn leaves them), or its PARTITIONS partitions' events arrive together, in bursts
 of PARTITIONS (tests/support/flink_job/Arrivals.java)."""
-HISTORY = 128
+MARKERS = HISTORY
 """Markers a histogram keeps (``metrics.latency.history-size``, Flink's default), set here
 over the end-to-end tier's 10: 128 at one per 97 ms span 12 s, a window of q8's join and
 its firing, and every phase of a 100 ms timer (each marker 3 ms on from the last); 10 span
@@ -117,7 +118,7 @@ def one(cluster: FlinkCluster, work: Path, query: str, busy: float, p: int,
         rows = drift["latency"]
         for row in rows:
             row.update(job=query, rate=rate, busy=busy, parallelism=p, arrivals=arrivals,
-                       history=HISTORY)
+                       history=MARKERS)
         if not rows:
             print(f"{query} busy {busy:g}: {drift['notes']}", file=sys.stderr)
         return rows  # type: ignore[no-any-return]
@@ -281,7 +282,7 @@ def main() -> None:
         for tms in map(int, args.taskmanagers.split(",")):
             for timeout in args.buffer_timeouts.split(","):
                 settings = {**SETTINGS, "metrics.latency.interval": "97",
-                            "metrics.latency.history-size": str(HISTORY),
+                            "metrics.latency.history-size": str(MARKERS),
                             "taskmanager.numberOfTaskSlots": str(4 // tms),
                             "taskmanager.load-balance.mode": "slots", **TIMEOUTS[timeout]}
                 place = work / f"flink-{version}-{tms}-{timeout}"
