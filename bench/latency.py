@@ -61,11 +61,23 @@ ARRIVALS = ("even", "together")
 """A topic's events arrive evenly (its partitions staggered, as a paced producer writing to
 them in turn leaves them), or its PARTITIONS partitions' events arrive together, in bursts
 of PARTITIONS (tests/support/flink_job/Arrivals.java)."""
-MARKERS = HISTORY
-"""Markers a histogram keeps (``metrics.latency.history-size``, Flink's default), set here
-over the end-to-end tier's 10: 128 at one per 97 ms span 12 s, a window of q8's join and
-its firing, and every phase of a 100 ms timer (each marker 3 ms on from the last); 10 span
-1 s, 30 ms of that timer's phases."""
+INTERVAL = 0.097  # seconds between two markers of a source subtask
+HELD = 1.2  # markers span this many windows: the model's window waits for its ends
+
+
+def markers(window: float) -> int:
+    """Markers a histogram keeps (``metrics.latency.history-size``), set here over the
+    end-to-end tier's 10: Flink's default, 128, or as many as span a longer window. 128 at
+    one per 97 ms span 12 s, a 10 s window (read over 10-12 s) of q8's join and its firing,
+    and every phase of a 100 ms timer (each marker 3 ms on from the last); 10 span 1 s, 30
+    ms of that timer's phases.
+
+    >>> markers(10.0), markers(30.0)
+    (128, 372)
+    """
+    return max(HISTORY, math.ceil(HELD * window / INTERVAL))
+
+
 TOPICS = {"q8": ("people", "auctions")}
 TIMEOUTS = {"10": {"execution.buffer-timeout.interval": "10 ms"},
             "100": {"execution.buffer-timeout.interval": "100 ms"},
@@ -118,7 +130,7 @@ def one(cluster: FlinkCluster, work: Path, query: str, busy: float, p: int,
         rows = drift["latency"]
         for row in rows:
             row.update(job=query, rate=rate, busy=busy, parallelism=p, arrivals=arrivals,
-                       history=MARKERS)
+                       history=markers(window), window=window)
         if not rows:
             print(f"{query} busy {busy:g}: {drift['notes']}", file=sys.stderr)
         return rows  # type: ignore[no-any-return]
@@ -150,7 +162,7 @@ def recompute(row: dict, barrier: float) -> dict:  # type: ignore[type-arg]
             "promised": got.promise, "dominant": got.dominant(tuple(hops))}
 
 
-CASE = ("flink", "taskmanagers", "timeout", "arrivals", "history", "job", "busy",
+CASE = ("flink", "taskmanagers", "timeout", "arrivals", "history", "window", "job", "busy",
         "parallelism", "source", "operator")
 
 
@@ -178,8 +190,9 @@ def over_runs(rows: list[dict]) -> list[dict]:  # type: ignore[type-arg]
 def saved(row: dict) -> dict:  # type: ignore[type-arg]
     """A row as saved, with what rows saved before a field was kept had: their topics'
     events arrived together (the partitions were not staggered), and their histograms held
-    the end-to-end tier's last 10 markers (the clusters' settings were taken whole)."""
-    return {"arrivals": "together", "history": 10, **row}
+    the end-to-end tier's last 10 markers (the clusters' settings were taken whole), and
+    were read over 10 s windows."""
+    return {"arrivals": "together", "history": 10, "window": 10.0, **row}
 
 
 def _off(predicted: float, low: float, high: float) -> float:
@@ -220,9 +233,9 @@ def _busiest(row: dict) -> float:  # type: ignore[type-arg]
 
 
 def table(rows: list[dict]) -> str:  # type: ignore[type-arg]
-    out = ["| Flink | TMs | timeout | arrivals | history | job | busy (read) | events/s | runs | "
-           "R | mean (model) | mean | p99 (model) | p99 | promised | mostly | verdict |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = ["| Flink | TMs | timeout | arrivals | history | W | job | busy (read) | events/s | "
+           "runs | R | mean (model) | mean | p99 (model) | p99 | promised | mostly | verdict |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ms = {k: float(r[k]) * 1000 for k in (  # a JSON "inf" is a path at its capacity
             "predicted_r", "predicted_marker", "measured_mean", "predicted_p99",
@@ -231,7 +244,7 @@ def table(rows: list[dict]) -> str:  # type: ignore[type-arg]
         if "p99_low" in r:
             p99 = f"{float(r['p99_low']) * 1000:.0f}-{p99}"
         out.append(f"| {r['flink']} | {r['taskmanagers']} | {r['timeout']} | "
-                   f"{r['arrivals']} | {r['history']} | {r['job']} | "
+                   f"{r['arrivals']} | {r['history']} | {r.get('window', 10.0):g} | {r['job']} | "
                    f"{r['busy']:g} ({_busiest(r):.2f}) | {r['rate']:g} | {r.get('runs', 1)} | "
                    f"{ms['predicted_r']:.0f} | "
                    f"{ms['predicted_marker']:.0f} | {ms['measured_mean']:.0f} | "
@@ -281,8 +294,8 @@ def main() -> None:
     for version in args.flink.split(","):
         for tms in map(int, args.taskmanagers.split(",")):
             for timeout in args.buffer_timeouts.split(","):
-                settings = {**SETTINGS, "metrics.latency.interval": "97",
-                            "metrics.latency.history-size": str(MARKERS),
+                settings = {**SETTINGS, "metrics.latency.interval": f"{INTERVAL * 1000:g}",
+                            "metrics.latency.history-size": str(markers(args.window)),
                             "taskmanager.numberOfTaskSlots": str(4 // tms),
                             "taskmanager.load-balance.mode": "slots", **TIMEOUTS[timeout]}
                 place = work / f"flink-{version}-{tms}-{timeout}"

@@ -38,7 +38,7 @@ from streamplace.control.clock import SystemClock
 from streamplace.control.flink.cluster import cluster_address
 from streamplace.control.flink.engine import FlinkCluster, FlinkEngine
 from streamplace.control.flink.rescale import JobAddress
-from streamplace.control.flink.window import SLICES
+from streamplace.control.flink.window import slices_over
 from streamplace.errors import InputError
 from streamplace.io.readers import read_document
 from streamplace.io.state import read_state, state_lock, write_state
@@ -165,7 +165,7 @@ def autoscale_command(
                    flink_config)
     options = AutoscaleOptions(**bounded(chosen)).checked()
     if options.max_response_time is not None:  # each service's c_s^2 for (L3)'s queues
-        engine.slices = SLICES
+        engine.slices = slices_over(options.metrics_window)
     rates = parse_rates(source_rate)
     goal = opts.build_objective(objective, weights, network_metric)
     if objective is None and weights is None:  # slots first, unless the user weighs

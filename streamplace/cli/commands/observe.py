@@ -32,10 +32,10 @@ from streamplace.control.flink.markers import checkpoint_interval, job_markers
 from streamplace.control.flink.read import read_job
 from streamplace.control.flink.rescale import JobAddress
 from streamplace.control.flink.samples import short_spans
-from streamplace.control.flink.window import SLICES
+from streamplace.control.flink.window import slices_over
 from streamplace.control.running.documents import documents
 from streamplace.control.running.latency import TOLERANCE as LATENCY_TOLERANCE
-from streamplace.control.running.latency import end_to_end
+from streamplace.control.running.latency import end_to_end, few_firings
 from streamplace.control.running.observation import Observation
 from streamplace.errors import InputError
 from streamplace.io.http import is_url
@@ -98,7 +98,7 @@ def observe_command(
     tolerance = TOLERANCE if tolerance is None else tolerance
     # held to markers, the window is read in slices: a lone subtask's service variability
     snapshot, obs = read_job(job, window, rates, load=occupied_out is not None,
-                             slices=SLICES if against and live else 1)
+                             slices=slices_over(window) if against and live and window else 1)
     docs = documents(obs, holdings(snapshot.get("load"), obs.address) if occupied_out
                      else None)
     requested = format_.value if format_ else None
@@ -149,7 +149,7 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
                                    obs.variability(), network_buffer(config),
                                    checkpoint_interval(job), obs.forward(),
                                    obs.record_service(), obs.firing())
-        found.notes += short_spans(measured, obs.window or 0.0, config)
+        found.notes += short_spans(measured, obs.window or 0.0, config) + few_firings(obs)
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

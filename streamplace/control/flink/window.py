@@ -25,8 +25,22 @@ from streamplace.solve.budget import StopRequest
 
 MIN_WINDOW = 5.0  # seconds: Flink's counters move in steps
 SLICES = 5  # readings of a window held to latency markers: a lone subtask's c_s^2
+SLICE = 2.0  # seconds: a window longer than SLICES of them is read in more slices
 TIMES = ("accumulated-busy-time", "accumulated-idle-time", "accumulated-backpressured-time")
 COUNTS = ("read-records", "write-records", "read-bytes", "write-bytes")
+
+
+def slices_over(window: float) -> int:
+    """How many slices a window of ``window`` seconds held to latency markers is read in:
+    SLICES, or one every SLICE seconds where that is more. A window read over several of a
+    job's window periods, to average its firings (q8's join fires every 10 s), keeps
+    slices as short as a 10 s window's, so a firing still reads as a run of them and the
+    records' typical service as the quiet slices between.
+
+    >>> slices_over(10.0), slices_over(5.0), slices_over(30.0)
+    (5, 5, 15)
+    """
+    return max(SLICES, round(window / SLICE))
 
 
 def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None = None,
@@ -69,31 +83,37 @@ def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None 
         for k in COUNTS:
             counts[k] += deltas[k]
     record = record_service(served)
+    runs = max((firings(one, record) for one in sliced), key=lambda r: max(r, default=0.0),
+               default=[]) if record is not None else []
     return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms,
                   service_variability(served), record,
-                  max((firing(one, record) for one in sliced), default=0.0)
-                  if record is not None else None)
+                  max(runs, default=0.0) if record is not None else None, len(runs))
 
 
 def _slices(start: dict[str, float], middle: list[dict[str, float] | None],
             end: dict[str, float]) -> list[tuple[float, float]]:
     """One subtask's (busy seconds, records read) over each slice of the window, its ends
-    and the readings between them that moved on from the last (a JobManager answering from
-    its cache repeats a reading: the slice then runs on to the next)."""
+    and the readings between them that moved on from the last: counted more time (a
+    JobManager answering from its cache repeats a reading: the slice then runs on to the
+    next). Time, not records: a slice inside a long firing reads none."""
     marks, out = [start], []
     for reading in [*middle, end]:
         if reading is None:
             continue
         if reading.get("read-records", 0.0) < marks[-1].get("read-records", 0.0):
             return []  # went back: the window's own check says why
-        if reading.get("read-records", 0.0) > marks[-1].get("read-records", 0.0) \
-                or reading is end:
+        if _ran(reading) > _ran(marks[-1]) or reading is end:
             marks.append(reading)
     for a, b in pairwise(marks):
         out.append((max(0.0, b.get("accumulated-busy-time", 0.0)
                         - a.get("accumulated-busy-time", 0.0)) / 1000,
                     b.get("read-records", 0.0) - a.get("read-records", 0.0)))
     return out
+
+
+def _ran(counters: dict[str, float]) -> float:
+    """The milliseconds a subtask counted, busy, idle or back-pressured."""
+    return sum(counters.get(k, 0.0) for k in TIMES)
 
 
 def record_service(served: list[tuple[float, float]]) -> float | None:
@@ -146,19 +166,24 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     return spread / typical ** 2
 
 
-def firing(slices: list[tuple[float, float]], record: float) -> float:
-    """The longest firing one subtask's slices (in the order read) hold: the busy seconds no
-    record brought (busy time less its records' typical work), summed over a run of slices
-    that each hold some (more than FIRED times their records' work, or busy with none
-    read). A firing the window's ends cut is read as the part inside; the parts at the two
-    ends are not joined, since a window a little longer than the firings' period holds a
-    whole firing at one end and the next one's start at the other (q8's join, 10 s
-    windows read over 10-12 s: 3.7 s joined, for firings of 1.8). 0 where none.
+def firings(slices: list[tuple[float, float]], record: float) -> list[float]:
+    """The firings one subtask's slices (in the order read) hold: for each, the busy
+    seconds no record brought (busy time less its records' typical work), summed over a run
+    of slices that each hold some (more than FIRED times their records' work, or busy with
+    none read). A firing the window's ends cut is read as the part inside; the parts at the
+    two ends are not joined, since a window a little longer than the firings' period holds
+    a whole firing at one end and the next one's start at the other (q8's join, 10 s
+    windows read over 10-12 s: 3.7 s joined, for firings of 1.8). The longest is the
+    firing (L3) waits behind.
 
-    >>> round(firing([(0.1, 100), (1.9, 5), (2.0, 0), (0.6, 60), (0.1, 100)], 0.001), 3)
-    4.435
-    >>> round(firing([(1.5, 0), (0.1, 100), (0.1, 100), (0.1, 100), (0.5, 0)], 0.001), 3)
-    1.5
+    >>> [round(d, 3) for d in firings([(0.1, 100), (1.9, 5), (2.0, 0), (0.6, 60),
+    ...                                 (0.1, 100)], 0.001)]
+    [4.435]
+    >>> [round(d, 3) for d in firings([(1.5, 0), (0.1, 100), (0.1, 100), (0.1, 100),
+    ...                                 (0.5, 0)], 0.001)]
+    [1.5, 0.5]
+    >>> firings([(0.1, 100), (0.1, 100)], 0.001)
+    []
     """
     runs: list[float] = []
     run = 0.0
@@ -167,7 +192,7 @@ def firing(slices: list[tuple[float, float]], record: float) -> float:
             run += max(0.0, b - n * record)
         elif run > 0:
             runs, run = [*runs, run], 0.0
-    return max([*runs, run])
+    return [*runs, run] if run > 0 else runs
 
 
 def windows(vertices: dict[str, str], before: dict[str, Any],

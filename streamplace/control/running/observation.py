@@ -24,6 +24,7 @@ class Window:
     variability: float | None = None  # the service's c_s^2, where its subtasks measure it
     record_service: float | None = None  # busy seconds a record typically takes, where read
     firing: float | None = None  # seconds the longest firing read takes, where records were
+    firings: int = 0  # firings read in the subtask whose firing is the longest
 
     def rate(self, count: str) -> float:
         return self.counts.get(count, 0.0) / self.seconds
