@@ -126,6 +126,10 @@ def one(cluster: FlinkCluster, work: Path, query: str, busy: float, p: int,
         held = _run("observe", url, "--window", str(window), *rates, "--against",
                     str(files["plan"]), "--application", str(files["app"]),
                     "--infrastructure", str(files["infra"]), "--json", "-q")
+        if held.returncode not in (0, 1):  # 1: the job broke a promise of the plan
+            print(f"{query} busy {busy:g}: observe --against failed: "
+                  f"{held.stderr.strip()}", file=sys.stderr)
+            return []
         drift = json.loads(held.stdout)["drift"]
         rows = drift["latency"]
         for row in rows:
@@ -156,7 +160,7 @@ def recompute(row: dict, barrier: float) -> dict:  # type: ignore[type-arg]
         hops.append(Hop(tuple(h["stream"]), h["flush"], h["filled"], rho, h["channels"],
                         float(service), cs2, h["measured"], delay,
                         float(h.get("barrier", barrier)), h.get("total"),
-                        float(h.get("firing", 0.0))))
+                        tuple(h.get("firings", [h["firing"]] if h.get("firing") else []))))
     got = distribution(tuple(hops))
     return {**row, "predicted_marker": got.mean, "predicted_p99": got.p99,
             "promised": got.promise, "dominant": got.dominant(tuple(hops))}

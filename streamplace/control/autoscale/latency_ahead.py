@@ -60,8 +60,7 @@ def queueing(hop: Hop, load: float, count: int, capacity: float,
 def waited(hop: Hop, statistic: str = "mean") -> float:
     """The hop's queueing terms: the batch flushed with the marker, the wait and the wait
     behind a firing, at their means or at their 99th percentiles."""
-    firing = hop.behind_firing if statistic == "mean" else (
-        hop.firing * (1 - 0.01 / hop.fired) if hop.fired > 0.01 else 0.0)
+    firing = hop.behind_firing if statistic == "mean" else hop.behind_firings(0.99)
     if statistic == "mean" or hop.queue <= 0 or not math.isfinite(hop.queue):
         return hop.batch + hop.queue + firing
     scale = hop.queue / hop.busy  # the wait of a marker that waits, exponential

@@ -83,11 +83,11 @@ def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None 
         for k in COUNTS:
             counts[k] += deltas[k]
     record = record_service(served)
-    runs = max((firings(one, record) for one in sliced), key=lambda r: max(r, default=0.0),
-               default=[]) if record is not None else []
+    runs = [firings(one, record) for one in sliced] if record is not None else []
     return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms,
                   service_variability(served), record,
-                  max(runs, default=0.0) if record is not None else None, len(runs))
+                  firing_lengths(runs) if record is not None else None,
+                  max((len(r) for r in runs), default=0))
 
 
 def _slices(start: dict[str, float], middle: list[dict[str, float] | None],
@@ -166,33 +166,52 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     return spread / typical ** 2
 
 
-def firings(slices: list[tuple[float, float]], record: float) -> list[float]:
-    """The firings one subtask's slices (in the order read) hold: for each, the busy
-    seconds no record brought (busy time less its records' typical work), summed over a run
-    of slices that each hold some (more than FIRED times their records' work, or busy with
-    none read). A firing the window's ends cut is read as the part inside; the parts at the
-    two ends are not joined, since a window a little longer than the firings' period holds
-    a whole firing at one end and the next one's start at the other (q8's join, 10 s
-    windows read over 10-12 s: 3.7 s joined, for firings of 1.8). The longest is the
-    firing (L3) waits behind.
+def firings(slices: list[tuple[float, float]], record: float) -> list[tuple[float, bool]]:
+    """The firings one subtask's slices (in the order read) hold, each as its seconds and
+    whether it lies whole inside the window: the busy seconds no record brought (busy time
+    less its records' typical work), summed over a run of slices that each hold some (more
+    than FIRED times their records' work, or busy with none read). A firing the window's
+    ends cut is read as the part inside; the parts at the two ends are not joined, since a
+    window a little longer than the firings' period holds a whole firing at one end and the
+    next one's start at the other (q8's join, 10 s windows read over 10-12 s: 3.7 s joined,
+    for firings of 1.8).
 
-    >>> [round(d, 3) for d in firings([(0.1, 100), (1.9, 5), (2.0, 0), (0.6, 60),
-    ...                                 (0.1, 100)], 0.001)]
-    [4.435]
-    >>> [round(d, 3) for d in firings([(1.5, 0), (0.1, 100), (0.1, 100), (0.1, 100),
-    ...                                 (0.5, 0)], 0.001)]
-    [1.5, 0.5]
+    >>> [(round(d, 3), whole) for d, whole in firings(
+    ...     [(0.1, 100), (1.9, 5), (2.0, 0), (0.6, 60), (0.1, 100)], 0.001)]
+    [(4.435, True)]
+    >>> [(round(d, 3), whole) for d, whole in firings(
+    ...     [(1.5, 0), (0.1, 100), (0.1, 100), (0.1, 100), (0.5, 0)], 0.001)]
+    [(1.5, False), (0.5, False)]
     >>> firings([(0.1, 100), (0.1, 100)], 0.001)
     []
     """
-    runs: list[float] = []
-    run = 0.0
-    for b, n in slices:
+    runs: list[tuple[float, bool]] = []
+    run, first = 0.0, True
+    for i, (b, n) in enumerate(slices):
         if (b > FIRED * n * record) if n > 0 else b > 0:
+            first = first if run > 0 else i == 0
             run += max(0.0, b - n * record)
         elif run > 0:
-            runs, run = [*runs, run], 0.0
-    return [*runs, run] if run > 0 else runs
+            runs, run = [*runs, (run, not first)], 0.0
+    return [*runs, (run, False)] if run > 0 else runs
+
+
+def firing_lengths(runs: list[list[tuple[float, bool]]]) -> tuple[float, ...]:
+    """The firings (L3) waits behind, from each subtask's: the ones whole inside the
+    window, since a marker meets each in proportion to its length and the longest of
+    several lies above the rest (q8's join, whose firings' work follows the matches each
+    window holds); where none lies whole inside it, the longest part read.
+
+    >>> firing_lengths([[(2.0, True), (1.0, False)], [(1.0, True)]])
+    (2.0, 1.0)
+    >>> firing_lengths([[(1.5, False), (0.5, False)]]), firing_lengths([[]])
+    ((1.5,), ())
+    """
+    whole = tuple(d for r in runs for d, inside in r if inside)
+    if whole:
+        return whole
+    cut = [d for r in runs for d, _ in r]
+    return (max(cut),) if cut else ()
 
 
 def windows(vertices: dict[str, str], before: dict[str, Any],

@@ -63,7 +63,7 @@ class Hop:
     delay: float        # the stream's network delay (eq. 4)
     barrier: float = math.inf  # seconds between two checkpoints (the job's, every hop's)
     total: float | None = None  # the busy share with all its work, where rho is the records'
-    firing: float = 0.0  # D, seconds one firing of the consumer's windows takes, where read
+    firings: tuple[float, ...] = ()  # seconds each firing of the consumer's windows read took
 
     @property
     def buffer(self) -> float:
@@ -89,6 +89,13 @@ class Hop:
         return self.busy / (1 - self.busy) * self.variability / 2 * self.service
 
     @property
+    def firing(self) -> float:
+        """D, the length of the firing a marker meets: a marker meets one in proportion to
+        its length, so sum D_i^2 / sum D_i over the firings read (0 where none)."""
+        total = sum(self.firings)
+        return sum(d * d for d in self.firings) / total if total > 0 else 0.0
+
+    @property
     def fired(self) -> float:
         """The share of the time a marker reaching the consumer finds a firing ahead of it:
         the firings take total - rho of the time, D at once, and the records that queue
@@ -103,6 +110,30 @@ class Hop:
         """The mean wait behind the consumer's firings: uniform on [0, D] for the markers
         that meet one."""
         return self.fired * self.firing / 2
+
+    def behind_firings(self, quantile: float) -> float:
+        """The wait behind the firings that ``quantile`` of the markers stay within: a
+        marker meets firing i with probability f D_i / sum D, and then waits uniformly on
+        [0, D_i], so P(W > x) = f sum (D_i - x)+ / sum D."""
+        beyond, total = 1 - quantile, sum(self.firings)
+        if self.fired <= beyond or total <= 0:
+            return 0.0
+
+        def tail(x: float) -> float:
+            return self.fired * sum(max(0.0, d - x) for d in self.firings) / total
+
+        low, high = 0.0, max(self.firings)
+        for _ in range(60):  # tail falls from f to 0 over [0, longest]: halve to a nanosecond
+            mid = (low + high) / 2
+            low, high = (mid, high) if tail(mid) > beyond else (low, mid)
+        return high
+
+    def firings_pmf(self, step: float) -> np.ndarray:
+        """The wait behind the firings on the grid: none with probability 1 - f, else
+        uniform up to the length of the firing met, met in proportion to its length."""
+        total = sum(self.firings)
+        met = sum(d / total * _uniform(0.0, d, step) for d in self.firings)
+        return self.fired * met + (1 - self.fired) * _point(0.0, step)
 
     @property
     def saturated(self) -> bool:
@@ -195,7 +226,7 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     later = sum(h.flush for h in hops[1:]) / 2
     tails = [h.queue / h.busy * TAIL if h.busy > 0 and h.queue > 0 else 0.0 for h in hops]
     top = sum(h.flush for h in hops) + hops[0].service + sum(tails) + sum(
-        h.firing for h in hops if h.fired > 0)
+        max(h.firings) for h in hops if h.fired > 0)
     if top <= 0:
         return Distribution(mean, mean, mean, band, flushes)
     step = top / (GRID - 1)
@@ -207,15 +238,14 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
             q = np.fft.rfft(_queue(h.busy, h.queue / h.busy, step))
             total, queues = total * q, queues * q
         if h.fired > 0:
-            total = total * np.fft.rfft(h.fired * _uniform(0.0, h.firing, step)
-                                        + (1 - h.fired) * _point(0.0, step))
+            total = total * np.fft.rfft(h.firings_pmf(step))
     p = _quantile(np.fft.irfft(total, GRID), x, quantile)
     # the first buffer is flushed within T or C; a later one within its T, whether or not
     # the barrier, which may be held up on its way (aligned, a snapshot taken), comes first
     worst = _first_worst(hops[0], _barrier(hops)) + sum(h.flush for h in hops[1:])
     worst += _quantile(np.fft.irfft(queues, GRID), x, quantile)
-    # a firing that the quantile's markers meet, from its start: its whole length
-    worst += sum(h.firing for h in hops if h.fired >= 1 - quantile)
+    # a firing that the quantile's markers meet, from its start: the longest's whole length
+    worst += sum(max(h.firings) for h in hops if h.fired >= 1 - quantile)
     return Distribution(mean, p + fixed, worst + fixed, band, flushes)
 
 

@@ -105,7 +105,7 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
                       segment: float = SEGMENT, barrier: float = math.inf,
                       forward: frozenset[tuple[str, str]] = frozenset(),
                       records: dict[str, float] | None = None,
-                      firings: dict[str, float] | None = None,
+                      firings: dict[str, tuple[float, ...]] | None = None,
                       ) -> dict[tuple[str, str], Predicted]:
     """The model's R and marker age along the longest path from each pair's source to its
     operator (pairs the graph does not join are left out); ``variability``: the service's
@@ -115,7 +115,7 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
     consumer subtask), ``records`` the busy seconds a record typically takes, of the
     operators it was measured for (their rho and 1/mu then leave out the work no record
     brings, which counts towards their capacity, and, as ``firings`` says how long one
-    firing of it takes, in seconds, towards the markers' wait behind it)."""
+    firing of it read took, in seconds, towards the markers' wait behind them)."""
     ev = evaluate(app, infra, plan)
     if ev.odrp is None:
         raise InputError.single("the plan does not place every operator", "give a "
@@ -135,10 +135,11 @@ def predicted_markers(app: Application, infra: Infrastructure, plan: Plan, timeo
         channels = 1 if (p, k) in forward else max(1, metrics[p].count)
         flush, filled = channel_flush(timeout, s.rate / (channels * max(1, m.count)),
                                       s.bytes_per_s / s.rate if s.rate > 0 else 0.0, segment)
-        busy, service, total, fired = m.load_per_replica / served, 1 / served, None, 0.0
+        busy, service, total = m.load_per_replica / served, 1 / served, None
+        fired: tuple[float, ...] = ()
         if k in per_record and per_record[k] < service:
             busy, service, total = m.load_per_replica * per_record[k], per_record[k], busy
-            fired = (firings or {}).get(k, 0.0)
+            fired = (firings or {}).get(k, ())
         return Hop((p, k), flush, filled, busy, channels, service,
                    measured.get(k, ASSUMED_VARIABILITY), k in measured, delay.get((p, k), 0.0),
                    barrier, total, fired)
@@ -224,7 +225,7 @@ class PathLatency:
                 "per_hop": [{"stream": list(h.stream), "flush": h.flush, "filled": h.filled,
                              "busy": h.busy, "channels": h.channels, "service": h.service,
                              "delay": h.delay, "barrier": h.barrier, "total": h.total,
-                             "firing": h.firing, "fired": h.fired,
+                             "firing": h.firing, "firings": list(h.firings), "fired": h.fired,
                              "buffer": h.buffer, "batch": h.batch, "queue": h.queue,
                              "variability": h.variability, "measured": h.measured}
                             for h in p.path],
@@ -239,7 +240,7 @@ def end_to_end(measured: dict[tuple[str, str], Measured], app: Application,
                segment: float = SEGMENT, barrier: float = math.inf,
                forward: frozenset[tuple[str, str]] = frozenset(),
                records: dict[str, float] | None = None,
-               firings: dict[str, float] | None = None) -> list[PathLatency]:
+               firings: dict[str, tuple[float, ...]] | None = None) -> list[PathLatency]:
     """Every source-to-sink path of the running job whose markers were ``measured`` ((source
     operator, operator): its markers): the model's prediction against them. InputError
     (exit 2) with the setting that turns them on where the job reports none."""
@@ -288,10 +289,10 @@ def few_firings(obs: Observation) -> list[str]:
     out = []
     for v in obs.vertices:
         w = v.window
-        if w is not None and w.firing and w.firings < PERIODS:
-            out.append(f"{v.op}'s windows fired {w.firings} time(s) in the {w.seconds:.0f} s "
+        if w is not None and w.firing and w.periods < PERIODS:
+            out.append(f"{v.op}'s windows fired {w.periods} time(s) in the {w.seconds:.0f} s "
                        "window read: the share of time its firings take, and the markers' "
                        "wait behind them, swings with how many a window holds; read over at "
                        f"least {PERIODS} of their periods (observe --window "
-                       f"{math.ceil(PERIODS * w.seconds / w.firings)})")
+                       f"{math.ceil(PERIODS * w.seconds / w.periods)})")
     return out

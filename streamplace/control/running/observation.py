@@ -23,8 +23,8 @@ class Window:
     busy_ms: float                # over all subtasks
     variability: float | None = None  # the service's c_s^2, where its subtasks measure it
     record_service: float | None = None  # busy seconds a record typically takes, where read
-    firing: float | None = None  # seconds the longest firing read takes, where records were
-    firings: int = 0  # firings read in the subtask whose firing is the longest
+    firing: tuple[float, ...] | None = None  # seconds of each firing (L3), where records were
+    periods: int = 0  # the most firings one subtask read, whole or cut by the window's ends
 
     def rate(self, count: str) -> float:
         return self.counts.get(count, 0.0) / self.seconds
@@ -140,12 +140,12 @@ class Observation:
         work no record brings)."""
         return self._read("record_service")
 
-    def firing(self) -> dict[str, float]:
-        """Each operator's longest firing over the window's readings, in seconds (0 where
-        none), where it read its records' service ((L3)'s wait behind a firing)."""
+    def firing(self) -> dict[str, tuple[float, ...]]:
+        """Each operator's firings over the window's readings, in seconds (none where none
+        read), where it read its records' service ((L3)'s wait behind a firing)."""
         return self._read("firing")
 
-    def _read(self, measure: str) -> dict[str, float]:
+    def _read(self, measure: str) -> dict[str, Any]:
         """Each operator's ``measure`` of its window, where the window measured it."""
         out = {}
         for v in self.vertices:
