@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -88,8 +89,9 @@ SATURATED = 0.95  # a busy share read at which the queue grows: no steady latenc
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    # an internal error is printed with its traceback, for the run that fails to name it
     return subprocess.run([sys.executable, "-m", "streamplace", *args], capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600, env={**os.environ, "STREAMPLACE_DEBUG": "1"})
 
 
 def rate_at(query: str, busy: float, p: int) -> float:

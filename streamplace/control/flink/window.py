@@ -154,6 +154,8 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     True
     >>> service_variability([(0.1, 100), (0.1, 100), (2.0, 90), (1.5, 80), (0.1, 100)])
     0.0
+    >>> service_variability([(0.0, 100), (0.0, 100), (0.1, 100), *[(1.0, 100)] * 5]) is None
+    True
     """
     record = record_service(served)
     if record is None or record <= 0:
@@ -162,6 +164,8 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     if len(read) < 2:
         return None
     typical = statistics.median(b / n for b, n in read)
+    if typical <= 0:  # busy under a millisecond a slice (a sink's): no spread to scale
+        return None
     spread = statistics.median((b - typical * n) ** 2 / n for b, n in read) / CHI2_MEDIAN
     return spread / typical ** 2
 
