@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from streamplace.control.flink.window import record_service, service_variability
+from streamplace.control.flink.slices import record_service, service_variability
 from streamplace.control.running.hops import Hop, channel_flush, distribution, flush_waits
 from streamplace.control.running.latency import predicted_markers
 
@@ -225,12 +225,12 @@ def test_the_horizon_s_p99_wait_at_a_hop_is_the_99th_percentile_of_l3_s_queue(bu
     of (L3)'s queue (no wait with probability 1 - rho, else exponential of mean W / rho),
     here read off that distribution on a fine grid; the batch is added at its mean."""
     from streamplace.control.autoscale.latency_ahead import waited
-    from streamplace.control.running.hops import _quantile, _queue
+    from streamplace.control.running.grid import quantile_of, queue_wait
 
     hop = Hop(("a", "b"), 0.1, False, busy, 2, 0.01, 1.0, True, 0.0)
     scale = hop.queue / hop.busy
     step = 30 * scale / 4095
-    read = _quantile(_queue(hop.busy, scale, step), np.arange(4096) * step, 0.99)
+    read = quantile_of(queue_wait(hop.busy, scale, step), np.arange(4096) * step, 0.99)
     assert waited(hop, "p99") - hop.batch == pytest.approx(read, abs=2 * step)
     assert waited(hop, "mean") == pytest.approx(hop.batch + hop.queue)
     assert waited(replace(hop, busy=0.005), "p99") == pytest.approx(

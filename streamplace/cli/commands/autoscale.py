@@ -38,7 +38,7 @@ from streamplace.control.clock import SystemClock
 from streamplace.control.flink.cluster import cluster_address
 from streamplace.control.flink.engine import FlinkCluster, FlinkEngine
 from streamplace.control.flink.rescale import JobAddress
-from streamplace.control.flink.window import slices_over
+from streamplace.control.flink.slices import slices_over
 from streamplace.errors import InputError
 from streamplace.io.readers import read_document
 from streamplace.io.state import read_state, state_lock, write_state

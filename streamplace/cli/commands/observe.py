@@ -32,7 +32,7 @@ from streamplace.control.flink.markers import checkpoint_interval, job_markers
 from streamplace.control.flink.read import read_job
 from streamplace.control.flink.rescale import JobAddress
 from streamplace.control.flink.samples import short_spans
-from streamplace.control.flink.window import slices_over
+from streamplace.control.flink.slices import slices_over
 from streamplace.control.running.documents import documents
 from streamplace.control.running.latency import TOLERANCE as LATENCY_TOLERANCE
 from streamplace.control.running.latency import end_to_end, few_firings

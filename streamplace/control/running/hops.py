@@ -42,9 +42,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from streamplace.control.running.grid import GRID, point, quantile_of, queue_wait, uniform
+
 SEGMENT = 32 * 1024        # bytes: taskmanager.memory.segment-size's default, one buffer
 ASSUMED_VARIABILITY = 1.0  # c_s^2 where no spread over subtasks measures it
-GRID = 4096                # points of the distribution's grid: a quantile within 1/4096
 TAIL = 12.0                # an exponential queue is cut where e^-12 of it is left
 
 
@@ -132,8 +133,8 @@ class Hop:
         """The wait behind the firings on the grid: none with probability 1 - f, else
         uniform up to the length of the firing met, met in proportion to its length."""
         total = sum(self.firings)
-        met = sum(d / total * _uniform(0.0, d, step) for d in self.firings)
-        return self.fired * met + (1 - self.fired) * _point(0.0, step)
+        met = sum(d / total * uniform(0.0, d, step) for d in self.firings)
+        return self.fired * met + (1 - self.fired) * point(0.0, step)
 
     @property
     def saturated(self) -> bool:
@@ -160,7 +161,7 @@ def flush_waits(hops: tuple[Hop, ...]) -> float:
         return 0.0
     spectrum = np.ones(GRID + 1, dtype=complex)  # padded: the sum never wraps round
     for h in hops:
-        spectrum *= np.fft.rfft(_uniform(0.0, h.flush, step), 2 * GRID)
+        spectrum *= np.fft.rfft(uniform(0.0, h.flush, step), 2 * GRID)
     pmf = np.clip(np.fft.irfft(spectrum, 2 * GRID)[:GRID], 0.0, None)
     s = np.arange(GRID) * step
     # E[min(b, s)] for b uniform on [0, C]
@@ -232,27 +233,21 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     step = top / (GRID - 1)
     x = np.arange(GRID) * step
     total = np.fft.rfft(_flushed(hops[0], step, later, _barrier(hops)))
-    queues = np.fft.rfft(_point(0.0, step))
+    queues = np.fft.rfft(point(0.0, step))
     for h in hops:
         if h.queue > 0:
-            q = np.fft.rfft(_queue(h.busy, h.queue / h.busy, step))
+            q = np.fft.rfft(queue_wait(h.busy, h.queue / h.busy, step))
             total, queues = total * q, queues * q
         if h.fired > 0:
             total = total * np.fft.rfft(h.firings_pmf(step))
-    p = _quantile(np.fft.irfft(total, GRID), x, quantile)
+    p = quantile_of(np.fft.irfft(total, GRID), x, quantile)
     # the first buffer is flushed within T or C; a later one within its T, whether or not
     # the barrier, which may be held up on its way (aligned, a snapshot taken), comes first
     worst = _first_worst(hops[0], _barrier(hops)) + sum(h.flush for h in hops[1:])
-    worst += _quantile(np.fft.irfft(queues, GRID), x, quantile)
+    worst += quantile_of(np.fft.irfft(queues, GRID), x, quantile)
     # a firing that the quantile's markers meet, from its start: the longest's whole length
     worst += sum(max(h.firings) for h in hops if h.fired >= 1 - quantile)
     return Distribution(mean, p + fixed, worst + fixed, band, flushes)
-
-
-def _point(at: float, step: float) -> np.ndarray:
-    pmf = np.zeros(GRID)
-    pmf[min(GRID - 1, round(at / step))] = 1.0
-    return pmf
 
 
 BARRIER_GRID = 128  # phases of the timer and of the barriers, each, where checkpoints run
@@ -294,25 +289,3 @@ def _first_worst(h: Hop, barrier: float) -> float:
     whole T (or C, if sooner), and one record's service where records flow (written just
     before the marker, just after the flush)."""
     return min(h.flush, barrier) + (h.service if h.busy > 0 else 0.0)
-
-
-def _uniform(low: float, high: float, step: float) -> np.ndarray:
-    """Uniform on [low, high], each grid point holding the mass within half a step of it."""
-    if high - low < step:
-        return _point((low + high) / 2, step)
-    edges = (np.arange(GRID + 1) - 0.5) * step
-    cdf = np.clip((edges - low) / (high - low), 0.0, 1.0)
-    return np.diff(cdf)
-
-
-def _queue(busy: float, scale: float, step: float) -> np.ndarray:
-    """No wait with probability 1 - rho, else exponential of mean ``scale``."""
-    edges = np.maximum((np.arange(GRID + 1) - 0.5) * step, 0.0)
-    pmf: np.ndarray = busy * np.diff(1.0 - np.exp(-edges / scale))
-    pmf[0] += 1.0 - busy
-    return pmf
-
-
-def _quantile(pmf: np.ndarray, x: np.ndarray, q: float) -> float:
-    cdf = np.cumsum(np.clip(pmf, 0.0, None))
-    return float(x[min(len(x) - 1, int(np.searchsorted(cdf, q * cdf[-1])))])
