@@ -451,7 +451,7 @@ def test_a_window_holding_fewer_than_three_firings_says_to_read_over_a_longer_on
 
     [said] = noted([(0, 0), (120, 120), (1200, 130), (3200, 130), (4820, 250),
                     (4940, 370)])
-    assert said.startswith("join's windows fired 1 time(s) in the 10 s window read")
+    assert said.startswith("join's windows fired once in the 10 s window read")
     assert said.endswith("(observe --window 30)")
     firing, quiet = [(1500, 0)], [(120, 120)]
     three = [(0.0, 0.0)]

@@ -290,7 +290,8 @@ def few_firings(obs: Observation) -> list[str]:
     for v in obs.vertices:
         w = v.window
         if w is not None and w.firing and w.periods < PERIODS:
-            out.append(f"{v.op}'s windows fired {w.periods} time(s) in the {w.seconds:.0f} s "
+            times = "once" if w.periods == 1 else "twice"
+            out.append(f"{v.op}'s windows fired {times} in the {w.seconds:.0f} s "
                        "window read: the share of time its firings take, and the markers' "
                        "wait behind them, swings with how many a window holds; read over at "
                        f"least {PERIODS} of their periods (observe --window "
