@@ -8,6 +8,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from streamplace.control.flink.slices import record_service, service_variability
 from streamplace.control.running.hops import Hop, channel_flush, distribution, flush_waits
@@ -427,6 +429,35 @@ def test_the_firings_are_read_from_one_subtask_s_slices():
     steady = _details([(0, 0), (900, 90), (1800, 180), (2700, 270), (3600, 360)])
     read = vertex_window("v", steady[0], steady[-1], steady[1:-1])
     assert (read.firing, read.periods) == ((), 0)
+
+
+SLICE_STEPS = st.lists(st.tuples(
+    st.sampled_from([0.0, 1.0, 120.0, 1500.0, 2000.0]) | st.floats(0.0, 2000.0),
+    st.sampled_from([0, 1, 5, 120]) | st.integers(0, 300)), min_size=1, max_size=16)
+
+
+@given(SLICE_STEPS, st.floats(0.0, 0.45), st.floats(0.0, 0.45))  # the consumer keeps up
+@settings(max_examples=300, deadline=None)
+def test_any_counters_a_window_s_slices_read_give_a_finite_hop_or_none(steps, busy, more):
+    """Counters that only grow, read in up to 16 slices, with busy time or records standing
+    still in any of them (a sink that reads under a millisecond a slice, a slice inside a
+    firing): the window is read without error, its variability and firings finite or none,
+    and the hop they make has a finite distribution."""
+    from streamplace.control.flink.window import vertex_window
+
+    readings = [(0.0, 0.0)]
+    for b, n in steps:
+        readings.append((readings[-1][0] + b, readings[-1][1] + n))
+    window = vertex_window("v", *_ends(_details(readings)))
+    assert window.variability is None or np.isfinite(window.variability)
+    assert all(np.isfinite(d) and d > 0 for d in window.firing or ())
+    hop = Hop(("a", "b"), 0.01, False, busy, 1, window.record_service or 0.001,
+              window.variability or 1.0, True, 0.0, total=busy + more,
+              firings=window.firing or ())
+    got = distribution((hop,))
+    step = (0.02 + max(hop.firings, default=0.0)) / 4095  # the grid's, at most
+    assert np.isfinite(got.mean) and got.p99 <= got.promise + step
+    assert 0.0 <= hop.behind_firings(0.99) <= max(hop.firings, default=0.0)
 
 
 def _ends(details: list[dict]) -> tuple[dict, dict, list[dict]]:

@@ -41,6 +41,7 @@ def record_service(served: list[tuple[float, float]]) -> float | None:
 
 
 CHI2_MEDIAN = 0.4549  # the median of a chi-squared variable of one degree of freedom
+NO_TIME = 1e-9  # seconds a record takes below which no clock Flink reads tells them apart
 FIRED = 2.0  # a reading holding more than twice its records' typical work holds a firing
 
 
@@ -71,7 +72,7 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     if len(read) < 2:
         return None
     typical = statistics.median(b / n for b, n in read)
-    if typical <= 0:  # busy under a millisecond a slice (a sink's): no spread to scale
+    if typical <= NO_TIME:  # busy under a millisecond a slice (a sink's): nothing to scale
         return None
     spread = statistics.median((b - typical * n) ** 2 / n for b, n in read) / CHI2_MEDIAN
     return spread / typical ** 2
