@@ -8,6 +8,7 @@ import statistics
 
 SLICES = 5  # readings of a window held to latency markers: a lone subtask's c_s^2
 SLICE = 2.0  # seconds: a window longer than SLICES of them is read in more slices
+NO_TIME = 1e-9  # seconds a record takes below which no clock Flink reads tells them apart
 
 
 def slices_over(window: float) -> int:
@@ -37,11 +38,11 @@ def record_service(served: list[tuple[float, float]]) -> float | None:
     read = [b / n for b, n in served if n > 0]
     if len(read) < 2:
         return None
-    return min(read) if len(read) < 4 else statistics.quantiles(read, n=4)[0]
+    typical = min(read) if len(read) < 4 else statistics.quantiles(read, n=4)[0]
+    return typical if typical > NO_TIME else 0.0
 
 
 CHI2_MEDIAN = 0.4549  # the median of a chi-squared variable of one degree of freedom
-NO_TIME = 1e-9  # seconds a record takes below which no clock Flink reads tells them apart
 FIRED = 2.0  # a reading holding more than twice its records' typical work holds a firing
 
 

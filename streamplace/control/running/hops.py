@@ -234,19 +234,24 @@ def distribution(hops: tuple[Hop, ...], quantile: float = 0.99) -> Distribution:
     x = np.arange(GRID) * step
     total = np.fft.rfft(_flushed(hops[0], step, later, _barrier(hops)))
     queues = np.fft.rfft(point(0.0, step))
+    owns = queues  # the waits each marker draws afresh: the queues and the firings
     for h in hops:
         if h.queue > 0:
             q = np.fft.rfft(queue_wait(h.busy, h.queue / h.busy, step))
-            total, queues = total * q, queues * q
+            total, queues, owns = total * q, queues * q, owns * q
         if h.fired > 0:
-            total = total * np.fft.rfft(h.firings_pmf(step))
+            f = np.fft.rfft(h.firings_pmf(step))
+            total, owns = total * f, owns * f
     p = quantile_of(np.fft.irfft(total, GRID), x, quantile)
     # the first buffer is flushed within T or C; a later one within its T, whether or not
     # the barrier, which may be held up on its way (aligned, a snapshot taken), comes first
     worst = _first_worst(hops[0], _barrier(hops)) + sum(h.flush for h in hops[1:])
-    worst += quantile_of(np.fft.irfft(queues, GRID), x, quantile)
-    # a firing that the quantile's markers meet, from its start: the longest's whole length
-    worst += sum(max(h.firings) for h in hops if h.fired >= 1 - quantile)
+    # the queues at their quantile and a firing that the quantile's markers meet, from its
+    # start: the longest's whole length; or, where fewer meet one, the quantile of the
+    # queues and the firings together, which such a firing still lifts above the queues'
+    met = quantile_of(np.fft.irfft(queues, GRID), x, quantile) + sum(
+        max(h.firings) for h in hops if h.fired >= 1 - quantile)
+    worst += max(met, quantile_of(np.fft.irfft(owns, GRID), x, quantile))
     return Distribution(mean, p + fixed, worst + fixed, band, flushes)
 
 
