@@ -410,25 +410,22 @@ def test_the_firings_are_read_from_one_subtask_s_slices():
 
     inside = _details([(0, 0), (120, 120), (1200, 130), (3200, 130), (4820, 250),
                        (4940, 370)])
-    read = vertex_window("v", inside[0], inside[-1], inside[1:-1])
-    assert read.firing == pytest.approx((1.07 + 2.0 + 1.5,), abs=0.01)
-    assert read.periods == 1
+    read = vertex_window("v", *_ends(inside))
+    assert read.firings == pytest.approx((1.07 + 2.0 + 1.5,), abs=0.01)
+    assert read.times_fired == 1
     cut = _details([(0, 0), (1500, 0), (1620, 120), (1740, 240), (1860, 360), (4860, 370)])
-    read = vertex_window("v", cut[0], cut[-1], cut[1:-1])
-    assert read.firing == pytest.approx((3.0 - 0.01,), abs=0.01)  # the longer part
-    assert read.periods == 2
+    read = vertex_window("v", *_ends(cut))
+    assert read.firings == pytest.approx((3.0 - 0.01,), abs=0.01)  # the longer part
+    assert read.times_fired == 2
     # a window of three periods: a firing cut at its start, two whole ones of 1.5 and 1.2 s
     # (each with a slice's 120 records), and the whole ones are what the markers meet
-    steps = [(700, 0), (120, 120), (1620, 120), (120, 120), (1320, 120), (120, 120)]
-    three = [(0.0, 0.0)]
-    for busy, records in steps:
-        three.append((three[-1][0] + busy, three[-1][1] + records))
+    three = _counted([(700, 0), (120, 120), (1620, 120), (120, 120), (1320, 120), (120, 120)])
     read = vertex_window("v", *_ends(_details(three)))
-    assert read.firing == pytest.approx((1.5, 1.2), abs=0.01)
-    assert read.periods == 3
+    assert read.firings == pytest.approx((1.5, 1.2), abs=0.01)
+    assert read.times_fired == 3
     steady = _details([(0, 0), (900, 90), (1800, 180), (2700, 270), (3600, 360)])
-    read = vertex_window("v", steady[0], steady[-1], steady[1:-1])
-    assert (read.firing, read.periods) == ((), 0)
+    read = vertex_window("v", *_ends(steady))
+    assert (read.firings, read.times_fired) == ((), 0)
 
 
 SLICE_STEPS = st.lists(st.tuples(
@@ -442,18 +439,16 @@ def test_any_counters_a_window_s_slices_read_give_a_finite_hop_or_none(steps, bu
     """Counters that only grow, read in up to 16 slices, with busy time or records standing
     still in any of them (a sink that reads under a millisecond a slice, a slice inside a
     firing): the window is read without error, its variability and firings finite or none,
-    and the hop they make has a finite distribution."""
+    and the hop they make has a finite mean and a p99 within its promise (to the grid's
+    step)."""
     from streamplace.control.flink.window import vertex_window
 
-    readings = [(0.0, 0.0)]
-    for b, n in steps:
-        readings.append((readings[-1][0] + b, readings[-1][1] + n))
-    window = vertex_window("v", *_ends(_details(readings)))
+    window = vertex_window("v", *_ends(_details(_counted(steps))))
     assert window.variability is None or np.isfinite(window.variability)
-    assert all(np.isfinite(d) and d > 0 for d in window.firing or ())
+    assert all(np.isfinite(d) and d > 0 for d in window.firings or ())
     hop = Hop(("a", "b"), 0.01, False, busy, 1, window.record_service or 0.001,
               window.variability or 1.0, True, 0.0, total=busy + more,
-              firings=window.firing or ())
+              firings=window.firings or ())
     got = distribution((hop,))
     step = (0.02 + max(hop.firings, default=0.0)) / 4095  # the grid's, at most
     assert np.isfinite(got.mean) and got.p99 <= got.promise + step
@@ -461,7 +456,16 @@ def test_any_counters_a_window_s_slices_read_give_a_finite_hop_or_none(steps, bu
 
 
 def _ends(details: list[dict]) -> tuple[dict, dict, list[dict]]:
+    """A window's two ends and the readings between them."""
     return details[0], details[-1], details[1:-1]
+
+
+def _counted(steps: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The counters (busy ms, records read) at each reading, from what each slice added."""
+    readings = [(0.0, 0.0)]
+    for busy, records in steps:
+        readings.append((readings[-1][0] + busy, readings[-1][1] + records))
+    return readings
 
 
 def test_a_window_holding_fewer_than_three_firings_says_to_read_over_a_longer_one():
@@ -474,8 +478,7 @@ def test_a_window_holding_fewer_than_three_firings_says_to_read_over_a_longer_on
     from streamplace.control.running.observation import Observation, ObservedVertex
 
     def noted(readings: list[tuple[float, float]]) -> list[str]:
-        details = _details(readings)
-        window = vertex_window("join", details[0], details[-1], details[1:-1])
+        window = vertex_window("join", *_ends(_details(readings)))
         vertex = ObservedVertex("v", "join", "join", 1, None, ["src"], 30.0, None, {}, {},
                                 {}, window=window)
         return few_firings(Observation("q8", "j", None, "", None, [vertex], [], []))
@@ -485,10 +488,7 @@ def test_a_window_holding_fewer_than_three_firings_says_to_read_over_a_longer_on
     assert said.startswith("join's windows fired once in the 10 s window read")
     assert said.endswith("(observe --window 30)")
     firing, quiet = [(1500, 0)], [(120, 120)]
-    three = [(0.0, 0.0)]
-    for step in [*quiet, *firing] * 3 + quiet:  # three firings, each between quiet slices
-        three.append((three[-1][0] + step[0], three[-1][1] + step[1]))
-    assert noted(three) == []
+    assert noted(_counted([*quiet, *firing] * 3 + quiet)) == []  # three, quiet between
     assert noted([(0, 0), (900, 90), (1800, 180), (2700, 270), (3600, 360)]) == []
 
 

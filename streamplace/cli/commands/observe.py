@@ -148,7 +148,7 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
         found.latency = end_to_end(measured, *held, timeout, LATENCY_TOLERANCE,
                                    obs.variability(), network_buffer(config),
                                    checkpoint_interval(job), obs.forward(),
-                                   obs.record_service(), obs.firing())
+                                   obs.record_service(), obs.firings())
         found.notes += short_spans(measured, obs.window or 0.0, config) + few_firings(obs)
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)

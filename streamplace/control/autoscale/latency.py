@@ -60,7 +60,7 @@ def _held(markers: dict[tuple[str, str], Measured], timeout: float, observed: Ob
     ``observe --against`` does."""
     paths = end_to_end(markers, observed.app, observed.infra, observed.plan, timeout,
                        TOLERANCE, obs.variability(), forward=obs.forward(),
-                       records=obs.record_service(), firings=obs.firing())
+                       records=obs.record_service(), firings=obs.firings())
     missing = unmeasured(markers, observed.app)
     if missing:  # a bound held on some paths only would be said held on all
         raise InputError.single(

@@ -289,11 +289,11 @@ def few_firings(obs: Observation) -> list[str]:
     out = []
     for v in obs.vertices:
         w = v.window
-        if w is not None and w.firing and w.periods < PERIODS:
-            times = "once" if w.periods == 1 else "twice"
+        if w is not None and w.firings and w.times_fired < PERIODS:
+            times = "once" if w.times_fired == 1 else "twice"
             out.append(f"{v.op}'s windows fired {times} in the {w.seconds:.0f} s "
                        "window read: the share of time its firings take, and the markers' "
                        "wait behind them, swings with how many a window holds; read over at "
                        f"least {PERIODS} of their periods (observe --window "
-                       f"{math.ceil(PERIODS * w.seconds / w.periods)})")
+                       f"{math.ceil(PERIODS * w.seconds / w.times_fired)})")
     return out

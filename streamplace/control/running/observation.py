@@ -23,8 +23,8 @@ class Window:
     busy_ms: float                # over all subtasks
     variability: float | None = None  # the service's c_s^2, where its subtasks measure it
     record_service: float | None = None  # busy seconds a record typically takes, where read
-    firing: tuple[float, ...] | None = None  # seconds of each firing (L3), where records were
-    periods: int = 0  # the most firings one subtask read, whole or cut by the window's ends
+    firings: tuple[float, ...] | None = None  # seconds of each firing (L3), where records were
+    times_fired: int = 0  # the most firings one subtask read, whole or cut by the window's ends
 
     def rate(self, count: str) -> float:
         return self.counts.get(count, 0.0) / self.seconds
@@ -140,10 +140,10 @@ class Observation:
         work no record brings)."""
         return self._read("record_service")
 
-    def firing(self) -> dict[str, tuple[float, ...]]:
+    def firings(self) -> dict[str, tuple[float, ...]]:
         """Each operator's firings over the window's readings, in seconds (none where none
         read), where it read its records' service ((L3)'s wait behind a firing)."""
-        return self._read("firing")
+        return self._read("firings")
 
     def _read(self, measure: str) -> dict[str, Any]:
         """Each operator's ``measure`` of its window, where the window measured it."""
