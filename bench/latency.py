@@ -3,10 +3,11 @@
 Each Nexmark-shaped job (tests/support/flink_job/NexmarkJob.java) runs alone on a Flink
 cluster at a rate that keeps its work vertex busy a known share of the time, with a marker
 every 97 ms (``metrics.latency.interval: 97``: not a multiple of any buffer timeout, so
-the markers are written at every phase of the flushers' cycle) and Flink's default history
-of 128 markers. After 30 s, ``observe --source-rate ...`` writes its application,
-infrastructure and plan, and ``observe --window W --against PLAN`` compares each
-source-to-sink path's predicted mean, p99 and promise with the markers' mean and p99.
+the markers are written at every phase of the flushers' cycle) and a history spanning a
+whole number of the jobs' firing periods (``markers``). After 30 s, ``observe
+--source-rate ...`` writes its application, infrastructure and plan, and ``observe --window
+W --against PLAN`` compares each source-to-sink path's predicted mean, p99 and promise with
+the markers' mean and p99.
 
 The grid: Flink versions x TaskManagers (one 4-slot, or two 2-slot with every vertex at
 two subtasks, so that half of each hop crosses between them) x buffer timeouts (ms; ``fill``
@@ -64,19 +65,26 @@ them in turn leaves them), or its PARTITIONS partitions' events arrive together,
 of PARTITIONS (tests/support/flink_job/Arrivals.java)."""
 INTERVAL = 0.097  # seconds between two markers of a source subtask
 HELD = 1.2  # markers span this many windows: the model's window waits for its ends
+PERIOD = 10.0
+"""Seconds between two firings of q8's tumbling windows, the longest of the jobs' (q5's
+sliding windows fire every 2 s): markers spanning a whole number of them hold as many
+firings whenever they are read."""
 
 
 def markers(window: float) -> int:
     """Markers a histogram keeps (``metrics.latency.history-size``), set here over the
-    end-to-end tier's 10: Flink's default, 128, or as many as span a longer window. 128 at
-    one per 97 ms span 12 s, a 10 s window (read over 10-12 s) of q8's join and its firing,
-    and every phase of a 100 ms timer (each marker 3 ms on from the last); 10 span 1 s, 30
-    ms of that timer's phases.
+    end-to-end tier's 10: as many as span a whole number of PERIOD, at least HELD windows.
+    A span between two whole numbers holds one firing more or less as the read falls in the
+    period: 372 markers, 36 s, held three of q8's 4.6 s firings in each of six runs read at
+    the same time after the job started, 0.83 of their share of the time (docs/benchmarks.md).
+    206 at one per 97 ms span 20 s, two firings of q8's join, and every phase of a 100 ms
+    timer (each marker 3 ms on from the last); 10 span 1 s, 30 ms of that timer's phases.
 
     >>> markers(10.0), markers(30.0)
-    (128, 372)
+    (206, 412)
     """
-    return max(HISTORY, math.ceil(HELD * window / INTERVAL))
+    span = math.ceil(HELD * window / PERIOD) * PERIOD
+    return max(HISTORY, round(span / INTERVAL))
 
 
 TOPICS = {"q8": ("people", "auctions")}
@@ -115,7 +123,7 @@ def one(cluster: FlinkCluster, work: Path, query: str, busy: float, p: int,
     try:
         while cluster.get(f"/jobs/{job}")["state"] != "RUNNING":
             time.sleep(0.5)
-        time.sleep(30)  # the histograms fill (128 markers at one per 97 ms a source subtask)
+        time.sleep(30)  # then two windows are read: the histograms fill (one marker 97 ms)
         url = f"{cluster.rest}/jobs/{job}"
         files = {k: folder / f"{k}.yaml" for k in ("app", "infra", "plan")}
         made = _run("observe", url, "--window", str(window), *rates, "-o", str(files["app"]),
