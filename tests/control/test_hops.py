@@ -438,14 +438,16 @@ SLICE_STEPS = st.lists(st.tuples(
 def test_any_counters_a_window_s_slices_read_give_a_finite_hop_or_none(steps, busy, more):
     """Counters that only grow, read in up to 16 slices, with busy time or records standing
     still in any of them (a sink that reads under a millisecond a slice, a slice inside a
-    firing): the window is read without error, its variability and firings finite or none,
-    and the hop they make has a finite mean and a p99 within its promise (to the grid's
-    step)."""
+    firing): the window is read without error, its variability, firings and their period
+    finite or none, and the hop they make has a finite mean and a p99 within its promise
+    (to the grid's step)."""
     from streamplace.control.flink.window import vertex_window
 
     window = vertex_window("v", *_ends(_details(_counted(steps))))
     assert window.variability is None or np.isfinite(window.variability)
     assert all(np.isfinite(d) and d > 0 for d in window.firings or ())
+    period = window.firing_period  # the firing time read holds one whole firing at least
+    assert period is None or 0 < period <= window.seconds
     hop = Hop(("a", "b"), 0.01, False, busy, 1, window.record_service or 0.001,
               window.variability or 1.0, True, 0.0, total=busy + more,
               firings=window.firings or ())

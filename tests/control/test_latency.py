@@ -252,6 +252,67 @@ def test_markers_that_span_less_than_the_window_read_are_said_with_the_history_t
     assert short_spans({("people", "sink"): short}, 0.0, config) == []  # no window read
 
 
+def test_markers_spanning_part_of_a_firing_period_are_said_with_the_history_to_set():
+    """q8's join fires every 10 s: 372 markers at one per 97 ms arrived over 36.1 s, 3.6
+    periods, and hold three firings or four as a read falls; the note names the join, both
+    paths through it and the history that spans four (412). A span of a whole number of
+    periods, one of ten or more, one under one period (short_spans says so), one still
+    filling and an operator that does not fire on the path are not said."""
+    from streamplace.control.flink.samples import part_periods
+    from streamplace.control.running.hops import Hop
+    from streamplace.control.running.latency import Measured, PathLatency, Predicted
+
+    def paths(span: float, markers: float = 372.0, fired: tuple[float, ...] = (4.6,),
+              ) -> list[PathLatency]:
+        hops = (Hop(("src", "join"), 0.01, False, 0.3, 1, 0.001, 1.0, True, 0.0,
+                    total=0.8, firings=fired),
+                Hop(("join", "sink"), 0.01, False, 0.01, 1, 0.001, 1.0, True, 0.0))
+        return [PathLatency(Predicted(source, "sink", 0.0, 0.0, 0.0, 0.0, 2, path=hops),
+                            Measured(1.0, 0.5, 4.5, markers=markers, span=span), 0.2)
+                for source in ("people", "auctions")]
+
+    config = {"metrics.latency.history-size": "372"}
+    [said] = part_periods(paths(36.1), {"join": 10.0}, config)
+    assert said.startswith("join's windows fire about every 10.0 s, and the latency markers "
+                           "of people -> sink and auctions -> sink arrived over the last "
+                           "36.1 s, 3.6 of its periods: a read holds 3 or 4 of its firings")
+    assert said.endswith("metrics.latency.history-size to 412 to span 4")
+    for quiet in (paths(40.0), paths(30.9), paths(120.0), paths(36.1, markers=200.0),
+                  paths(36.1, fired=()), paths(0.97)):
+        assert part_periods(quiet, {"join": 10.0}, config) == []
+    assert part_periods(paths(36.1), {}, config) == []  # no whole firing read: no period
+
+
+def test_a_window_reads_the_period_of_a_subtask_s_firings():
+    """A subtask reading 10 records a second of 10 ms each, whose windows fire for 4 s every
+    10 s, read in 2 s slices over 30 s: whatever the phase of its firings (whole inside the
+    window, or cut at both ends), the period read is 10 s within the slices' grain."""
+    from streamplace.control.flink.window import vertex_window
+
+    def counters(start: float) -> list[dict]:
+        """The subtask's details every 2 s; it reads no records while it fires."""
+        def at(t: float) -> tuple[float, float]:
+            fired = sum(min(max(t - s, 0.0), 4.0) - min(max(-s, 0.0), 4.0)
+                        for s in (start + 10 * k for k in range(-1, 4)))
+            return 0.1 * (t - fired) + fired, 10 * (t - fired)
+
+        out = []
+        for i in range(16):
+            busy, records = at(2.0 * i)
+            out.append({"subtasks": [{"subtask": 0, "status": "RUNNING", "metrics": {
+                "accumulated-busy-time": 1000 * busy,
+                "accumulated-idle-time": 1000 * (2.0 * i - busy),
+                "accumulated-backpressured-time": 0.0, "read-records": records,
+                "write-records": records, "read-bytes": 0.0, "write-bytes": 0.0}}]})
+        return out
+
+    for start in (3.0, 7.3, -1.5):
+        details = counters(start)
+        window = vertex_window("join", details[0], details[-1], details[1:-1])
+        assert window.firing_period == pytest.approx(10.0, rel=0.1), start
+        assert window.firings and all(d == pytest.approx(4.0, rel=0.05) for d in window.firings)
+
+
 def test_a_path_without_markers_is_said_before_a_bound_is_held_on_the_others():
     """Two sinks, markers read at one: a bound held there only would be said held on the
     job; at the first step that is bad input naming the path without markers."""

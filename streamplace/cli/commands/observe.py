@@ -31,7 +31,7 @@ from streamplace.control.flink.holdings import holdings
 from streamplace.control.flink.markers import checkpoint_interval, job_markers
 from streamplace.control.flink.read import read_job
 from streamplace.control.flink.rescale import JobAddress
-from streamplace.control.flink.samples import short_spans
+from streamplace.control.flink.samples import part_periods, short_spans
 from streamplace.control.flink.slices import slices_over
 from streamplace.control.running.documents import documents
 from streamplace.control.running.latency import TOLERANCE as LATENCY_TOLERANCE
@@ -149,7 +149,8 @@ def _latency(found: Drift, job: str, held: tuple[Application, Infrastructure, Pl
                                    obs.variability(), network_buffer(config),
                                    checkpoint_interval(job), obs.forward(),
                                    obs.record_service(), obs.firings())
-        found.notes += short_spans(measured, obs.window or 0.0, config) + few_firings(obs)
+        found.notes += (short_spans(measured, obs.window or 0.0, config) + few_firings(obs)
+                        + part_periods(found.latency, obs.firing_periods(), config))
     except InputError as exc:
         said = "; ".join(f"{p.message} ({p.fix})" for p in exc.problems)
         found.notes.append(f"latency not compared: {said}")

@@ -125,3 +125,22 @@ def firing_lengths(runs: list[list[tuple[float, bool]]]) -> tuple[float, ...]:
         return whole
     cut = [d for r in runs for d, _ in r]
     return (max(cut),) if cut else ()
+
+
+def firing_period(runs: list[list[tuple[float, bool]]], seconds: float) -> float | None:
+    """The seconds from one firing to the next, read over a window of ``seconds`` from each
+    subtask's firings (``firings``): the window over how many firings the firing time of
+    the subtask that read the most makes, each as long as its whole ones (the parts the
+    window's ends cut count as their share of one). None where none lies whole inside it.
+
+    >>> firing_period([[(1.0, False), (4.0, True), (3.0, False)]], 20.0)
+    10.0
+    >>> firing_period([[(1.5, False), (0.5, False)]], 10.0) is None
+    True
+    """
+    read = [r for r in runs if any(whole for _, whole in r)]
+    if not read:
+        return None
+    most = max(read, key=lambda r: sum(d for d, _ in r))
+    length = statistics.fmean(d for d, whole in most if whole)
+    return seconds * length / sum(d for d, _ in most)

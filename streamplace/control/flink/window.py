@@ -20,6 +20,7 @@ from streamplace.control.flink.answers import as_list, incomplete, totals
 from streamplace.control.flink.job import fetch_snapshot
 from streamplace.control.flink.slices import (
     firing_lengths,
+    firing_period,
     firings,
     record_service,
     service_variability,
@@ -74,10 +75,11 @@ def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None 
             counts[k] += deltas[k]
     record = record_service(served)
     runs = [firings(one, record) for one in sliced] if record is not None else []
-    return Window(sum(spans) / len(spans) / 1000, tuple(busy), tuple(pressed), counts, busy_ms,
+    seconds = sum(spans) / len(spans) / 1000
+    return Window(seconds, tuple(busy), tuple(pressed), counts, busy_ms,
                   service_variability(served), record,
                   firing_lengths(runs) if record is not None else None,
-                  max((len(r) for r in runs), default=0))
+                  max((len(r) for r in runs), default=0), firing_period(runs, seconds))
 
 
 def _slices(start: dict[str, float], middle: list[dict[str, float] | None],

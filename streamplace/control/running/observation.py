@@ -25,6 +25,7 @@ class Window:
     record_service: float | None = None  # busy seconds a record typically takes, where read
     firings: tuple[float, ...] | None = None  # seconds of each firing (L3), where records were
     times_fired: int = 0  # the most firings one subtask read, whole or cut by the window's ends
+    firing_period: float | None = None  # seconds from one firing to the next, where read
 
     def rate(self, count: str) -> float:
         return self.counts.get(count, 0.0) / self.seconds
@@ -144,6 +145,11 @@ class Observation:
         """Each operator's firings over the window's readings, in seconds (none where none
         read), where it read its records' service ((L3)'s wait behind a firing)."""
         return self._read("firings")
+
+    def firing_periods(self) -> dict[str, float]:
+        """Each operator's seconds from one firing to the next, where the window read a
+        whole firing (how many firings a span of latency markers holds)."""
+        return self._read("firing_period")
 
     def _read(self, measure: str) -> dict[str, Any]:
         """Each operator's ``measure`` of its window, where the window measured it."""
