@@ -23,6 +23,7 @@ HISTORY = 128       # metrics.latency.history-size's default
 MIN_MARKERS = 10    # fewer, and one GC pause is a tenth of the mean
 SPANNED = 10        # firing periods markers span beyond which one more moves them little
 WHOLE = 0.15        # periods off a whole number within which a span counts as whole
+MOVES = 0.05        # a share of a path's mean one firing more or less must move to be said
 
 
 def interval(config: dict[str, str]) -> float | None:
@@ -111,32 +112,35 @@ def part_periods(paths: list[PathLatency], periods: dict[str, float],
     """A note for each operator whose windows fire every T seconds (``periods``) on a path
     whose full histograms span from one to SPANNED of its periods, not a whole number: a
     read holds one firing more or less as it falls in the period, and the markers' mean
-    moves with it (q8's join, 4.6 s firings every 10 s: 372 markers over 36 s read the
-    waits of three firings in 36 s, in each of six reads made at the same time after the
-    job started, where the firings take 0.46 of the time). A history spanning a whole
-    number of periods holds as many firings wherever a read falls."""
+    moves with it by D^2 / (2 (1 - rho) S) over a span of S seconds (the markers that meet
+    a firing of D, over D / (1 - rho), wait D / 2 on average). Said where that is MOVES of
+    the path's predicted mean or more: q8's join, 4.6 s firings every 10 s, 372 markers
+    over 36 s, 0.29 s of about 1.06 (read 0.88 in each of six reads made at the same time
+    after the job started, and 1.18 then 0.91 in two reads of one job 30 s apart). A
+    history spanning a whole number of periods holds as many firings wherever it is read."""
     size = history(config)
-    spans: dict[str, list[tuple[float, str]]] = {}
+    read: dict[str, list[tuple[float, str, float]]] = {}
     for path in paths:
         m = path.measured
         if m.span is None or m.markers is None or m.markers < size:
             continue  # still filling: its span grows
         for hop in path.predicted.path:
-            op = hop.stream[1]
-            if op in periods and hop.firings:
-                spans.setdefault(op, []).append((m.span, path.name))
+            op, rho = hop.stream[1], min(hop.busy, 0.99)
+            moved = hop.firing ** 2 / (2 * (1 - rho) * m.span)
+            if op in periods and moved >= MOVES * path.predicted.expected.mean:
+                read.setdefault(op, []).append((m.span, path.name, moved))
     out = []
-    for op, read in spans.items():
-        span = min(s for s, _ in read)
+    for op, spans in read.items():
+        span, _, moved = min(spans)
         held = span / periods[op]
         whole = math.ceil(held)
         if not 1 <= held < SPANNED or abs(held - round(held)) <= WHOLE:
             continue  # under one period short_spans says, with the window read
-        names = " and ".join(dict.fromkeys(name for _, name in read))
+        names = " and ".join(dict.fromkeys(name for _, name, _ in spans))
         out.append(f"{op}'s windows fire about every {periods[op]:.1f} s, and the latency "
                    f"markers of {names} arrived over the last {span:.1f} s, {held:.1f} of "
                    f"its periods: a read holds {math.floor(held)} or {whole} of its firings "
-                   "as it falls in the period, and the markers' mean moves with it; set "
-                   f"metrics.latency.history-size to {round(size * whole * periods[op] / span)} "
-                   f"to span {whole}")
+                   "as it falls in the period, and the markers' mean moves by up to "
+                   f"{moved * 1000:.0f} ms with them; set metrics.latency.history-size to "
+                   f"{round(size * whole * periods[op] / span)} to span {whole}")
     return out

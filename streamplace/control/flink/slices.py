@@ -44,6 +44,7 @@ def record_service(served: list[tuple[float, float]]) -> float | None:
 
 CHI2_MEDIAN = 0.4549  # the median of a chi-squared variable of one degree of freedom
 FIRED = 2.0  # a reading holding more than twice its records' typical work holds a firing
+FULL = 0.9  # a slice inside one firing is busy (or back-pressured) this share of its time
 
 
 def service_variability(served: list[tuple[float, float]]) -> float | None:
@@ -79,7 +80,8 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     return spread / typical ** 2
 
 
-def firings(slices: list[tuple[float, float]], record: float) -> list[tuple[float, bool]]:
+def firings(slices: list[tuple[float, float]], record: float,
+            held: list[float] | None = None) -> list[tuple[float, bool]]:
     """The firings one subtask's slices (in the order read) hold, each as its seconds and
     whether it lies whole inside the window: the busy seconds no record brought (busy time
     less its records' typical work), summed over a run of slices that each hold some (more
@@ -89,6 +91,12 @@ def firings(slices: list[tuple[float, float]], record: float) -> list[tuple[floa
     next one's start at the other (q8's join, 10 s windows read over 10-12 s: 3.7 s joined,
     for firings of 1.8).
 
+    A subtask is busy throughout a firing, so a slice after a run's first that was busy
+    (or back-pressured) less than FULL of its time (``held``, each slice's share) ends the
+    run: it holds a firing's end, and may hold the next one's start too where the
+    JobManager answered the readings between them from its cache (q8's join, 4.6 s firings
+    every 10 s, read once in six as one of about 9 s).
+
     >>> [(round(d, 3), whole) for d, whole in firings(
     ...     [(0.1, 100), (1.9, 5), (2.0, 0), (0.6, 60), (0.1, 100)], 0.001)]
     [(4.435, True)]
@@ -97,15 +105,23 @@ def firings(slices: list[tuple[float, float]], record: float) -> list[tuple[floa
     [(1.5, False), (0.5, False)]
     >>> firings([(0.1, 100), (0.1, 100)], 0.001)
     []
+    >>> two = [(0.1, 100), (1.0, 0), (2.0, 0), (1.9, 100), (2.0, 0), (0.7, 50), (0.1, 100)]
+    >>> [(round(d, 3), whole) for d, whole in firings(two, 0.001)]
+    [(7.45, True)]
+    >>> [(round(d, 3), whole) for d, whole in firings(
+    ...     two, 0.001, [0.05, 0.5, 1.0, 0.32, 1.0, 0.35, 0.05])]
+    [(4.8, True), (2.65, True)]
     """
     runs: list[tuple[float, bool]] = []
-    run, first = 0.0, True
+    run, first, length = 0.0, True, 0
     for i, (b, n) in enumerate(slices):
         if (b > FIRED * n * record) if n > 0 else b > 0:
             first = first if run > 0 else i == 0
-            run += max(0.0, b - n * record)
+            run, length = run + max(0.0, b - n * record), length + 1
+            if held is not None and held[i] < FULL and length > 1 and i < len(slices) - 1:
+                runs, run, length = [*runs, (run, not first)], 0.0, 0
         elif run > 0:
-            runs, run = [*runs, (run, not first)], 0.0
+            runs, run, length = [*runs, (run, not first)], 0.0, 0
     return [*runs, (run, False)] if run > 0 else runs
 
 

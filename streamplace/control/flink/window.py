@@ -70,11 +70,12 @@ def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None 
         spans.append(span)
         busy_ms += max(0.0, deltas["accumulated-busy-time"])
         sliced.append(_slices(start, [_subtasks(d).get(index) for d in between or []], end))
-        served += sliced[-1]
+        served += [(b, n) for b, n, _ in sliced[-1]]
         for k in COUNTS:
             counts[k] += deltas[k]
     record = record_service(served)
-    runs = [firings(one, record) for one in sliced] if record is not None else []
+    runs = [firings([(b, n) for b, n, _ in one], record, [h for _, _, h in one])
+            for one in sliced] if record is not None else []
     seconds = sum(spans) / len(spans) / 1000
     return Window(seconds, tuple(busy), tuple(pressed), counts, busy_ms,
                   service_variability(served), record,
@@ -83,11 +84,12 @@ def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None 
 
 
 def _slices(start: dict[str, float], middle: list[dict[str, float] | None],
-            end: dict[str, float]) -> list[tuple[float, float]]:
-    """One subtask's (busy seconds, records read) over each slice of the window, its ends
-    and the readings between them that moved on from the last: counted more time (a
-    JobManager answering from its cache repeats a reading: the slice then runs on to the
-    next). Time, not records: a slice inside a long firing reads none."""
+            end: dict[str, float]) -> list[tuple[float, float, float]]:
+    """One subtask's (busy seconds, records read, share of the slice busy or
+    back-pressured) over each slice of the window, its ends and the readings between them
+    that moved on from the last: counted more time (a JobManager answering from its cache
+    repeats a reading: the slice then runs on to the next). Time, not records: a slice
+    inside a long firing reads none."""
     marks, out = [start], []
     for reading in [*middle, end]:
         if reading is None:
@@ -97,9 +99,13 @@ def _slices(start: dict[str, float], middle: list[dict[str, float] | None],
         if _ran(reading) > _ran(marks[-1]) or reading is end:
             marks.append(reading)
     for a, b in pairwise(marks):
-        out.append((max(0.0, b.get("accumulated-busy-time", 0.0)
-                        - a.get("accumulated-busy-time", 0.0)) / 1000,
-                    b.get("read-records", 0.0) - a.get("read-records", 0.0)))
+        moved = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in TIMES}
+        ran = sum(moved.values())
+        held = (moved["accumulated-busy-time"] + moved["accumulated-backpressured-time"]) / ran \
+            if ran > 0 else 1.0
+        out.append((max(0.0, moved["accumulated-busy-time"]) / 1000,
+                    b.get("read-records", 0.0) - a.get("read-records", 0.0),
+                    min(1.0, max(0.0, held))))
     return out
 
 
