@@ -432,6 +432,50 @@ def test_the_firings_are_read_from_one_subtask_s_slices():
     assert (read.firings, read.times_fired) == ((), 0)
 
 
+def _firing_subtask(start: float, stale: range = range(0)) -> list[dict]:
+    """A subtask's details every 2 s over 30 s: it reads 10 records a second of 10 ms
+    each, and none while its windows fire, for 4 s every 10 s from ``start``; the readings
+    ``stale`` repeat the one before them (the JobManager answering from its cache)."""
+    def at(t: float) -> tuple[float, float]:
+        fired = sum(min(max(t - s, 0.0), 4.0) - min(max(-s, 0.0), 4.0)
+                    for s in (start + 10 * k for k in range(-1, 4)))
+        return 100 * (t - fired) + 1000 * fired, 10 * (t - fired)
+
+    details = _details([at(2.0 * i) for i in range(16)])
+    for i in stale:
+        details[i] = details[i - 1]
+    return details
+
+
+def test_a_window_reads_the_period_of_a_subtask_s_firings():
+    """Firings of 4 s every 10 s read in 2 s slices over 30 s: whatever their phase (whole
+    inside the window, or cut at both ends), the period read is 10 s within the slices'
+    grain, and each whole firing 4 s."""
+    from streamplace.control.flink.window import vertex_window
+
+    for start in (3.0, 7.3, -1.5):
+        window = vertex_window("join", *_ends(_firing_subtask(start)))
+        assert window.firing_period == pytest.approx(10.0, rel=0.1), start
+        assert window.firings and all(d == pytest.approx(4.0, rel=0.05) for d in window.firings)
+
+
+def test_two_firings_a_stale_reading_spans_are_read_as_two():
+    """The JobManager answers the three readings of the quiet 6 s between two firings from
+    its cache: one slice holds the first firing's end and the next one's start. Joined,
+    they read as one 8 s firing, and a marker's wait behind them half as long again as it
+    is (D 6.7 s for firings of 4); the slice, busy a third of its time, ends the first, so
+    they read as 5 s and 3 s (the next one's start counted in the first), D within a
+    tenth of 4 s, and the period 10 s."""
+    from streamplace.control.flink.window import vertex_window
+
+    window = vertex_window("join", *_ends(_firing_subtask(3.0, stale=range(4, 7))))
+    assert window.firings == pytest.approx((5.0, 3.0, 4.0))
+    hop = Hop(("src", "join"), 0.01, False, 0.06, 1, 0.01, 1.0, True, 0.0, total=0.46,
+              firings=window.firings)
+    assert hop.firing == pytest.approx(4.0, rel=0.1)
+    assert window.firing_period == pytest.approx(10.0)
+
+
 SLICE_STEPS = st.lists(st.tuples(
     st.sampled_from([0.0, 1.0, 120.0, 1500.0, 2000.0]) | st.floats(0.0, 2000.0),
     st.sampled_from([0, 1, 5, 120]) | st.integers(0, 300)), min_size=1, max_size=16)

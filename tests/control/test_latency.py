@@ -286,59 +286,6 @@ def test_markers_spanning_part_of_a_firing_period_are_said_with_the_history_to_s
     assert part_periods(paths(36.1), {}, config) == []  # no whole firing read: no period
 
 
-def _firing_subtask(start: float, stale: range = range(0)) -> list[dict]:
-    """A subtask's details every 2 s over 30 s: it reads 10 records a second of 10 ms
-    each, and none while its windows fire, for 4 s every 10 s from ``start``; the readings
-    ``stale`` repeat the one before them (the JobManager answering from its cache)."""
-    def at(t: float) -> tuple[float, float]:
-        fired = sum(min(max(t - s, 0.0), 4.0) - min(max(-s, 0.0), 4.0)
-                    for s in (start + 10 * k for k in range(-1, 4)))
-        return 0.1 * (t - fired) + fired, 10 * (t - fired)
-
-    out: list[dict] = []
-    for i in range(16):
-        busy, records = at(2.0 * i)
-        out.append(out[-1] if i in stale else {"subtasks": [{
-            "subtask": 0, "status": "RUNNING", "metrics": {
-                "accumulated-busy-time": 1000 * busy,
-                "accumulated-idle-time": 1000 * (2.0 * i - busy),
-                "accumulated-backpressured-time": 0.0, "read-records": records,
-                "write-records": records, "read-bytes": 0.0, "write-bytes": 0.0}}]})
-    return out
-
-
-def test_a_window_reads_the_period_of_a_subtask_s_firings():
-    """Firings of 4 s every 10 s read in 2 s slices over 30 s: whatever their phase (whole
-    inside the window, or cut at both ends), the period read is 10 s within the slices'
-    grain, and each whole firing 4 s."""
-    from streamplace.control.flink.window import vertex_window
-
-    for start in (3.0, 7.3, -1.5):
-        details = _firing_subtask(start)
-        window = vertex_window("join", details[0], details[-1], details[1:-1])
-        assert window.firing_period == pytest.approx(10.0, rel=0.1), start
-        assert window.firings and all(d == pytest.approx(4.0, rel=0.05) for d in window.firings)
-
-
-def test_two_firings_a_stale_reading_spans_are_read_as_two():
-    """The JobManager answers the three readings of the quiet 6 s between two firings from
-    its cache: one slice holds the first firing's end and the next one's start. Joined,
-    they read as one 8 s firing, and a marker's wait behind them half as long again as it
-    is (D 6.7 s for firings of 4); the slice, busy a third of its time, ends the first, so
-    they read as 5 s and 3 s (the next one's start counted in the first), D within a
-    tenth of 4 s, and the period 10 s."""
-    from streamplace.control.flink.window import vertex_window
-    from streamplace.control.running.hops import Hop
-
-    details = _firing_subtask(3.0, stale=range(4, 7))
-    window = vertex_window("join", details[0], details[-1], details[1:-1])
-    assert window.firings == pytest.approx((5.0, 3.0, 4.0))
-    hop = Hop(("src", "join"), 0.01, False, 0.06, 1, 0.01, 1.0, True, 0.0, total=0.46,
-              firings=window.firings)
-    assert hop.firing == pytest.approx(4.0, rel=0.1)
-    assert window.firing_period == pytest.approx(10.0)
-
-
 def test_a_path_without_markers_is_said_before_a_bound_is_held_on_the_others():
     """Two sinks, markers read at one: a bound held there only would be said held on the
     job; at the first step that is bad input naming the path without markers."""

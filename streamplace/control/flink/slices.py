@@ -80,45 +80,47 @@ def service_variability(served: list[tuple[float, float]]) -> float | None:
     return spread / typical ** 2
 
 
-def firings(slices: list[tuple[float, float]], record: float,
-            held: list[float] | None = None) -> list[tuple[float, bool]]:
-    """The firings one subtask's slices (in the order read) hold, each as its seconds and
-    whether it lies whole inside the window: the busy seconds no record brought (busy time
-    less its records' typical work), summed over a run of slices that each hold some (more
-    than FIRED times their records' work, or busy with none read). A firing the window's
-    ends cut is read as the part inside; the parts at the two ends are not joined, since a
-    window a little longer than the firings' period holds a whole firing at one end and the
-    next one's start at the other (q8's join, 10 s windows read over 10-12 s: 3.7 s joined,
-    for firings of 1.8).
+def firings(slices: list[tuple[float, float, float]], record: float,
+            ) -> list[tuple[float, bool]]:
+    """The firings one subtask's slices (busy seconds, records read, share of the slice busy
+    or back-pressured; in the order read) hold, each as its seconds and whether it lies
+    whole inside the window: the busy seconds no record brought (busy time less its records'
+    typical work), summed over a run of slices that each hold some (more than FIRED times
+    their records' work, or busy with none read). A firing the window's ends cut is read as
+    the part inside; the parts at the two ends are not joined, since a window a little
+    longer than the firings' period holds a whole firing at one end and the next one's start
+    at the other (q8's join, 10 s windows read over 10-12 s: 3.7 s joined, for firings of
+    1.8).
 
-    A subtask is busy throughout a firing, so a slice after a run's first that was busy
-    (or back-pressured) less than FULL of its time (``held``, each slice's share) ends the
-    run: it holds a firing's end, and may hold the next one's start too where the
-    JobManager answered the readings between them from its cache (q8's join, 4.6 s firings
-    every 10 s, read once in six as one of about 9 s).
+    A subtask is busy throughout a firing, so a slice after a run's first that was busy (or
+    back-pressured) less than FULL of its time ends the run: it holds a firing's end, and
+    may hold the next one's start too where the JobManager answered the readings between
+    them from its cache (q8's join, 4.6 s firings every 10 s, read once in six as one of
+    about 9 s).
 
-    >>> [(round(d, 3), whole) for d, whole in firings(
-    ...     [(0.1, 100), (1.9, 5), (2.0, 0), (0.6, 60), (0.1, 100)], 0.001)]
+    >>> [(round(d, 3), whole) for d, whole in firings([(0.1, 100, 0.05), (1.9, 5, 0.95),
+    ...     (2.0, 0, 1.0), (0.6, 60, 0.3), (0.1, 100, 0.05)], 0.001)]
     [(4.435, True)]
-    >>> [(round(d, 3), whole) for d, whole in firings(
-    ...     [(1.5, 0), (0.1, 100), (0.1, 100), (0.1, 100), (0.5, 0)], 0.001)]
+    >>> [(round(d, 3), whole) for d, whole in firings([(1.5, 0, 0.75), (0.1, 100, 0.05),
+    ...     (0.1, 100, 0.05), (0.1, 100, 0.05), (0.5, 0, 0.25)], 0.001)]
     [(1.5, False), (0.5, False)]
-    >>> firings([(0.1, 100), (0.1, 100)], 0.001)
+    >>> firings([(0.1, 100, 0.05), (0.1, 100, 0.05)], 0.001)
     []
     >>> two = [(0.1, 100), (1.0, 0), (2.0, 0), (1.9, 100), (2.0, 0), (0.7, 50), (0.1, 100)]
-    >>> [(round(d, 3), whole) for d, whole in firings(two, 0.001)]
-    [(7.45, True)]
     >>> [(round(d, 3), whole) for d, whole in firings(
-    ...     two, 0.001, [0.05, 0.5, 1.0, 0.32, 1.0, 0.35, 0.05])]
+    ...     [(b, n, 1.0) for b, n in two], 0.001)]  # were every slice busy throughout
+    [(7.45, True)]
+    >>> [(round(d, 3), whole) for d, whole in firings([(b, n, h) for (b, n), h in zip(
+    ...     two, [0.05, 0.5, 1.0, 0.32, 1.0, 0.35, 0.05])], 0.001)]
     [(4.8, True), (2.65, True)]
     """
     runs: list[tuple[float, bool]] = []
     run, first, length = 0.0, True, 0
-    for i, (b, n) in enumerate(slices):
+    for i, (b, n, held) in enumerate(slices):
         if (b > FIRED * n * record) if n > 0 else b > 0:
             first = first if run > 0 else i == 0
             run, length = run + max(0.0, b - n * record), length + 1
-            if held is not None and held[i] < FULL and length > 1 and i < len(slices) - 1:
+            if held < FULL and length > 1 and i < len(slices) - 1:
                 runs, run, length = [*runs, (run, not first)], 0.0, 0
         elif run > 0:
             runs, run, length = [*runs, (run, not first)], 0.0, 0

@@ -74,8 +74,7 @@ def vertex_window(name: str, before: Any, after: Any, between: list[Any] | None 
         for k in COUNTS:
             counts[k] += deltas[k]
     record = record_service(served)
-    runs = [firings([(b, n) for b, n, _ in one], record, [h for _, _, h in one])
-            for one in sliced] if record is not None else []
+    runs = [firings(one, record) for one in sliced] if record is not None else []
     seconds = sum(spans) / len(spans) / 1000
     return Window(seconds, tuple(busy), tuple(pressed), counts, busy_ms,
                   service_variability(served), record,
