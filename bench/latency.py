@@ -75,8 +75,9 @@ def markers(window: float) -> int:
     """Markers a histogram keeps (``metrics.latency.history-size``), set here over the
     end-to-end tier's 10: as many as span a whole number of PERIOD, at least HELD windows.
     A span between two whole numbers holds one firing more or less as the read falls in the
-    period: 372 markers, 36 s, held three of q8's 4.6 s firings in each of six runs read at
-    the same time after the job started, 0.83 of their share of the time (docs/benchmarks.md).
+    period: 372 markers, 36 s, read as three of q8's 4.6 s firings (0.83 of their share of
+    the time: the markers' quantiles and mean) in six runs read at the same time after the
+    job started (docs/benchmarks.md).
     206 at one per 97 ms span 20 s, two firings of q8's join, and every phase of a 100 ms
     timer (each marker 3 ms on from the last); 10 span 1 s, 30 ms of that timer's phases.
 

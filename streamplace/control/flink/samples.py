@@ -115,9 +115,10 @@ def part_periods(paths: list[PathLatency], periods: dict[str, float],
     moves with it by D^2 / (2 (1 - rho) S) over a span of S seconds (the markers that meet
     a firing of D, over D / (1 - rho), wait D / 2 on average). Said where that is MOVES of
     the path's predicted mean or more: q8's join, 4.6 s firings every 10 s, 372 markers
-    over 36 s, 0.29 s of about 1.06 (read 0.88 in each of six reads made at the same time
-    after the job started, and 1.18 then 0.91 in two reads of one job 30 s apart). A
-    history spanning a whole number of periods holds as many firings wherever it is read."""
+    over 36 s, 0.29 s of about 1.06 (read 0.88 and 0.95, each pooled over three runs read
+    at the same time after the job started, and 1.18 then 0.91 in two reads of one job 30 s
+    apart). A history spanning a whole number of periods holds as many firings wherever it
+    is read."""
     size = history(config)
     read: dict[str, list[tuple[float, str, float]]] = {}
     for path in paths:
